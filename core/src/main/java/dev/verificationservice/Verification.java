@@ -1,0 +1,102 @@
+package dev.verificationservice;
+
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.CodeService;
+import dev.verificationservice.devices.DeviceService;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.VerificationStore;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * The library's entry point: the domain services wired to one store, one key ring, one sender and one
+ * clock.
+ *
+ * <pre>{@code
+ * Verification verification = Verification.builder()
+ *         .store(store).keys(keyRing).sender(sender)
+ *         .build();
+ * verification.codes().issue(CodeRequest.of("user-1", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "a@b.io"));
+ * }</pre>
+ */
+public final class Verification {
+
+    private final CodeService codes;
+    private final DeviceService devices;
+    private final AuditLog audit;
+    private final RateLimiter rateLimiter;
+
+    private Verification(Builder builder) {
+        VerificationStore store = Objects.requireNonNull(builder.store, "store");
+        SecretKeyRing keys = Objects.requireNonNull(builder.keys, "keys");
+        CodeSender sender = Objects.requireNonNull(builder.sender, "sender");
+        SecureTokens tokens = new SecureTokens();
+        this.rateLimiter = new RateLimiter(store, builder.clock);
+        this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
+        this.codes = new CodeService(store, rateLimiter, audit, sender, keys, tokens, builder.clock, builder.settings);
+        this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public CodeService codes() {
+        return codes;
+    }
+
+    public DeviceService devices() {
+        return devices;
+    }
+
+    public AuditLog audit() {
+        return audit;
+    }
+
+    public RateLimiter rateLimiter() {
+        return rateLimiter;
+    }
+
+    public static final class Builder {
+        private VerificationStore store;
+        private SecretKeyRing keys;
+        private CodeSender sender;
+        private Clock clock = Clock.systemUTC();
+        private VerificationSettings settings = VerificationSettings.defaults();
+
+        private Builder() {
+        }
+
+        public Builder store(VerificationStore value) {
+            this.store = value;
+            return this;
+        }
+
+        public Builder keys(SecretKeyRing value) {
+            this.keys = value;
+            return this;
+        }
+
+        public Builder sender(CodeSender value) {
+            this.sender = value;
+            return this;
+        }
+
+        public Builder clock(Clock value) {
+            this.clock = Objects.requireNonNull(value, "clock");
+            return this;
+        }
+
+        public Builder settings(VerificationSettings value) {
+            this.settings = Objects.requireNonNull(value, "settings");
+            return this;
+        }
+
+        public Verification build() {
+            return new Verification(this);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.verificationservice.audit;
+
+import dev.verificationservice.audit.AuditRepository.AuditPosition;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.validation.InvalidInputException;
+import dev.verificationservice.validation.Inputs;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The per-user security audit log: appends entries that never overwrite each other, and reads a time
+ * range newest first with an opaque cursor, leaving out entries past their retention.
+ */
+public final class AuditLog {
+
+    public static final int DEFAULT_PAGE_SIZE = 50;
+    public static final int MAX_PAGE_SIZE = 100;
+    /** 80 random bits after the timestamp: a collision is retried, but practically never happens. */
+    static final int ENTRY_ID_BYTES = 10;
+    private static final int MAX_APPEND_ATTEMPTS = 5;
+
+    private final AuditRepository entries;
+    private final Clock clock;
+    private final Optional<Duration> retention;
+    private final SecureTokens tokens;
+
+    /**
+     * @param retention how long entries are kept; empty means forever (the entries carry no ttl)
+     */
+    public AuditLog(AuditRepository entries, Clock clock, Optional<Duration> retention, SecureTokens tokens) {
+        this.entries = entries;
+        this.clock = clock;
+        this.retention = retention;
+        this.tokens = tokens;
+    }
+
+    /** Builds an entry stamped now, without writing it (for writes that must carry it in a transaction). */
+    public AuditEntry newEntry(String userId, AuditEventType type, boolean success, Optional<String> failureReason,
+                               Map<String, String> details, ClientContext client) {
+        Instant timestamp = Timestamps.truncate(clock.instant());
+        return new AuditEntry(userId, timestamp, tokens.randomHex(ENTRY_ID_BYTES), type, details,
+                client.ipAddress(), client.userAgent(), client.deviceId(), success, failureReason,
+                retention.map(timestamp::plus));
+    }
+
+    /** Records one event now. */
+    public AuditEntry record(String userId, AuditEventType type, boolean success, Optional<String> failureReason,
+                             Map<String, String> details, ClientContext client) {
+        for (int attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
+            AuditEntry entry = newEntry(userId, type, success, failureReason, details, client);
+            if (entries.appendAudit(entry)) {
+                return entry;
+            }
+        }
+        throw new StoreException("could not find a free audit key for user " + userId + " after "
+                + MAX_APPEND_ATTEMPTS + " attempts");
+    }
+
+    public AuditEntry recordSuccess(String userId, AuditEventType type, Map<String, String> details,
+                                    ClientContext client) {
+        return record(userId, type, true, Optional.empty(), details, client);
+    }
+
+    public AuditEntry recordFailure(String userId, AuditEventType type, String failureReason,
+                                    Map<String, String> details, ClientContext client) {
+        return record(userId, type, false, Optional.of(failureReason), details, client);
+    }
+
+    /**
+     * One page of the user's history in {@code [from, to]}, newest first.
+     *
+     * @param from   default: the beginning of time
+     * @param to     default: now
+     * @param limit  1 to {@value #MAX_PAGE_SIZE}; default {@value #DEFAULT_PAGE_SIZE}
+     * @param cursor the {@code nextCursor} of the previous page
+     */
+    public AuditPage query(String userId, Optional<Instant> from, Optional<Instant> to, Optional<Integer> limit,
+                           Optional<String> cursor) {
+        Inputs.userId(userId);
+        Instant now = clock.instant();
+        Instant rangeStart = from.orElse(Instant.EPOCH);
+        Instant rangeEnd = to.orElse(now);
+        if (rangeStart.isAfter(rangeEnd)) {
+            throw new InvalidInputException("from", "must not be after 'to'");
+        }
+        int pageSize = limit.orElse(DEFAULT_PAGE_SIZE);
+        if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+            throw new InvalidInputException("limit", "must be between 1 and " + MAX_PAGE_SIZE);
+        }
+        Optional<AuditPosition> before = cursor.map(AuditLog::decodeCursor);
+
+        // One more than asked tells whether another page exists, so nextCursor never leads to an empty page.
+        List<AuditEntry> found = entries.queryAudit(userId, rangeStart, rangeEnd, before, pageSize + 1, now);
+        List<AuditEntry> page = new ArrayList<>();
+        for (AuditEntry entry : found) {
+            if (entry.isRetainedAt(now) && page.size() <= pageSize) {
+                page.add(entry);
+            }
+        }
+        Optional<String> nextCursor = Optional.empty();
+        if (page.size() > pageSize) {
+            page = page.subList(0, pageSize);
+            AuditEntry last = page.get(pageSize - 1);
+            nextCursor = Optional.of(encodeCursor(new AuditPosition(last.timestamp(), last.entryId())));
+        }
+        return new AuditPage(page, nextCursor);
+    }
+
+    static String encodeCursor(AuditPosition position) {
+        String sortKey = TableKeys.auditSortKey(position.timestamp(), position.entryId());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(sortKey.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static AuditPosition decodeCursor(String cursor) {
+        try {
+            String sortKey = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+            AuditPosition position = TableKeys.parseAuditSortKey(sortKey);
+            if (!position.entryId().matches("[0-9a-f]{1,64}")) {
+                throw new IllegalArgumentException("bad entry id");
+            }
+            return position;
+        } catch (RuntimeException e) {
+            throw new InvalidInputException("cursor", "is not a cursor this service issued; "
+                    + "pass the nextCursor of the previous page unchanged, or leave it out to start again");
+        }
+    }
+}

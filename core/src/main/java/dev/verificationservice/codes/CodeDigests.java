@@ -1,0 +1,38 @@
+package dev.verificationservice.codes;
+
+import dev.verificationservice.security.SecureTokens;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * What goes into a code's HMAC. A NUMERIC code's digest covers its userId and codeType as well, so equal
+ * codes of two users never collide and a guess only ever tests one user's code of one type. A LINK code's
+ * digest covers the code alone: it is verified without knowing the user.
+ */
+final class CodeDigests {
+
+    private static final Pattern NUMERIC = Pattern.compile("[0-9]{" + CodeFormat.MIN_NUMERIC_LENGTH + ","
+            + CodeFormat.MAX_NUMERIC_LENGTH + "}");
+    private static final Pattern LINK = Pattern.compile("[A-Za-z0-9_-]{" + SecureTokens.RANDOM_TOKEN_LENGTH + "}");
+
+    private CodeDigests() {
+    }
+
+    static String input(CodeFormat format, String userId, CodeType codeType, String code) {
+        return switch (format) {
+            case NUMERIC -> "NUMERIC|" + userId + "|" + codeType.name() + "|" + code;
+            case LINK -> "LINK|" + code;
+        };
+    }
+
+    /** The format a presented code has, by its shape; empty when it has the shape of neither. */
+    static Optional<CodeFormat> formatOf(String code) {
+        if (NUMERIC.matcher(code).matches()) {
+            return Optional.of(CodeFormat.NUMERIC);
+        }
+        if (LINK.matcher(code).matches()) {
+            return Optional.of(CodeFormat.LINK);
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,280 @@
+package dev.verificationservice.codes;
+
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.validation.InvalidInputException;
+import dev.verificationservice.validation.Inputs;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Issues, checks and verifies one-time codes.
+ *
+ * <ul>
+ *   <li><b>Issue</b>: refuse while the user is locked out of verifying this type or has asked for too many
+ *   codes; delete the user's earlier codes of the type; store the new code's HMAC under
+ *   {@code attribute_not_exists(PK)} (a new code on collision); hand the code to the sender. A failed
+ *   delivery deletes the code again.</li>
+ *   <li><b>Verify</b>: one conditional write per key in the ring (current key first) marks the code used.
+ *   There is no read before it: when the condition fails, the store hands back the item as it was, and
+ *   that says NOT_FOUND, USED or EXPIRED.</li>
+ *   <li><b>Failures</b> of NUMERIC codes are counted per user and type ({@code VERIFY_<codeType>}); the
+ *   failure that reaches the limit invalidates the user's codes of that type, and until the window ends
+ *   every failure answers TOO_MANY_ATTEMPTS and no new code of the type is issued. A failed check counts
+ *   the same, so check is no guessing oracle. LINK codes carry 256 random bits and are not counted.</li>
+ * </ul>
+ */
+public final class CodeService {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CodeService.class);
+    private static final int MAX_INSERT_ATTEMPTS = 5;
+
+    private final CodeRepository codes;
+    private final RateLimiter rateLimiter;
+    private final AuditLog audit;
+    private final CodeSender sender;
+    private final SecretKeyRing keys;
+    private final SecureTokens tokens;
+    private final Clock clock;
+    private final VerificationSettings settings;
+
+    public CodeService(CodeRepository codes, RateLimiter rateLimiter, AuditLog audit, CodeSender sender,
+                       SecretKeyRing keys, SecureTokens tokens, Clock clock, VerificationSettings settings) {
+        this.codes = codes;
+        this.rateLimiter = rateLimiter;
+        this.audit = audit;
+        this.sender = sender;
+        this.keys = keys;
+        this.tokens = tokens;
+        this.clock = clock;
+        this.settings = settings;
+    }
+
+    /** The rate-limit action that counts code requests of a type. */
+    public static String sendAction(CodeType type) {
+        return "SEND_" + type.name();
+    }
+
+    /** The rate-limit action that counts failed verifications of a type. */
+    public static String verifyAction(CodeType type) {
+        return "VERIFY_" + type.name();
+    }
+
+    public IssueResult issue(CodeRequest request) {
+        String userId = Inputs.userId(request.userId());
+        CodeType type = Inputs.required("codeType", request.codeType());
+        DeliveryMethod method = Inputs.required("deliveryMethod", request.deliveryMethod());
+        if (!type.allows(method)) {
+            throw new InvalidInputException("deliveryMethod", type + " codes are sent by " + type.deliveryMethods());
+        }
+        String target = DeliveryTargets.validate(method, request.deliveryTarget());
+        CodeFormat format = request.format().orElse(type.defaultFormat());
+        int length = request.numericLength().orElse(settings.defaultNumericLength());
+        if (length < CodeFormat.MIN_NUMERIC_LENGTH || length > CodeFormat.MAX_NUMERIC_LENGTH) {
+            throw new InvalidInputException("codeLength", "must be between " + CodeFormat.MIN_NUMERIC_LENGTH + " and "
+                    + CodeFormat.MAX_NUMERIC_LENGTH);
+        }
+        ClientContext client = request.client();
+        String maskedTarget = DeliveryTargets.mask(method, target);
+
+        Optional<IssueResult> refused = refuseWhileLockedOut(userId, type, client)
+                .or(() -> refuseOverSendLimit(userId, type, client));
+        if (refused.isPresent()) {
+            return refused.get();
+        }
+
+        invalidate(userId, type, "NEW_CODE_REQUESTED", client);
+
+        Instant createdAt = Timestamps.truncate(clock.instant());
+        Instant expiresAt = createdAt.plus(settings.codeTtl());
+        String plaintext = null;
+        VerificationCode stored = null;
+        for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS && stored == null; attempt++) {
+            plaintext = format == CodeFormat.NUMERIC ? tokens.numericCode(length) : tokens.randomToken();
+            String digest = keys.currentDigest(CodeDigests.input(format, userId, type, plaintext));
+            VerificationCode candidate = new VerificationCode(digest, userId, type, format, method, maskedTarget,
+                    false, createdAt, expiresAt);
+            if (codes.insertCode(candidate)) {
+                stored = candidate;
+            }
+        }
+        if (stored == null) {
+            throw new StoreException("no free code key after " + MAX_INSERT_ATTEMPTS + " attempts");
+        }
+
+        Map<String, String> details = details(type, format);
+        details.put("deliveryMethod", method.name());
+        details.put("deliveryTarget", maskedTarget);
+        try {
+            sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt));
+        } catch (DeliveryException e) {
+            codes.deleteCode(stored.digest());
+            audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
+            LOG.warn("Delivery of a {} code for user {} by {} failed: {}", type, userId, method, e.getMessage());
+            return new IssueResult.DeliveryFailed(e.getMessage());
+        }
+        details.put("expiresAt", Timestamps.format(expiresAt));
+        audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
+        return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt);
+    }
+
+    /** Says whether a code is valid now, without using it up. A failure counts like a failed verification. */
+    public VerificationResult check(VerifyRequest request) {
+        return evaluate(request, false);
+    }
+
+    /** Uses up a valid code: of any number of concurrent verifications of one code, exactly one succeeds. */
+    public VerificationResult verify(VerifyRequest request) {
+        return evaluate(request, true);
+    }
+
+    /** The current window of every code rate limit of the user. */
+    public List<RateLimitDecision> rateLimits(String userId) {
+        Inputs.userId(userId);
+        List<RateLimitDecision> states = new ArrayList<>();
+        for (CodeType type : CodeType.values()) {
+            states.add(rateLimiter.current(userId, sendAction(type), settings.sendLimit()));
+            states.add(rateLimiter.current(userId, verifyAction(type), settings.verifyLimit()));
+        }
+        return states;
+    }
+
+    /** Deletes the user's codes of a type; audits CODES_INVALIDATED when any was still active. */
+    public int invalidate(String userId, CodeType type, String reason, ClientContext client) {
+        Instant now = clock.instant();
+        long active = codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
+        if (active > 0) {
+            Map<String, String> details = new LinkedHashMap<>();
+            details.put("codeType", type.name());
+            details.put("count", Long.toString(active));
+            details.put("reason", reason);
+            audit.recordSuccess(userId, AuditEventType.CODES_INVALIDATED, details, client);
+        }
+        return (int) active;
+    }
+
+    private Optional<IssueResult> refuseWhileLockedOut(String userId, CodeType type, ClientContext client) {
+        RateLimitDecision failures = rateLimiter.current(userId, verifyAction(type), settings.verifyLimit());
+        return failures.limitReached() ? Optional.of(rateLimited(userId, failures, client)) : Optional.empty();
+    }
+
+    private Optional<IssueResult> refuseOverSendLimit(String userId, CodeType type, ClientContext client) {
+        RateLimitDecision requests = rateLimiter.acquire(userId, sendAction(type), settings.sendLimit());
+        return requests.allowed() ? Optional.empty() : Optional.of(rateLimited(userId, requests, client));
+    }
+
+    private IssueResult rateLimited(String userId, RateLimitDecision decision, ClientContext client) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("action", decision.action());
+        details.put("limit", Integer.toString(decision.limit()));
+        details.put("resetsAt", Timestamps.format(decision.resetsAt()));
+        audit.recordFailure(userId, AuditEventType.RATE_LIMITED, "RATE_LIMITED", details, client);
+        return new IssueResult.RateLimited(decision.action(), decision.resetsAt(),
+                decision.retryAfterSeconds(clock.instant()));
+    }
+
+    private VerificationResult evaluate(VerifyRequest request, boolean consume) {
+        String code = Inputs.required("code", request.code());
+        CodeFormat format = CodeDigests.formatOf(code).orElseThrow(() -> new InvalidInputException("code",
+                "must be a numeric code of " + CodeFormat.MIN_NUMERIC_LENGTH + " to " + CodeFormat.MAX_NUMERIC_LENGTH
+                        + " digits or a " + SecureTokens.RANDOM_TOKEN_LENGTH + "-character link code"));
+        Optional<String> userId = request.userId().map(Inputs::userId);
+        Optional<CodeType> type = request.codeType();
+        if (format == CodeFormat.NUMERIC) {
+            // A short code is only ever tested against one user's code of one type.
+            if (userId.isEmpty()) {
+                throw new InvalidInputException("userId", "is required to verify a numeric code");
+            }
+            if (type.isEmpty()) {
+                throw new InvalidInputException("codeType", "is required to verify a numeric code");
+            }
+        }
+        CodeExpectation expectation = new CodeExpectation(userId, type);
+        Instant now = clock.instant();
+        List<String> digests = keys.candidateDigests(
+                CodeDigests.input(format, userId.orElse(""), type.orElse(null), code));
+
+        Optional<VerificationCode> found = Optional.empty();
+        for (String digest : digests) {
+            if (consume) {
+                ConsumeOutcome outcome = codes.consumeCode(digest, expectation, now);
+                if (outcome instanceof ConsumeOutcome.Consumed consumed) {
+                    return succeeded(consumed.code(), request.client());
+                }
+                found = ((ConsumeOutcome.Rejected) outcome).current();
+            } else {
+                found = codes.findCode(digest)
+                        .filter(stored -> SecureTokens.constantTimeEquals(stored.digest(), digest));
+            }
+            if (found.isPresent()) {
+                break;
+            }
+        }
+
+        Optional<VerificationCode> matching = found.filter(expectation::matches);
+        if (!consume && matching.isPresent() && matching.get().isActiveAt(now)) {
+            VerificationCode valid = matching.get();
+            return new VerificationResult.Valid(valid.userId(), valid.codeType(), valid.expiresAt());
+        }
+        FailureReason reason = matching.map(stored -> stored.used() ? FailureReason.USED
+                        : stored.isExpiredAt(now) ? FailureReason.EXPIRED
+                        // The condition failed although the item looked valid: it was used up concurrently.
+                        : FailureReason.USED)
+                .orElse(FailureReason.NOT_FOUND);
+        return failed(format, reason, userId.or(() -> matching.map(VerificationCode::userId)),
+                type.or(() -> matching.map(VerificationCode::codeType)), consume, request);
+    }
+
+    private VerificationResult succeeded(VerificationCode code, ClientContext client) {
+        audit.recordSuccess(code.userId(), AuditEventType.CODE_VERIFIED, details(code.codeType(), code.format()),
+                client);
+        return new VerificationResult.Valid(code.userId(), code.codeType(), code.expiresAt());
+    }
+
+    private VerificationResult failed(CodeFormat format, FailureReason reason, Optional<String> userId,
+                                      Optional<CodeType> type, boolean consume, VerifyRequest request) {
+        if (userId.isEmpty() || type.isEmpty()) {
+            // A link code nobody issued: there is no user to audit or count against.
+            return new VerificationResult.Invalid(reason, request.userId(), request.codeType());
+        }
+        FailureReason answer = reason;
+        if (format == CodeFormat.NUMERIC) {
+            RateLimitDecision failures = rateLimiter.acquire(userId.get(), verifyAction(type.get()),
+                    settings.verifyLimit());
+            if (failures.limitReached()) {
+                answer = FailureReason.TOO_MANY_ATTEMPTS;
+            }
+        }
+        Map<String, String> details = details(type.get(), format);
+        details.put("operation", consume ? "verify" : "check");
+        audit.recordFailure(userId.get(), AuditEventType.CODE_VERIFICATION_FAILED, answer.name(), details,
+                request.client());
+        if (answer == FailureReason.TOO_MANY_ATTEMPTS) {
+            invalidate(userId.get(), type.get(), FailureReason.TOO_MANY_ATTEMPTS.name(), request.client());
+        }
+        return new VerificationResult.Invalid(answer, request.userId(), request.codeType());
+    }
+
+    private static Map<String, String> details(CodeType type, CodeFormat format) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("codeType", type.name());
+        details.put("format", format.name());
+        return details;
+    }
+}

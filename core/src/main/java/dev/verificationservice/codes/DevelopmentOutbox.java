@@ -1,0 +1,68 @@
+package dev.verificationservice.codes;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * The development outbox: with no delivery channel configured, codes are kept here in memory (the most
+ * recent {@code capacity} messages) so that a developer can read them. It is the one place besides the
+ * message itself where a code exists in clear text, so it must never be used when a real channel is
+ * configured.
+ */
+public final class DevelopmentOutbox implements CodeSender {
+
+    public static final int DEFAULT_CAPACITY = 100;
+
+    /** One kept message; {@code channel} is the delivery method. */
+    public record Message(DeliveryMethod channel, String to, CodeType codeType, String code, String body,
+                          Instant sentAt) {
+    }
+
+    private final Deque<Message> messages = new ArrayDeque<>();
+    private final int capacity;
+    private final Clock clock;
+
+    public DevelopmentOutbox(Clock clock, int capacity) {
+        this.clock = clock;
+        this.capacity = capacity;
+    }
+
+    public DevelopmentOutbox(Clock clock) {
+        this(clock, DEFAULT_CAPACITY);
+    }
+
+    @Override
+    public synchronized void send(OutgoingCode message) {
+        messages.addFirst(new Message(message.deliveryMethod(), message.deliveryTarget(), message.codeType(),
+                message.code(), body(message), clock.instant()));
+        while (messages.size() > capacity) {
+            messages.removeLast();
+        }
+    }
+
+    /** Newest first. */
+    public synchronized List<Message> messages() {
+        return new ArrayList<>(messages);
+    }
+
+    private static String body(OutgoingCode message) {
+        return switch (message.format()) {
+            case NUMERIC -> "Your " + describe(message.codeType()) + " code is " + message.code()
+                    + ". It expires at " + message.expiresAt() + ".";
+            case LINK -> "Use this " + describe(message.codeType()) + " code in your link: " + message.code()
+                    + " (expires at " + message.expiresAt() + ").";
+        };
+    }
+
+    private static String describe(CodeType type) {
+        return switch (type) {
+            case EMAIL_VERIFICATION -> "email verification";
+            case PHONE_VERIFICATION -> "phone verification";
+            case PASSWORD_RESET -> "password reset";
+        };
+    }
+}

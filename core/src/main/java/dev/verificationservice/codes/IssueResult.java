@@ -1,0 +1,23 @@
+package dev.verificationservice.codes;
+
+import java.time.Instant;
+
+/** Every outcome of a request to send a code. None of them holds the code. */
+public sealed interface IssueResult {
+
+    /** The code was stored and handed to the sender. */
+    record Issued(CodeType codeType, DeliveryMethod deliveryMethod, CodeFormat format, String maskedTarget,
+                  Instant expiresAt) implements IssueResult {
+    }
+
+    /**
+     * Refused: the user asked for too many codes of this type, or is locked out of verifying this type,
+     * until {@code resetsAt}.
+     */
+    record RateLimited(String action, Instant resetsAt, long retryAfterSeconds) implements IssueResult {
+    }
+
+    /** The sender failed; the code was invalidated. {@code reason} is safe to show. */
+    record DeliveryFailed(String reason) implements IssueResult {
+    }
+}

@@ -1,0 +1,28 @@
+package dev.verificationservice.ratelimit;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The answer of one atomic count: {@code count} is this event's place in its window.
+ *
+ * @param resetsAt the end of the window, when the count starts again from zero
+ */
+public record RateLimitDecision(String action, long count, int limit, Instant windowStart, Instant resetsAt) {
+
+    /** This event is within the limit: the first {@code limit} events of a window are. */
+    public boolean allowed() {
+        return count <= limit;
+    }
+
+    /** The window holds {@code limit} or more events: the next one would be refused. */
+    public boolean limitReached() {
+        return count >= limit;
+    }
+
+    /** Whole seconds until the window ends, at least 1: what a {@code Retry-After} header says. */
+    public long retryAfterSeconds(Instant now) {
+        long millis = Duration.between(now, resetsAt).toMillis();
+        return Math.max(1, (millis + 999) / 1000);
+    }
+}

@@ -1,0 +1,51 @@
+package dev.verificationservice.table;
+
+/**
+ * Attribute names of the single table, as in the seed model. {@code codeFormat} is the one addition: a
+ * request may choose a code's format, and verification must know which digest input to rebuild.
+ */
+public final class ItemAttributes {
+
+    public static final String PK = "PK";
+    public static final String SK = "SK";
+    public static final String GSI1PK = "GSI1PK";
+    public static final String GSI1SK = "GSI1SK";
+    /** Unix epoch seconds; DynamoDB's TTL attribute. Cleanup only: every read compares it with the clock. */
+    public static final String TTL = "ttl";
+
+    public static final String USER_ID = "userId";
+    public static final String CREATED_AT = "createdAt";
+    public static final String IP_ADDRESS = "ipAddress";
+    public static final String USER_AGENT = "userAgent";
+    public static final String DEVICE_ID = "deviceId";
+
+    // VerificationCode
+    public static final String CODE = "code";
+    public static final String CODE_TYPE = "codeType";
+    public static final String CODE_FORMAT = "codeFormat";
+    public static final String DELIVERY_METHOD = "deliveryMethod";
+    public static final String DELIVERY_TARGET = "deliveryTarget";
+    public static final String IS_USED = "isUsed";
+
+    // DeviceToken
+    public static final String TOKEN_ID = "tokenId";
+    public static final String DEVICE_TYPE = "deviceType";
+    public static final String DEVICE_NAME = "deviceName";
+    public static final String PUSH_TOKEN = "pushToken";
+    public static final String LAST_ACTIVE_AT = "lastActiveAt";
+
+    // AuditLog
+    public static final String EVENT_TYPE = "eventType";
+    public static final String EVENT_DETAILS = "eventDetails";
+    public static final String SUCCESS = "success";
+    public static final String FAILURE_REASON = "failureReason";
+    public static final String TIMESTAMP = "timestamp";
+
+    // RateLimitCounter
+    public static final String ACTION = "action";
+    public static final String WINDOW_START = "windowStart";
+    public static final String COUNT = "count";
+
+    private ItemAttributes() {
+    }
+}

@@ -1,0 +1,203 @@
+package dev.verificationservice.table;
+
+import static dev.verificationservice.table.ItemAttributes.*;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditRepository.AuditPosition;
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The items of the single table as plain attribute maps, written and read in this one place for every
+ * store. Values are {@link String} (S), {@link Long} (N), {@link Boolean} (BOOL) or a
+ * {@code Map<String, String>} (M of S); a store translates those four types to its own encoding and
+ * nothing else.
+ */
+public final class TableItems {
+
+    private TableItems() {
+    }
+
+    /** Epoch seconds, as the {@code ttl} attribute holds them. */
+    public static long epochSeconds(Instant instant) {
+        return instant.getEpochSecond();
+    }
+
+    // VerificationCode
+
+    public static Map<String, Object> codeItem(VerificationCode code) {
+        TableKeys.PrimaryKey key = TableKeys.code(code.digest());
+        TableKeys.IndexKey index = TableKeys.codeIndex(code.userId(), code.codeType(), code.createdAt());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(GSI1PK, index.gsi1pk());
+        item.put(GSI1SK, index.gsi1sk());
+        item.put(CODE, code.digest());
+        item.put(USER_ID, code.userId());
+        item.put(CODE_TYPE, code.codeType().name());
+        item.put(CODE_FORMAT, code.format().name());
+        item.put(DELIVERY_METHOD, code.deliveryMethod().name());
+        item.put(DELIVERY_TARGET, code.maskedTarget());
+        item.put(IS_USED, code.used());
+        item.put(CREATED_AT, Timestamps.format(code.createdAt()));
+        item.put(TTL, epochSeconds(code.expiresAt()));
+        return item;
+    }
+
+    public static VerificationCode code(Map<String, Object> item) {
+        return new VerificationCode(
+                string(item, CODE),
+                string(item, USER_ID),
+                CodeType.valueOf(string(item, CODE_TYPE)),
+                CodeFormat.valueOf(string(item, CODE_FORMAT)),
+                DeliveryMethod.valueOf(string(item, DELIVERY_METHOD)),
+                string(item, DELIVERY_TARGET),
+                bool(item, IS_USED),
+                Timestamps.parse(string(item, CREATED_AT)),
+                Instant.ofEpochSecond(number(item, TTL)));
+    }
+
+    // DeviceToken
+
+    public static Map<String, Object> deviceItem(DeviceToken token) {
+        TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
+        TableKeys.IndexKey index = TableKeys.deviceIndex(token.userId(), token.deviceId(), token.tokenId());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(GSI1PK, index.gsi1pk());
+        item.put(GSI1SK, index.gsi1sk());
+        item.put(DEVICE_ID, token.deviceId());
+        item.put(TOKEN_ID, token.tokenId());
+        item.put(USER_ID, token.userId());
+        item.put(DEVICE_TYPE, token.deviceType());
+        token.deviceName().ifPresent(name -> item.put(DEVICE_NAME, name));
+        token.pushToken().ifPresent(push -> item.put(PUSH_TOKEN, push));
+        item.put(LAST_ACTIVE_AT, Timestamps.format(token.lastActiveAt()));
+        token.ipAddress().ifPresent(ip -> item.put(IP_ADDRESS, ip));
+        token.userAgent().ifPresent(agent -> item.put(USER_AGENT, agent));
+        item.put(CREATED_AT, Timestamps.format(token.createdAt()));
+        item.put(TTL, epochSeconds(token.expiresAt()));
+        return item;
+    }
+
+    public static DeviceToken device(Map<String, Object> item) {
+        return new DeviceToken(
+                string(item, DEVICE_ID),
+                string(item, TOKEN_ID),
+                string(item, USER_ID),
+                string(item, DEVICE_TYPE),
+                optionalString(item, DEVICE_NAME),
+                optionalString(item, PUSH_TOKEN),
+                Timestamps.parse(string(item, LAST_ACTIVE_AT)),
+                optionalString(item, IP_ADDRESS),
+                optionalString(item, USER_AGENT),
+                Timestamps.parse(string(item, CREATED_AT)),
+                Instant.ofEpochSecond(number(item, TTL)));
+    }
+
+    // AuditLog
+
+    public static Map<String, Object> auditItem(AuditEntry entry) {
+        TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(USER_ID, entry.userId());
+        item.put(EVENT_TYPE, entry.eventType().name());
+        item.put(EVENT_DETAILS, Map.copyOf(entry.details()));
+        entry.ipAddress().ifPresent(ip -> item.put(IP_ADDRESS, ip));
+        entry.userAgent().ifPresent(agent -> item.put(USER_AGENT, agent));
+        entry.deviceId().ifPresent(device -> item.put(DEVICE_ID, device));
+        item.put(SUCCESS, entry.success());
+        entry.failureReason().ifPresent(reason -> item.put(FAILURE_REASON, reason));
+        item.put(TIMESTAMP, Timestamps.format(entry.timestamp()));
+        // Retention "forever" writes no ttl at all, so DynamoDB never deletes the entry.
+        entry.expiresAt().ifPresent(end -> item.put(TTL, epochSeconds(end)));
+        return item;
+    }
+
+    public static AuditEntry audit(Map<String, Object> item) {
+        AuditPosition position = TableKeys.parseAuditSortKey(string(item, SK));
+        return new AuditEntry(
+                string(item, USER_ID),
+                Timestamps.parse(string(item, TIMESTAMP)),
+                position.entryId(),
+                AuditEventType.valueOf(string(item, EVENT_TYPE)),
+                stringMap(item, EVENT_DETAILS),
+                optionalString(item, IP_ADDRESS),
+                optionalString(item, USER_AGENT),
+                optionalString(item, DEVICE_ID),
+                bool(item, SUCCESS),
+                optionalString(item, FAILURE_REASON),
+                item.containsKey(TTL) ? Optional.of(Instant.ofEpochSecond(number(item, TTL))) : Optional.empty());
+    }
+
+    // RateLimitCounter
+
+    /** The attributes of a counter besides its key and {@code count}, which the atomic ADD maintains. */
+    public static Map<String, Object> counterAttributes(String userId, String action, Instant windowStart,
+                                                        Instant expiresAt) {
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(USER_ID, userId);
+        item.put(ACTION, action);
+        item.put(WINDOW_START, Timestamps.format(windowStart));
+        item.put(TTL, epochSeconds(expiresAt));
+        return item;
+    }
+
+    public static RateLimitCounter counter(Map<String, Object> item) {
+        return new RateLimitCounter(
+                string(item, USER_ID),
+                string(item, ACTION),
+                Timestamps.parse(string(item, WINDOW_START)),
+                number(item, COUNT),
+                Instant.ofEpochSecond(number(item, TTL)));
+    }
+
+    // Typed access
+
+    public static String string(Map<String, Object> item, String name) {
+        Object value = item.get(name);
+        if (!(value instanceof String text)) {
+            throw new IllegalStateException("item attribute " + name + " is missing or not a string");
+        }
+        return text;
+    }
+
+    public static Optional<String> optionalString(Map<String, Object> item, String name) {
+        return item.get(name) instanceof String text ? Optional.of(text) : Optional.empty();
+    }
+
+    public static long number(Map<String, Object> item, String name) {
+        Object value = item.get(name);
+        if (!(value instanceof Number number)) {
+            throw new IllegalStateException("item attribute " + name + " is missing or not a number");
+        }
+        return number.longValue();
+    }
+
+    public static boolean bool(Map<String, Object> item, String name) {
+        Object value = item.get(name);
+        if (!(value instanceof Boolean flag)) {
+            throw new IllegalStateException("item attribute " + name + " is missing or not a boolean");
+        }
+        return flag;
+    }
+
+    @SuppressWarnings("unchecked")
+    public static Map<String, String> stringMap(Map<String, Object> item, String name) {
+        Object value = item.get(name);
+        return value instanceof Map<?, ?> map ? Map.copyOf((Map<String, String>) map) : Map.of();
+    }
+}

@@ -1,0 +1,128 @@
+package dev.verificationservice.table;
+
+import dev.verificationservice.audit.AuditRepository.AuditPosition;
+import dev.verificationservice.codes.CodeType;
+import java.time.Instant;
+
+/**
+ * Every key of the single table, declared once, as the model writes it. No other class builds a key
+ * string: stores and domain code call these methods.
+ *
+ * <pre>
+ * Item              PK                            SK                            GSI1PK          GSI1SK
+ * VerificationCode  CODE#&lt;digest&gt;                 CODE#&lt;digest&gt;                 USER#&lt;userId&gt;  CODE#&lt;codeType&gt;#&lt;createdAt&gt;
+ * DeviceToken       DEVICE#&lt;deviceId&gt;             TOKEN#&lt;tokenId&gt;               USER#&lt;userId&gt;  DEVICE#&lt;deviceId&gt;#&lt;tokenId&gt;
+ * AuditLog          USER#&lt;userId&gt;                 AUDIT#&lt;timestamp&gt;#&lt;entryId&gt;
+ * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
+ * </pre>
+ *
+ * <p>Ids that go into keys are checked by {@link dev.verificationservice.validation.Inputs} to contain no
+ * {@code #}; digests are base64url and timestamps fixed-width ISO-8601, so no two different values ever
+ * give the same key.
+ */
+public final class TableKeys {
+
+    public static final String GSI1 = "GSI1";
+
+    static final String CODE = "CODE#";
+    static final String USER = "USER#";
+    static final String DEVICE = "DEVICE#";
+    static final String TOKEN = "TOKEN#";
+    static final String AUDIT = "AUDIT#";
+    static final String RATELIMIT = "RATELIMIT#";
+    static final String WINDOW = "WINDOW#";
+    static final String SEPARATOR = "#";
+    /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
+    static final String AFTER_ANY_ENTRY_ID = "~";
+
+    private TableKeys() {
+    }
+
+    /** The table's primary key. */
+    public record PrimaryKey(String pk, String sk) {
+    }
+
+    /** The GSI1 key of an item that has one. */
+    public record IndexKey(String gsi1pk, String gsi1sk) {
+    }
+
+    // VerificationCode
+
+    public static PrimaryKey code(String digest) {
+        return new PrimaryKey(CODE + digest, CODE + digest);
+    }
+
+    public static IndexKey codeIndex(String userId, CodeType codeType, Instant createdAt) {
+        return new IndexKey(user(userId), codesOfTypePrefix(codeType) + Timestamps.format(createdAt));
+    }
+
+    /** GSI1SK prefix of one user's codes of one type: {@code begins_with(GSI1SK, CODE#<codeType>#)}. */
+    public static String codesOfTypePrefix(CodeType codeType) {
+        return CODE + codeType.name() + SEPARATOR;
+    }
+
+    // DeviceToken
+
+    public static PrimaryKey deviceToken(String deviceId, String tokenId) {
+        return new PrimaryKey(DEVICE + deviceId, TOKEN + tokenId);
+    }
+
+    public static IndexKey deviceIndex(String userId, String deviceId, String tokenId) {
+        return new IndexKey(user(userId), deviceOfUserPrefix(deviceId) + tokenId);
+    }
+
+    /** GSI1SK prefix of all of a user's device tokens. */
+    public static String devicesPrefix() {
+        return DEVICE;
+    }
+
+    /** GSI1SK prefix of a user's tokens of one device; the trailing {@code #} stops {@code ab} matching {@code abc}. */
+    public static String deviceOfUserPrefix(String deviceId) {
+        return DEVICE + deviceId + SEPARATOR;
+    }
+
+    // User partition (GSI1PK of codes and devices, PK of audit entries)
+
+    public static String user(String userId) {
+        return USER + userId;
+    }
+
+    // AuditLog
+
+    public static PrimaryKey auditEntry(String userId, Instant timestamp, String entryId) {
+        return new PrimaryKey(user(userId), auditSortKey(timestamp, entryId));
+    }
+
+    public static String auditSortKey(Instant timestamp, String entryId) {
+        return AUDIT + Timestamps.format(timestamp) + SEPARATOR + entryId;
+    }
+
+    /** Lower bound (inclusive) of {@code SK BETWEEN} for entries at or after {@code from}. */
+    public static String auditRangeStart(Instant from) {
+        return AUDIT + Timestamps.format(from);
+    }
+
+    /** Upper bound (inclusive) of {@code SK BETWEEN} for entries at or before {@code to}. */
+    public static String auditRangeEnd(Instant to) {
+        return AUDIT + Timestamps.format(to) + SEPARATOR + AFTER_ANY_ENTRY_ID;
+    }
+
+    /** Reads the timestamp and entryId back out of an audit sort key. */
+    public static AuditPosition parseAuditSortKey(String sortKey) {
+        if (!sortKey.startsWith(AUDIT)) {
+            throw new IllegalArgumentException("not an audit sort key");
+        }
+        String rest = sortKey.substring(AUDIT.length());
+        int separator = rest.indexOf(SEPARATOR);
+        if (separator < 0) {
+            throw new IllegalArgumentException("audit sort key without entry id");
+        }
+        return new AuditPosition(Timestamps.parse(rest.substring(0, separator)), rest.substring(separator + 1));
+    }
+
+    // RateLimitCounter
+
+    public static PrimaryKey rateLimitWindow(String userId, String action, Instant windowStart) {
+        return new PrimaryKey(RATELIMIT + userId + SEPARATOR + action, WINDOW + Timestamps.format(windowStart));
+    }
+}

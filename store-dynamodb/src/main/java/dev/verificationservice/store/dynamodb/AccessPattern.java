@@ -1,0 +1,33 @@
+package dev.verificationservice.store.dynamodb;
+
+/** The table's access patterns, by which consumed capacity is recorded. */
+public enum AccessPattern {
+    /** GetItem {@code CODE#<digest>}. */
+    VALIDATE_CODE,
+    /** Conditional PutItem of a new code. */
+    INSERT_CODE,
+    /** Conditional UpdateItem {@code SET isUsed = true}. */
+    CONSUME_CODE,
+    /** Query GSI1 for a user's codes of one type, then BatchWriteItem deletes. */
+    INVALIDATE_CODES,
+    /** DeleteItem of one code after a failed delivery. */
+    DELETE_CODE,
+    /** TransactWriteItems: the device token and its DEVICE_ADDED audit entry. */
+    REGISTER_DEVICE,
+    /** Conditional UpdateItem sliding a device token's expiry. */
+    USE_DEVICE,
+    /** Query GSI1 for a user's device tokens. */
+    LIST_DEVICES,
+    /** Query GSI1 for a user's device tokens, then BatchWriteItem deletes. */
+    REVOKE_DEVICES,
+    /** Conditional PutItem of an audit entry. */
+    APPEND_AUDIT,
+    /** Query on the user's partition over an audit time range. */
+    QUERY_AUDIT,
+    /** UpdateItem {@code ADD count :1} on the current window. */
+    COUNT_RATE_LIMIT,
+    /** Query on a rate-limit counter's partition. */
+    READ_RATE_LIMIT,
+    /** DescribeTable, for readiness. */
+    CHECK_READY
+}

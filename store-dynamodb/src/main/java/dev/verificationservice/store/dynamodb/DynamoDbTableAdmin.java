@@ -1,0 +1,154 @@
+package dev.verificationservice.store.dynamodb;
+
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveResponse;
+import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
+import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndexDescription;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.Projection;
+import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
+
+/**
+ * Creates the single table and checks an existing one. The shape: partition key {@code PK} (S), sort key
+ * {@code SK} (S), on-demand billing, global secondary index {@code GSI1} on {@code GSI1PK} (S) /
+ * {@code GSI1SK} (S) projecting ALL, and TTL enabled on {@code ttl}.
+ */
+public final class DynamoDbTableAdmin {
+
+    /** What {@link #createTable} found or did. */
+    public enum CreateOutcome { CREATED, ALREADY_EXISTS }
+
+    private final DynamoDbClient client;
+    private final String tableName;
+
+    public DynamoDbTableAdmin(DynamoDbClient client, String tableName) {
+        this.client = client;
+        this.tableName = tableName;
+    }
+
+    /** The CreateTable request for the single table: on-demand, GSI1 with ALL projection. */
+    public CreateTableRequest createTableRequest() {
+        return CreateTableRequest.builder()
+                .tableName(tableName)
+                .billingMode(BillingMode.PAY_PER_REQUEST)
+                .attributeDefinitions(
+                        stringAttribute(ItemAttributes.PK), stringAttribute(ItemAttributes.SK),
+                        stringAttribute(ItemAttributes.GSI1PK), stringAttribute(ItemAttributes.GSI1SK))
+                .keySchema(key(ItemAttributes.PK, KeyType.HASH), key(ItemAttributes.SK, KeyType.RANGE))
+                .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
+                        .indexName(TableKeys.GSI1)
+                        .keySchema(key(ItemAttributes.GSI1PK, KeyType.HASH), key(ItemAttributes.GSI1SK, KeyType.RANGE))
+                        .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
+                        .build())
+                .build();
+    }
+
+    /** Creates the table and waits until it is active; an existing table is left as it is. */
+    public CreateOutcome createTable() {
+        try {
+            client.createTable(createTableRequest());
+        } catch (ResourceInUseException e) {
+            return CreateOutcome.ALREADY_EXISTS;
+        }
+        client.waiter().waitUntilTableExists(request -> request.tableName(tableName));
+        return CreateOutcome.CREATED;
+    }
+
+    /** Turns on DynamoDB TTL on {@code ttl}, so that expired items are eventually deleted. */
+    public void enableTimeToLive() {
+        client.updateTimeToLive(request -> request.tableName(tableName)
+                .timeToLiveSpecification(spec -> spec.attributeName(ItemAttributes.TTL).enabled(true)));
+    }
+
+    /** Every way the existing table differs from the expected shape; empty when it matches. */
+    public List<String> shapeDifferences() {
+        TableDescription table;
+        try {
+            table = client.describeTable(request -> request.tableName(tableName)).table();
+        } catch (ResourceNotFoundException e) {
+            return List.of("the table does not exist");
+        }
+        List<String> differences = new ArrayList<>();
+        Map<String, ScalarAttributeType> types = table.attributeDefinitions().stream()
+                .collect(Collectors.toMap(AttributeDefinition::attributeName, AttributeDefinition::attributeType));
+        expectKeys("the table", table.keySchema(), ItemAttributes.PK, ItemAttributes.SK, types, differences);
+
+        Optional<GlobalSecondaryIndexDescription> gsi1 = table.globalSecondaryIndexes().stream()
+                .filter(index -> TableKeys.GSI1.equals(index.indexName()))
+                .findFirst();
+        if (gsi1.isEmpty()) {
+            differences.add("global secondary index " + TableKeys.GSI1 + " is missing");
+        } else {
+            expectKeys("index " + TableKeys.GSI1, gsi1.get().keySchema(), ItemAttributes.GSI1PK, ItemAttributes.GSI1SK,
+                    types, differences);
+            ProjectionType projection = gsi1.get().projection() == null ? null : gsi1.get().projection().projectionType();
+            if (projection != ProjectionType.ALL) {
+                differences.add("index " + TableKeys.GSI1 + " projects " + projection + " instead of ALL");
+            }
+        }
+
+        DescribeTimeToLiveResponse ttl = client.describeTimeToLive(request -> request.tableName(tableName));
+        TimeToLiveStatus status = ttl.timeToLiveDescription() == null ? null
+                : ttl.timeToLiveDescription().timeToLiveStatus();
+        String attribute = ttl.timeToLiveDescription() == null ? null : ttl.timeToLiveDescription().attributeName();
+        boolean enabled = status == TimeToLiveStatus.ENABLED || status == TimeToLiveStatus.ENABLING;
+        if (!enabled || !ItemAttributes.TTL.equals(attribute)) {
+            differences.add("TTL is " + status + (attribute == null ? "" : " on '" + attribute + "'")
+                    + " instead of ENABLED on '" + ItemAttributes.TTL + "'");
+        }
+        return differences;
+    }
+
+    /** Fails fast, naming every difference, unless the table has the expected shape. */
+    public void requireShape() {
+        List<String> differences = shapeDifferences();
+        if (!differences.isEmpty()) {
+            throw new TableShapeException(tableName, differences);
+        }
+    }
+
+    private static void expectKeys(String where, List<KeySchemaElement> schema, String hash, String range,
+                                   Map<String, ScalarAttributeType> types, List<String> differences) {
+        String actualHash = keyName(schema, KeyType.HASH);
+        String actualRange = keyName(schema, KeyType.RANGE);
+        if (!hash.equals(actualHash)) {
+            differences.add(where + " has partition key " + actualHash + " instead of " + hash);
+        } else if (types.get(hash) != ScalarAttributeType.S) {
+            differences.add(where + " has partition key " + hash + " of type " + types.get(hash) + " instead of S");
+        }
+        if (!range.equals(actualRange)) {
+            differences.add(where + " has sort key " + actualRange + " instead of " + range);
+        } else if (types.get(range) != ScalarAttributeType.S) {
+            differences.add(where + " has sort key " + range + " of type " + types.get(range) + " instead of S");
+        }
+    }
+
+    private static String keyName(List<KeySchemaElement> schema, KeyType type) {
+        return schema.stream().filter(element -> element.keyType() == type).map(KeySchemaElement::attributeName)
+                .findFirst().orElse(null);
+    }
+
+    private static AttributeDefinition stringAttribute(String name) {
+        return AttributeDefinition.builder().attributeName(name).attributeType(ScalarAttributeType.S).build();
+    }
+
+    private static KeySchemaElement key(String name, KeyType type) {
+        return KeySchemaElement.builder().attributeName(name).keyType(type).build();
+    }
+}

@@ -1,0 +1,538 @@
+package dev.verificationservice.store.sqlite;
+
+import static dev.verificationservice.table.ItemAttributes.CODE_TYPE;
+import static dev.verificationservice.table.ItemAttributes.COUNT;
+import static dev.verificationservice.table.ItemAttributes.IS_USED;
+import static dev.verificationservice.table.ItemAttributes.LAST_ACTIVE_AT;
+import static dev.verificationservice.table.ItemAttributes.TTL;
+import static dev.verificationservice.table.ItemAttributes.USER_ID;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.codes.CodeExpectation;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.ConsumeOutcome;
+import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.devices.TouchOutcome;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The single table in one SQLite file: the store that runs with no configuration at all.
+ *
+ * <p><b>Algorithm.</b> One row per item (see {@link SqliteSchema}). Each access pattern is one SQL
+ * statement whose {@code WHERE} clause is the DynamoDB condition of the same pattern, so a condition and
+ * the write it guards are one atomic step:
+ * <ul>
+ *   <li>insert a code or an audit entry: {@code INSERT ... ON CONFLICT DO NOTHING}, i.e.
+ *   {@code attribute_not_exists(PK)}; one row changed means written, none means the key was taken;</li>
+ *   <li>consume a code: {@code UPDATE ... SET isUsed = true WHERE isUsed = false AND ttl > :now [AND userId
+ *   AND codeType match] RETURNING item}; no row returned means the condition failed, and a read in the same
+ *   {@code BEGIN IMMEDIATE} transaction returns the item as it was, like {@code ALL_OLD} on DynamoDB;</li>
+ *   <li>slide a device token: the same shape with {@code ttl > :now};</li>
+ *   <li>count a rate-limit event: {@code INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING
+ *   count}, the atomic ADD;</li>
+ *   <li>register a device: both inserts in one {@code BEGIN IMMEDIATE} transaction, rolled back unless
+ *   both wrote a row;</li>
+ *   <li>queries through GSI1 and the audit range filter {@code ttl > :now} themselves.</li>
+ * </ul>
+ *
+ * <p><b>Concurrency.</b> The database runs in WAL mode with a busy timeout, behind a small connection pool;
+ * SQLite runs one writer at a time, and every statement above is atomic, so the concurrent guarantees
+ * (one consume wins, exact rate limits) hold across threads and across processes sharing the file.
+ *
+ * <p><b>Expiry.</b> A background sweep deletes rows whose ttl passed long ago. It is housekeeping only,
+ * exactly like DynamoDB TTL: every read and conditional write decides validity from {@code ttl} itself.
+ */
+public final class SqliteVerificationStore implements VerificationStore {
+
+    public static final String DATABASE_FILE = "verification.db";
+    public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofMinutes(10);
+    /** How long past its ttl a row is kept before the sweep removes it. */
+    public static final Duration DEFAULT_SWEEP_GRACE = Duration.ofHours(1);
+
+    private static final Logger LOG = LoggerFactory.getLogger(SqliteVerificationStore.class);
+    private static final int POOL_SIZE = 4;
+    private static final int BUSY_TIMEOUT_MILLIS = 30_000;
+    private static final int SWEEP_BATCH = 500;
+
+    // Statements. Named :placeholders are documentation only; JDBC binds by position.
+    private static final String SELECT_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ?";
+    private static final String INSERT_IF_ABSENT =
+            "INSERT INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pk, sk) DO NOTHING";
+    private static final String PUT_ITEM =
+            "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?)";
+    private static final String DELETE_ITEM = "DELETE FROM items WHERE pk = ? AND sk = ?";
+    private static final String CONSUME_CODE = "UPDATE items SET item = json_set(item, '$." + IS_USED + "', json('true'))"
+            + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + IS_USED + "') = 0 AND ttl > ?";
+    private static final String AND_USER_MATCHES = " AND json_extract(item, '$." + USER_ID + "') = ?";
+    private static final String AND_CODE_TYPE_MATCHES = " AND json_extract(item, '$." + CODE_TYPE + "') = ?";
+    private static final String RETURNING_ITEM = " RETURNING item";
+    private static final String TOUCH_DEVICE = "UPDATE items SET ttl = ?, item = json_set(item, '$." + LAST_ACTIVE_AT
+            + "', ?, '$." + TTL + "', ?) WHERE pk = ? AND sk = ? AND ttl > ? RETURNING item";
+    private static final String DELETE_BY_GSI1_PREFIX =
+            "DELETE FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? RETURNING item";
+    private static final String SELECT_ACTIVE_BY_GSI1_PREFIX =
+            "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? AND ttl > ? ORDER BY gsi1sk";
+    private static final String SELECT_AUDIT_RANGE = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
+            + " AND sk < ? AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
+    private static final String INCREMENT_COUNTER = "INSERT INTO items (pk, sk, ttl, item) VALUES (?, ?, ?, ?)"
+            + " ON CONFLICT (pk, sk) DO UPDATE SET item = json_set(items.item, '$." + COUNT + "',"
+            + " json_extract(items.item, '$." + COUNT + "') + 1) RETURNING json_extract(item, '$." + COUNT + "')";
+    private static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
+    private static final String SWEEP = "DELETE FROM items WHERE (pk, sk) IN"
+            + " (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl < ? LIMIT " + SWEEP_BATCH + ")";
+
+    private static final TypeReference<LinkedHashMap<String, Object>> ITEM_TYPE = new TypeReference<>() {
+    };
+
+    private final HikariDataSource dataSource;
+    private final JsonMapper json = JsonMapper.builder().build();
+    private final Clock clock;
+    private final Duration sweepGrace;
+    private final ScheduledExecutorService sweeper;
+
+    private SqliteVerificationStore(Path databaseFile, Clock clock, Duration sweepInterval, Duration sweepGrace) {
+        this.clock = clock;
+        this.sweepGrace = sweepGrace;
+        SQLiteConfig config = new SQLiteConfig();
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        config.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
+        config.setBusyTimeout(BUSY_TIMEOUT_MILLIS);
+        // A transaction takes the write lock when it begins: no deadlock between two read-then-write transactions.
+        config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+        SQLiteDataSource sqlite = new SQLiteDataSource(config);
+        sqlite.setUrl("jdbc:sqlite:" + databaseFile.toAbsolutePath());
+        HikariConfig pool = new HikariConfig();
+        pool.setDataSource(sqlite);
+        pool.setPoolName("verification-sqlite");
+        pool.setMaximumPoolSize(POOL_SIZE);
+        pool.setMinimumIdle(1);
+        this.dataSource = new HikariDataSource(pool);
+        createSchema();
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "verification-sqlite-sweep");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long intervalMillis = sweepInterval.toMillis();
+        sweeper.scheduleWithFixedDelay(this::sweepQuietly, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Opens (creating if needed) {@value #DATABASE_FILE} in {@code dataDirectory}, with the default sweep. */
+    public static SqliteVerificationStore open(Path dataDirectory, Clock clock) {
+        return open(dataDirectory, clock, DEFAULT_SWEEP_INTERVAL, DEFAULT_SWEEP_GRACE);
+    }
+
+    public static SqliteVerificationStore open(Path dataDirectory, Clock clock, Duration sweepInterval,
+                                               Duration sweepGrace) {
+        try {
+            if (!Files.isDirectory(dataDirectory)) {
+                Files.createDirectories(dataDirectory);
+                restrictToOwner(dataDirectory);
+            }
+        } catch (IOException e) {
+            throw new StoreException("cannot create the data directory " + dataDirectory.toAbsolutePath()
+                    + ": " + e.getMessage() + "; set VERIFICATION_DATA_DIR to a writable directory", e);
+        }
+        return new SqliteVerificationStore(dataDirectory.resolve(DATABASE_FILE), clock, sweepInterval, sweepGrace);
+    }
+
+    private static void restrictToOwner(Path directory) {
+        try {
+            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
+        } catch (UnsupportedOperationException | IOException e) {
+            LOG.warn("Could not restrict {} to its owner: {}", directory, e.getMessage());
+        }
+    }
+
+    private void createSchema() {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(SqliteSchema.CREATE_TABLE);
+            statement.execute(SqliteSchema.CREATE_GSI1);
+            statement.execute(SqliteSchema.CREATE_TTL_INDEX);
+        } catch (SQLException e) {
+            throw failure("create the schema", e);
+        }
+    }
+
+    // Codes
+
+    @Override
+    public boolean insertCode(VerificationCode code) {
+        return insertIfAbsent(TableItems.codeItem(code));
+    }
+
+    @Override
+    public Optional<VerificationCode> findCode(String digest) {
+        TableKeys.PrimaryKey key = TableKeys.code(digest);
+        try (Connection connection = dataSource.getConnection()) {
+            return selectItem(connection, key).map(TableItems::code);
+        } catch (SQLException e) {
+            throw failure("read a code", e);
+        }
+    }
+
+    @Override
+    public ConsumeOutcome consumeCode(String digest, CodeExpectation expectation, Instant now) {
+        TableKeys.PrimaryKey key = TableKeys.code(digest);
+        String sql = CONSUME_CODE
+                + (expectation.userId().isPresent() ? AND_USER_MATCHES : "")
+                + (expectation.codeType().isPresent() ? AND_CODE_TYPE_MATCHES : "")
+                + RETURNING_ITEM;
+        return inTransaction("consume a code", connection -> {
+            try (PreparedStatement update = connection.prepareStatement(sql)) {
+                int index = 1;
+                update.setString(index++, key.pk());
+                update.setString(index++, key.sk());
+                update.setLong(index++, now.getEpochSecond());
+                if (expectation.userId().isPresent()) {
+                    update.setString(index++, expectation.userId().get());
+                }
+                if (expectation.codeType().isPresent()) {
+                    update.setString(index, expectation.codeType().get().name());
+                }
+                Optional<Map<String, Object>> updated = firstItem(update);
+                if (updated.isPresent()) {
+                    return new ConsumeOutcome.Consumed(TableItems.code(updated.get()));
+                }
+            }
+            return new ConsumeOutcome.Rejected(selectItem(connection, key).map(TableItems::code));
+        });
+    }
+
+    @Override
+    public List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
+        return deleteByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType)).stream()
+                .map(TableItems::code).toList();
+    }
+
+    @Override
+    public void deleteCode(String digest) {
+        deleteItem(TableKeys.code(digest));
+    }
+
+    // Devices
+
+    @Override
+    public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
+        Map<String, Object> tokenItem = TableItems.deviceItem(token);
+        Map<String, Object> auditItem = TableItems.auditItem(deviceAdded);
+        inTransaction("register a device", connection -> {
+            if (insertIfAbsent(connection, tokenItem) != 1) {
+                throw new StoreException("device registration refused: a token with key " + tokenItem.get("PK") + " / "
+                        + tokenItem.get("SK") + " already exists; nothing was written");
+            }
+            if (insertIfAbsent(connection, auditItem) != 1) {
+                throw new StoreException("device registration refused: the DEVICE_ADDED audit key "
+                        + auditItem.get("SK") + " is taken; nothing was written, retry the registration");
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public TouchOutcome touchDevice(String deviceId, String tokenId, Instant now, Instant newExpiresAt) {
+        TableKeys.PrimaryKey key = TableKeys.deviceToken(deviceId, tokenId);
+        return inTransaction("use a device token", connection -> {
+            try (PreparedStatement update = connection.prepareStatement(TOUCH_DEVICE)) {
+                update.setLong(1, newExpiresAt.getEpochSecond());
+                update.setString(2, Timestamps.format(now));
+                update.setLong(3, newExpiresAt.getEpochSecond());
+                update.setString(4, key.pk());
+                update.setString(5, key.sk());
+                update.setLong(6, now.getEpochSecond());
+                Optional<Map<String, Object>> updated = firstItem(update);
+                if (updated.isPresent()) {
+                    return new TouchOutcome.Touched(TableItems.device(updated.get()));
+                }
+            }
+            return new TouchOutcome.Rejected(selectItem(connection, key).map(TableItems::device));
+        });
+    }
+
+    @Override
+    public List<DeviceToken> findDevices(String userId, Instant now) {
+        String prefix = TableKeys.devicesPrefix();
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(SELECT_ACTIVE_BY_GSI1_PREFIX)) {
+            select.setString(1, TableKeys.user(userId));
+            select.setString(2, prefix);
+            select.setString(3, prefix + SqliteSchema.PREFIX_END);
+            select.setLong(4, now.getEpochSecond());
+            return allItems(select).stream().map(TableItems::device).toList();
+        } catch (SQLException e) {
+            throw failure("list devices", e);
+        }
+    }
+
+    @Override
+    public List<DeviceToken> deleteDevices(String userId, Optional<String> deviceId) {
+        String prefix = deviceId.map(TableKeys::deviceOfUserPrefix).orElse(TableKeys.devicesPrefix());
+        return deleteByIndexPrefix(TableKeys.user(userId), prefix).stream().map(TableItems::device).toList();
+    }
+
+    // Audit
+
+    @Override
+    public boolean appendAudit(AuditEntry entry) {
+        return insertIfAbsent(TableItems.auditItem(entry));
+    }
+
+    @Override
+    public List<AuditEntry> queryAudit(String userId, Instant from, Instant to, Optional<AuditPosition> before,
+                                      int limit, Instant now) {
+        String exclusiveEnd = before.map(position -> TableKeys.auditSortKey(position.timestamp(), position.entryId()))
+                .orElse(TableKeys.auditRangeEnd(to) + SqliteSchema.PREFIX_END);
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(SELECT_AUDIT_RANGE)) {
+            select.setString(1, TableKeys.user(userId));
+            select.setString(2, TableKeys.auditRangeStart(from));
+            select.setString(3, TableKeys.auditRangeEnd(to));
+            select.setString(4, exclusiveEnd);
+            select.setLong(5, now.getEpochSecond());
+            select.setInt(6, limit);
+            return allItems(select).stream().map(TableItems::audit).toList();
+        } catch (SQLException e) {
+            throw failure("query the audit log", e);
+        }
+    }
+
+    // Rate limits
+
+    @Override
+    public long incrementCounter(String userId, String action, Instant windowStart, Instant expiresAt) {
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(ItemAttributes.PK, key.pk());
+        item.put(ItemAttributes.SK, key.sk());
+        item.putAll(TableItems.counterAttributes(userId, action, windowStart, expiresAt));
+        item.put(COUNT, 1L);
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement upsert = connection.prepareStatement(INCREMENT_COUNTER)) {
+            upsert.setString(1, key.pk());
+            upsert.setString(2, key.sk());
+            upsert.setLong(3, expiresAt.getEpochSecond());
+            upsert.setString(4, json.writeValueAsString(item));
+            try (ResultSet result = upsert.executeQuery()) {
+                if (!result.next()) {
+                    throw new StoreException("the rate-limit counter " + key.pk() + " returned no count");
+                }
+                return result.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw failure("count a rate-limited event", e);
+        }
+    }
+
+    @Override
+    public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now) {
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(SELECT_ACTIVE_ITEM)) {
+            select.setString(1, key.pk());
+            select.setString(2, key.sk());
+            select.setLong(3, now.getEpochSecond());
+            return allItems(select).stream().findFirst().map(TableItems::counter);
+        } catch (SQLException e) {
+            throw failure("read a rate-limit counter", e);
+        }
+    }
+
+    // Operations
+
+    @Override
+    public void checkReady() {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.executeQuery("SELECT count(*) FROM items WHERE pk = ''").close();
+        } catch (SQLException e) {
+            throw failure("check readiness", e);
+        }
+    }
+
+    /**
+     * Deletes rows whose ttl passed more than the grace period before {@code now}; returns how many.
+     * Housekeeping only: nothing depends on it for correctness.
+     */
+    public int sweepExpired(Instant now) {
+        long cutoff = now.minus(sweepGrace).getEpochSecond();
+        int total = 0;
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement sweep = connection.prepareStatement(SWEEP)) {
+            sweep.setLong(1, cutoff);
+            int deleted;
+            do {
+                deleted = sweep.executeUpdate();
+                total += deleted;
+            } while (deleted == SWEEP_BATCH);
+        } catch (SQLException e) {
+            throw failure("sweep expired rows", e);
+        }
+        return total;
+    }
+
+    private void sweepQuietly() {
+        try {
+            int deleted = sweepExpired(clock.instant());
+            if (deleted > 0) {
+                LOG.debug("Swept {} long-expired rows", deleted);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Housekeeping sweep failed (it will run again): {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+        dataSource.close();
+    }
+
+    /** Writes an item as it is, replacing any item with its key. For test fixtures that need a raw item. */
+    void putItem(Map<String, Object> item) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement put = connection.prepareStatement(PUT_ITEM)) {
+            bindItem(put, item);
+            put.executeUpdate();
+        } catch (SQLException e) {
+            throw failure("put an item", e);
+        }
+    }
+
+    // Helpers
+
+    @FunctionalInterface
+    private interface TransactionBody<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    private <T> T inTransaction(String what, TransactionBody<T> body) {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                T result = body.run(connection);
+                connection.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw failure(what, e);
+        }
+    }
+
+    private boolean insertIfAbsent(Map<String, Object> item) {
+        try (Connection connection = dataSource.getConnection()) {
+            return insertIfAbsent(connection, item) == 1;
+        } catch (SQLException e) {
+            throw failure("write an item", e);
+        }
+    }
+
+    private int insertIfAbsent(Connection connection, Map<String, Object> item) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(INSERT_IF_ABSENT)) {
+            bindItem(insert, item);
+            return insert.executeUpdate();
+        }
+    }
+
+    private void bindItem(PreparedStatement statement, Map<String, Object> item) throws SQLException {
+        statement.setString(1, TableItems.string(item, ItemAttributes.PK));
+        statement.setString(2, TableItems.string(item, ItemAttributes.SK));
+        statement.setString(3, TableItems.optionalString(item, ItemAttributes.GSI1PK).orElse(null));
+        statement.setString(4, TableItems.optionalString(item, ItemAttributes.GSI1SK).orElse(null));
+        if (item.get(TTL) instanceof Number ttl) {
+            statement.setLong(5, ttl.longValue());
+        } else {
+            statement.setNull(5, java.sql.Types.INTEGER);
+        }
+        statement.setString(6, json.writeValueAsString(item));
+    }
+
+    private void deleteItem(TableKeys.PrimaryKey key) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
+            delete.setString(1, key.pk());
+            delete.setString(2, key.sk());
+            delete.executeUpdate();
+        } catch (SQLException e) {
+            throw failure("delete an item", e);
+        }
+    }
+
+    private List<Map<String, Object>> deleteByIndexPrefix(String gsi1pk, String gsi1skPrefix) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement(DELETE_BY_GSI1_PREFIX)) {
+            delete.setString(1, gsi1pk);
+            delete.setString(2, gsi1skPrefix);
+            delete.setString(3, gsi1skPrefix + SqliteSchema.PREFIX_END);
+            return allItems(delete);
+        } catch (SQLException e) {
+            throw failure("delete through the user index", e);
+        }
+    }
+
+    private Optional<Map<String, Object>> selectItem(Connection connection, TableKeys.PrimaryKey key)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(SELECT_ITEM)) {
+            select.setString(1, key.pk());
+            select.setString(2, key.sk());
+            return firstItem(select);
+        }
+    }
+
+    private Optional<Map<String, Object>> firstItem(PreparedStatement statement) throws SQLException {
+        List<Map<String, Object>> items = allItems(statement);
+        return items.isEmpty() ? Optional.empty() : Optional.of(items.get(0));
+    }
+
+    private List<Map<String, Object>> allItems(PreparedStatement statement) throws SQLException {
+        List<Map<String, Object>> items = new ArrayList<>();
+        try (ResultSet result = statement.executeQuery()) {
+            while (result.next()) {
+                items.add(json.readValue(result.getString(1), ITEM_TYPE));
+            }
+        }
+        return items;
+    }
+
+    private static StoreException failure(String what, SQLException e) {
+        return new StoreException("the embedded store could not " + what + ": " + e.getMessage(), e);
+    }
+}
