@@ -16,6 +16,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The per-user security audit log: appends entries that never overwrite each other, and reads a time
@@ -25,14 +26,16 @@ public final class AuditLog {
 
     public static final int DEFAULT_PAGE_SIZE = 50;
     public static final int MAX_PAGE_SIZE = 100;
-    /** 80 random bits after the timestamp: a collision is retried, but practically never happens. */
-    static final int ENTRY_ID_BYTES = 10;
+    /** 64 random bits in every entryId keep entries of different service instances apart. */
+    static final int ENTRY_ID_RANDOM_BYTES = 8;
     private static final int MAX_APPEND_ATTEMPTS = 5;
 
     private final AuditRepository entries;
     private final Clock clock;
     private final Optional<Duration> retention;
     private final SecureTokens tokens;
+    /** Orders this instance's entries of one millisecond by when they were recorded. */
+    private final AtomicLong sequence = new AtomicLong();
 
     /**
      * @param retention how long entries are kept; empty means forever (the entries carry no ttl)
@@ -48,9 +51,18 @@ public final class AuditLog {
     public AuditEntry newEntry(String userId, AuditEventType type, boolean success, Optional<String> failureReason,
                                Map<String, String> details, ClientContext client) {
         Instant timestamp = Timestamps.truncate(clock.instant());
-        return new AuditEntry(userId, timestamp, tokens.randomHex(ENTRY_ID_BYTES), type, details,
+        return new AuditEntry(userId, timestamp, nextEntryId(), type, details,
                 client.ipAddress(), client.userAgent(), client.deviceId(), success, failureReason,
                 retention.map(timestamp::plus));
+    }
+
+    /**
+     * A fixed-width hex sequence number, then random hex: entries of one millisecond sort in the order this
+     * instance recorded them, and two instances never produce the same id.
+     */
+    private String nextEntryId() {
+        return String.format("%012x", sequence.incrementAndGet() & 0xFFFF_FFFF_FFFFL)
+                + tokens.randomHex(ENTRY_ID_RANDOM_BYTES);
     }
 
     /** Records one event now. */

@@ -1,0 +1,667 @@
+package dev.verificationservice.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditPage;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.codes.FailureReason;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.devices.DeviceRegistration;
+import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.devices.DeviceVerification;
+import dev.verificationservice.devices.RegisteredDevice;
+import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.validation.InvalidInputException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The one contract every store provider passes: the whole domain (codes, devices, audit, rate limits) run
+ * against a real store. A provider's test extends this class and says how to open a fresh store, how to
+ * write a raw item, and how to list every stored item.
+ *
+ * <p>Expired items are deliberately left in the store (nothing here deletes them): the tests move the
+ * clock past their ttl and show that every read and conditional write refuses them anyway.
+ */
+public abstract class AbstractVerificationStoreContractTest {
+
+    protected static final Instant START = Instant.parse("2026-11-30T10:00:00Z");
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    protected MutableClock clock;
+    protected VerificationStore store;
+    protected DevelopmentOutbox outbox;
+    protected String keyBase64;
+    protected SecretKeyRing keys;
+    protected Verification verification;
+
+    /** A new, empty store on its own table (or file). */
+    protected abstract VerificationStore openStore(MutableClock clock);
+
+    /** Writes an item exactly as given, bypassing every condition: for fixtures only. */
+    protected abstract void putRawItem(Map<String, Object> item);
+
+    /** Every item in the store, as attribute maps. */
+    protected abstract List<Map<String, Object>> allRawItems();
+
+    /** Empty when the engine runs TransactWriteItems; otherwise the reason tests of it are skipped. */
+    protected Optional<String> missingTransactions() {
+        return Optional.empty();
+    }
+
+    @BeforeEach
+    void openFreshStore() {
+        clock = new MutableClock(START);
+        store = openStore(clock);
+        outbox = new DevelopmentOutbox(clock);
+        keyBase64 = SecretKeyRing.generateBase64Key(RANDOM);
+        keys = SecretKeyRing.fromBase64(List.of(keyBase64));
+        verification = build(keys, outbox, VerificationSettings.defaults());
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    /**
+     * The domain on this store. Where the engine has no transactions, device registration writes its two
+     * items one after the other through {@link #putRawItem}, so that everything around registration can
+     * still be tested; the tests of registration's atomicity itself are skipped there.
+     */
+    protected Verification build(SecretKeyRing ring, CodeSender sender, VerificationSettings settings) {
+        return Verification.builder().store(domainStore()).keys(ring).sender(sender).clock(clock).settings(settings)
+                .build();
+    }
+
+    private VerificationStore domainStore() {
+        if (missingTransactions().isEmpty()) {
+            return store;
+        }
+        VerificationStore real = store;
+        return (VerificationStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {VerificationStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("registerDevice")) {
+                        putRawItem(TableItems.deviceItem((DeviceToken) args[0]));
+                        putRawItem(TableItems.auditItem((AuditEntry) args[1]));
+                        return null;
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    // Helpers
+
+    protected String sendEmailCode(String userId) {
+        IssueResult result = verification.codes().issue(
+                CodeRequest.of(userId, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, userId + "@example.com"));
+        assertThat(result).isInstanceOf(IssueResult.Issued.class);
+        return latestCode();
+    }
+
+    protected String latestCode() {
+        return outbox.messages().get(0).code();
+    }
+
+    protected VerificationResult verifyEmailCode(String userId, String code) {
+        return verification.codes().verify(VerifyRequest.numeric(code, userId, CodeType.EMAIL_VERIFICATION));
+    }
+
+    protected static String wrongCode(String code) {
+        return code.equals("000000") ? "111111" : "000000";
+    }
+
+    protected static FailureReason reasonOf(VerificationResult result) {
+        assertThat(result).isInstanceOf(VerificationResult.Invalid.class);
+        return ((VerificationResult.Invalid) result).reason();
+    }
+
+    protected List<AuditEventType> auditTypes(String userId) {
+        return verification.audit().query(userId, Optional.empty(), Optional.empty(), Optional.of(100), Optional.empty())
+                .entries().stream().map(AuditEntry::eventType).toList();
+    }
+
+    protected RegisteredDevice registerDevice(String userId, String deviceId) {
+        return verification.devices().register(new DeviceRegistration(userId, deviceId, "IOS",
+                Optional.of("Jane's iPhone"), Optional.of("push-token-1"), ClientContext.of("203.0.113.9", "Safari", null)));
+    }
+
+    // Codes
+
+    @Test
+    void aNumericCodeVerifiesOnceAndThenIsUsed() {
+        String code = sendEmailCode("alice");
+
+        assertThat(code).matches("[0-9]{6}");
+        VerificationResult first = verifyEmailCode("alice", code);
+        assertThat(first).isEqualTo(new VerificationResult.Valid("alice", CodeType.EMAIL_VERIFICATION,
+                START.plus(Duration.ofMinutes(15))));
+        assertThat(reasonOf(verifyEmailCode("alice", code))).isEqualTo(FailureReason.USED);
+        assertThat(auditTypes("alice")).containsExactly(AuditEventType.CODE_VERIFICATION_FAILED,
+                AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
+    }
+
+    @Test
+    void checkDoesNotConsume() {
+        String code = sendEmailCode("alice");
+        VerifyRequest request = VerifyRequest.numeric(code, "alice", CodeType.EMAIL_VERIFICATION);
+
+        assertThat(verification.codes().check(request).valid()).isTrue();
+        assertThat(verification.codes().check(request).valid()).isTrue();
+        assertThat(verification.codes().verify(request).valid()).isTrue();
+        assertThat(reasonOf(verification.codes().check(request))).isEqualTo(FailureReason.USED);
+    }
+
+    @Test
+    void aCodeOneSecondPastItsTtlIsExpiredThoughStillStored() {
+        String code = sendEmailCode("alice");
+        VerifyRequest request = VerifyRequest.numeric(code, "alice", CodeType.EMAIL_VERIFICATION);
+
+        clock.advance(Duration.ofMinutes(15).minusSeconds(1));
+        assertThat(verification.codes().check(request).valid()).isTrue();
+
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(reasonOf(verification.codes().check(request))).isEqualTo(FailureReason.EXPIRED);
+        assertThat(reasonOf(verification.codes().verify(request))).isEqualTo(FailureReason.EXPIRED);
+        // EXPIRED (not NOT_FOUND) proves the item is still there, and it was not consumed either:
+        assertThat(allRawItems()).anySatisfy(item -> {
+            assertThat(item.get("codeType")).isEqualTo("EMAIL_VERIFICATION");
+            assertThat(item.get("isUsed")).isEqualTo(false);
+        });
+    }
+
+    @Test
+    void aCodeExactlyAtItsTtlSecondIsExpired() {
+        String code = sendEmailCode("alice");
+        clock.advance(Duration.ofMinutes(15));
+
+        assertThat(reasonOf(verifyEmailCode("alice", code))).isEqualTo(FailureReason.EXPIRED);
+    }
+
+    @Test
+    void aNewCodeInvalidatesTheUsersEarlierCodesOfThatTypeOnly() {
+        String first = sendEmailCode("alice");
+        verification.codes().issue(CodeRequest.of("alice", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+441234561234"));
+        String phoneCode = latestCode();
+        String second = sendEmailCode("alice");
+
+        assertThat(reasonOf(verifyEmailCode("alice", first))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(verifyEmailCode("alice", second).valid()).isTrue();
+        assertThat(verification.codes().verify(VerifyRequest.numeric(phoneCode, "alice", CodeType.PHONE_VERIFICATION))
+                .valid()).isTrue();
+        assertThat(auditTypes("alice")).contains(AuditEventType.CODES_INVALIDATED);
+    }
+
+    @Test
+    void aNumericCodeIsBoundToItsUserAndType() {
+        String code = sendEmailCode("alice");
+
+        assertThat(reasonOf(verifyEmailCode("bob", code))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(reasonOf(verification.codes().verify(VerifyRequest.numeric(code, "alice", CodeType.PASSWORD_RESET))))
+                .isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(verifyEmailCode("alice", code).valid()).isTrue();
+    }
+
+    @Test
+    void aLinkCodeVerifiesByItselfAndOnlyForTheTypeItWasIssuedFor() {
+        IssueResult issued = verification.codes().issue(
+                CodeRequest.of("carol", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL, "carol@example.com"));
+        assertThat(((IssueResult.Issued) issued).format()).isEqualTo(CodeFormat.LINK);
+        String link = latestCode();
+        assertThat(link).hasSize(43);
+
+        VerificationResult wrongType = verification.codes().verify(
+                new VerifyRequest(link, Optional.empty(), Optional.of(CodeType.EMAIL_VERIFICATION), ClientContext.none()));
+        assertThat(reasonOf(wrongType)).isEqualTo(FailureReason.NOT_FOUND);
+
+        VerificationResult valid = verification.codes().verify(VerifyRequest.link(link));
+        assertThat(valid).isEqualTo(new VerificationResult.Valid("carol", CodeType.PASSWORD_RESET,
+                START.plus(Duration.ofMinutes(15))));
+        assertThat(reasonOf(verification.codes().verify(VerifyRequest.link(link)))).isEqualTo(FailureReason.USED);
+    }
+
+    @Test
+    void previousKeysStillVerifyAfterRotation() {
+        String code = sendEmailCode("alice");
+        String nextKey = SecretKeyRing.generateBase64Key(RANDOM);
+        Verification rotated = build(SecretKeyRing.fromBase64(List.of(nextKey, keyBase64)), outbox,
+                VerificationSettings.defaults());
+
+        assertThat(rotated.codes().verify(VerifyRequest.numeric(code, "alice", CodeType.EMAIL_VERIFICATION)).valid())
+                .isTrue();
+
+        rotated.codes().issue(CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "a@example.com"));
+        String underNewKey = latestCode();
+        assertThat(reasonOf(verifyEmailCode("alice", underNewKey))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(rotated.codes().verify(VerifyRequest.numeric(underNewKey, "alice", CodeType.EMAIL_VERIFICATION))
+                .valid()).isTrue();
+    }
+
+    @Test
+    void theFailureThatReachesTheLimitInvalidatesCodesAndLocksOutUntilTheWindowEnds() {
+        String code = sendEmailCode("alice");
+        for (int failure = 1; failure <= 4; failure++) {
+            assertThat(reasonOf(verifyEmailCode("alice", wrongCode(code)))).isEqualTo(FailureReason.NOT_FOUND);
+        }
+        assertThat(reasonOf(verifyEmailCode("alice", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        // The right code no longer helps: it was invalidated.
+        assertThat(reasonOf(verifyEmailCode("alice", code))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        // No new code of this type while locked out.
+        IssueResult refused = verification.codes().issue(
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "alice@example.com"));
+        assertThat(refused).isInstanceOf(IssueResult.RateLimited.class);
+        assertThat(((IssueResult.RateLimited) refused).action()).isEqualTo("VERIFY_EMAIL_VERIFICATION");
+        // Another user and another type are untouched.
+        assertThat(verifyEmailCode("bob", sendEmailCode("bob")).valid()).isTrue();
+
+        clock.advance(Duration.ofMinutes(15));
+        String fresh = sendEmailCode("alice");
+        assertThat(verifyEmailCode("alice", fresh).valid()).isTrue();
+    }
+
+    @Test
+    void aFailedCheckCountsLikeAFailedVerification() {
+        String code = sendEmailCode("alice");
+        VerifyRequest wrong = VerifyRequest.numeric(wrongCode(code), "alice", CodeType.EMAIL_VERIFICATION);
+        for (int failure = 1; failure <= 4; failure++) {
+            verification.codes().check(wrong);
+        }
+        assertThat(reasonOf(verification.codes().check(wrong))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        assertThat(reasonOf(verifyEmailCode("alice", code))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+    }
+
+    @Test
+    void aNewCodeDoesNotResetTheFailureCount() {
+        String code = sendEmailCode("alice");
+        for (int failure = 1; failure <= 3; failure++) {
+            verifyEmailCode("alice", wrongCode(code));
+        }
+        String next = sendEmailCode("alice");
+        assertThat(reasonOf(verifyEmailCode("alice", wrongCode(next)))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(reasonOf(verifyEmailCode("alice", wrongCode(next)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+    }
+
+    @Test
+    void theSixthCodeRequestInAWindowIsRateLimited() {
+        for (int request = 1; request <= 5; request++) {
+            sendEmailCode("alice");
+        }
+        clock.advance(Duration.ofMinutes(5));
+        IssueResult sixth = verification.codes().issue(
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "alice@example.com"));
+
+        assertThat(sixth).isInstanceOf(IssueResult.RateLimited.class);
+        IssueResult.RateLimited limited = (IssueResult.RateLimited) sixth;
+        assertThat(limited.action()).isEqualTo("SEND_EMAIL_VERIFICATION");
+        assertThat(limited.resetsAt()).isEqualTo(START.plus(Duration.ofMinutes(15)));
+        assertThat(limited.retryAfterSeconds()).isEqualTo(600);
+        assertThat(auditTypes("alice")).first().isEqualTo(AuditEventType.RATE_LIMITED);
+
+        clock.advance(Duration.ofMinutes(10));
+        sendEmailCode("alice");
+    }
+
+    @Test
+    void aFailedDeliveryInvalidatesTheCodeAndIsAudited() {
+        RecordingFailingSender down = new RecordingFailingSender();
+        Verification failing = build(keys, down, VerificationSettings.defaults());
+
+        IssueResult result = failing.codes().issue(
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "alice@example.com"));
+
+        assertThat(result).isInstanceOf(IssueResult.DeliveryFailed.class);
+        String attempted = down.attempted.get(0).code();
+        assertThat(reasonOf(verifyEmailCode("alice", attempted))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(auditTypes("alice")).contains(AuditEventType.CODE_DELIVERY_FAILED)
+                .doesNotContain(AuditEventType.CODE_SENT);
+    }
+
+    @Test
+    void badInputIsRefusedNamingTheFieldAndWritesNothing() {
+        assertField(() -> verification.codes().issue(
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.SMS, "+441234561234")), "deliveryMethod");
+        assertField(() -> verification.codes().issue(
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "not-an-address")), "deliveryTarget");
+        assertField(() -> verification.codes().issue(
+                CodeRequest.of("alice", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "01234 567890")), "deliveryTarget");
+        assertField(() -> verification.codes().issue(
+                CodeRequest.of("USER#bob", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "a@example.com")), "userId");
+        assertField(() -> verification.codes().verify(
+                new VerifyRequest("123456", Optional.empty(), Optional.of(CodeType.EMAIL_VERIFICATION), ClientContext.none())),
+                "userId");
+        assertField(() -> verification.codes().verify(
+                new VerifyRequest("123456", Optional.of("alice"), Optional.empty(), ClientContext.none())), "codeType");
+        assertField(() -> verification.codes().verify(VerifyRequest.numeric("12ab", "alice", CodeType.EMAIL_VERIFICATION)),
+                "code");
+        assertField(() -> verification.devices().register(DeviceRegistration.of("alice", "phone#1", "IOS")), "deviceId");
+        assertField(() -> verification.devices().verify("phone-1", "short", ClientContext.none()), "secret");
+        assertField(() -> verification.audit().query("alice", Optional.empty(), Optional.empty(), Optional.of(101),
+                Optional.empty()), "limit");
+        assertField(() -> verification.audit().query("alice", Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.of("bm90LWEtY3Vyc29y")), "cursor");
+
+        assertThat(allRawItems()).isEmpty();
+    }
+
+    private static void assertField(Runnable call, String field) {
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(InvalidInputException.class,
+                e -> assertThat(e.field()).isEqualTo(field));
+    }
+
+    @Test
+    void noCodeSecretOrFullTargetIsEverStored() {
+        String code = sendEmailCode("alice");
+        verification.codes().issue(CodeRequest.of("alice", CodeType.PASSWORD_RESET, DeliveryMethod.SMS, "+447700900123"));
+        String link = latestCode();
+        RegisteredDevice device = registerDevice("alice", "phone-1");
+        verifyEmailCode("alice", code);
+
+        String everything = allRawItems().toString();
+        assertThat(everything).doesNotContain(link, device.secret(), "alice@example.com", "+447700900123")
+                .contains("a***@example.com", "+44******0123");
+        assertThat(allRawItems()).noneSatisfy(item -> assertThat(item.values()).contains(code));
+    }
+
+    // Devices
+
+    @Test
+    void registeringADeviceWritesTheTokenAndItsAuditEntryInOneTransaction() {
+        assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        RegisteredDevice device = registerDevice("dave", "laptop-1");
+
+        assertThat(verification.devices().list("dave")).singleElement().satisfies(token -> {
+            assertThat(token.deviceId()).isEqualTo("laptop-1");
+            assertThat(token.tokenId()).isEqualTo(device.tokenId());
+            assertThat(token.deviceName()).contains("Jane's iPhone");
+        });
+        assertThat(auditTypes("dave")).containsExactly(AuditEventType.DEVICE_ADDED);
+    }
+
+    @Test
+    void aRefusedRegistrationLeavesNeitherTokenNorAuditEntry() {
+        assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        AuditEntry taken = verification.audit().recordSuccess("dave", AuditEventType.CODE_SENT, Map.of(),
+                ClientContext.none());
+        DeviceToken token = new DeviceToken("laptop-1", "token-digest", "dave", "WEB", Optional.empty(), Optional.empty(),
+                START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
+        AuditEntry sameKey = new AuditEntry("dave", taken.timestamp(), taken.entryId(), AuditEventType.DEVICE_ADDED,
+                Map.of(), Optional.empty(), Optional.empty(), Optional.of("laptop-1"), true, Optional.empty(),
+                Optional.empty());
+
+        assertThatThrownBy(() -> store.registerDevice(token, sameKey)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("nothing was written");
+        assertThat(store.findDevices("dave", START)).isEmpty();
+        assertThat(auditTypes("dave")).containsExactly(AuditEventType.CODE_SENT);
+    }
+
+    @Test
+    void aRememberedDeviceVerifiesAndItsExpirySlides() {
+        RegisteredDevice device = registerDevice("dave", "laptop-1");
+        assertThat(device.expiresAt()).isEqualTo(START.plus(Duration.ofDays(30)));
+
+        clock.advance(Duration.ofDays(29));
+        DeviceVerification first = verification.devices().verify("laptop-1", device.secret(), ClientContext.none());
+        assertThat(first).isEqualTo(new DeviceVerification.Valid("dave", "laptop-1", START.plus(Duration.ofDays(59))));
+
+        clock.advance(Duration.ofDays(29));
+        assertThat(verification.devices().verify("laptop-1", device.secret(), ClientContext.none()).valid()).isTrue();
+        assertThat(verification.devices().list("dave")).singleElement()
+                .satisfies(token -> assertThat(token.lastActiveAt()).isEqualTo(START.plus(Duration.ofDays(58))));
+        assertThat(auditTypes("dave")).startsWith(AuditEventType.DEVICE_VERIFIED, AuditEventType.DEVICE_VERIFIED);
+    }
+
+    @Test
+    void anExpiredDeviceSecretDoesNotVerifyAndIsNotListedThoughStillStored() {
+        RegisteredDevice device = registerDevice("dave", "laptop-1");
+        clock.advance(Duration.ofDays(30).plusSeconds(1));
+
+        assertThat(verification.devices().verify("laptop-1", device.secret(), ClientContext.none()))
+                .isEqualTo(new DeviceVerification.Invalid(DeviceVerification.Reason.EXPIRED));
+        assertThat(verification.devices().list("dave")).isEmpty();
+        assertThat(allRawItems()).anySatisfy(item -> assertThat(item.get("tokenId")).isEqualTo(device.tokenId()));
+    }
+
+    @Test
+    void aWrongSecretOrAnotherDevicesSecretIsNotFound() {
+        RegisteredDevice device = registerDevice("dave", "laptop-1");
+        registerDevice("dave", "phone-1");
+
+        assertThat(verification.devices().verify("phone-1", device.secret(), ClientContext.none()))
+                .isEqualTo(new DeviceVerification.Invalid(DeviceVerification.Reason.NOT_FOUND));
+        assertThat(verification.devices().verify("laptop-1", "A".repeat(43), ClientContext.none()))
+                .isEqualTo(new DeviceVerification.Invalid(DeviceVerification.Reason.NOT_FOUND));
+    }
+
+    @Test
+    void revokingOneDeviceLeavesTheOthersAndOtherUsers() {
+        RegisteredDevice laptop = registerDevice("dave", "laptop-1");
+        registerDevice("dave", "laptop-10");
+        registerDevice("erin", "laptop-1");
+
+        assertThat(verification.devices().revoke("dave", "laptop-1", ClientContext.none())).isEqualTo(1);
+
+        assertThat(verification.devices().list("dave")).extracting(DeviceToken::deviceId).containsExactly("laptop-10");
+        assertThat(verification.devices().list("erin")).hasSize(1);
+        assertThat(verification.devices().verify("laptop-1", laptop.secret(), ClientContext.none()).valid()).isFalse();
+        assertThat(auditTypes("dave")).first().isEqualTo(AuditEventType.DEVICE_REVOKED);
+    }
+
+    @Test
+    void revokingAllDevicesDeletesMoreThanOneBatchAndAuditsTheCount() {
+        for (int i = 0; i < 30; i++) {
+            registerDevice("dave", "device-" + i);
+        }
+        registerDevice("erin", "device-0");
+
+        assertThat(verification.devices().revokeAll("dave", ClientContext.none())).isEqualTo(30);
+
+        assertThat(verification.devices().list("dave")).isEmpty();
+        assertThat(verification.devices().list("erin")).hasSize(1);
+        AuditEntry revoked = verification.audit().query("dave", Optional.empty(), Optional.empty(), Optional.of(1),
+                Optional.empty()).entries().get(0);
+        assertThat(revoked.eventType()).isEqualTo(AuditEventType.DEVICES_REVOKED);
+        assertThat(revoked.details()).containsEntry("count", "30");
+    }
+
+    // Audit
+
+    @Test
+    void auditHistoryIsNewestFirstAndPagesWithACursor() {
+        for (int i = 0; i < 7; i++) {
+            verification.audit().recordSuccess("fay", AuditEventType.CODE_SENT, Map.of("n", Integer.toString(i)),
+                    ClientContext.none());
+            clock.advance(Duration.ofSeconds(1));
+        }
+        List<String> seen = new ArrayList<>();
+        Optional<String> cursor = Optional.empty();
+        List<Integer> pageSizes = new ArrayList<>();
+        do {
+            AuditPage page = verification.audit().query("fay", Optional.empty(), Optional.empty(), Optional.of(3), cursor);
+            pageSizes.add(page.entries().size());
+            page.entries().forEach(entry -> seen.add(entry.details().get("n")));
+            cursor = page.nextCursor();
+        } while (cursor.isPresent());
+
+        assertThat(pageSizes).containsExactly(3, 3, 1);
+        assertThat(seen).containsExactly("6", "5", "4", "3", "2", "1", "0");
+    }
+
+    @Test
+    void auditHistoryHonoursTheTimeRange() {
+        for (int i = 0; i < 5; i++) {
+            verification.audit().recordSuccess("fay", AuditEventType.CODE_SENT, Map.of("n", Integer.toString(i)),
+                    ClientContext.none());
+            clock.advance(Duration.ofMinutes(1));
+        }
+        AuditPage page = verification.audit().query("fay", Optional.of(START.plus(Duration.ofMinutes(1))),
+                Optional.of(START.plus(Duration.ofMinutes(3))), Optional.empty(), Optional.empty());
+
+        assertThat(page.entries()).extracting(entry -> entry.details().get("n")).containsExactly("3", "2", "1");
+        assertThat(page.nextCursor()).isEmpty();
+    }
+
+    @Test
+    void auditEntriesPastRetentionAreNotListedThoughStillStored() {
+        verification.audit().recordSuccess("fay", AuditEventType.CODE_SENT, Map.of(), ClientContext.none());
+        clock.advance(Duration.ofDays(90).minusSeconds(1));
+        assertThat(auditTypes("fay")).hasSize(1);
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(auditTypes("fay")).isEmpty();
+        assertThat(allRawItems()).hasSize(1);
+    }
+
+    @Test
+    void foreverRetentionWritesNoTtlAndKeepsEntries() {
+        Verification forever = build(keys, outbox, VerificationSettings.defaults().withAuditRetention(Optional.empty()));
+        forever.audit().recordSuccess("fay", AuditEventType.CODE_SENT, Map.of(), ClientContext.none());
+
+        assertThat(allRawItems()).singleElement().satisfies(item -> assertThat(item).doesNotContainKey("ttl"));
+        clock.advance(Duration.ofDays(3650));
+        assertThat(auditTypes("fay")).containsExactly(AuditEventType.CODE_SENT);
+    }
+
+    @Test
+    void auditEntriesCarryTheClientContextAndMaskedTargets() {
+        verification.codes().issue(CodeRequest.of("gus", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+441234561234")
+                .withClient(ClientContext.of("2001:db8::1", "curl/8", "phone-1")));
+
+        AuditEntry sent = verification.audit().query("gus", Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty()).entries().get(0);
+        assertThat(sent.eventType()).isEqualTo(AuditEventType.CODE_SENT);
+        assertThat(sent.ipAddress()).contains("2001:db8::1");
+        assertThat(sent.userAgent()).contains("curl/8");
+        assertThat(sent.deviceId()).contains("phone-1");
+        assertThat(sent.success()).isTrue();
+        assertThat(sent.details()).containsEntry("deliveryTarget", "+44******1234").containsEntry("codeType",
+                "PHONE_VERIFICATION");
+    }
+
+    // Rate limits
+
+    @Test
+    void rateLimitStateListsEveryActionsCurrentWindow() {
+        sendEmailCode("hal");
+        sendEmailCode("hal");
+        verifyEmailCode("hal", "000000");
+
+        List<RateLimitDecision> limits = verification.codes().rateLimits("hal");
+        assertThat(limits).hasSize(6);
+        assertThat(limits).filteredOn(limit -> limit.action().equals("SEND_EMAIL_VERIFICATION")).singleElement()
+                .satisfies(limit -> {
+                    assertThat(limit.count()).isEqualTo(2);
+                    assertThat(limit.limit()).isEqualTo(5);
+                    assertThat(limit.resetsAt()).isEqualTo(START.plus(Duration.ofMinutes(15)));
+                });
+        assertThat(limits).filteredOn(limit -> limit.action().equals("VERIFY_EMAIL_VERIFICATION"))
+                .extracting(RateLimitDecision::count).containsExactly(1L);
+
+        clock.advance(Duration.ofMinutes(15));
+        assertThat(verification.codes().rateLimits("hal")).extracting(RateLimitDecision::count).containsOnly(0L);
+    }
+
+    // Concurrency
+
+    @Test
+    void ofFiftyConcurrentVerificationsOfOneCodeExactlyOneSucceeds() throws Exception {
+        String code = sendEmailCode("ivy");
+
+        List<VerificationResult> results = runConcurrently(50, () -> verifyEmailCode("ivy", code));
+
+        assertThat(results).filteredOn(VerificationResult::valid).hasSize(1);
+        assertThat(results).filteredOn(result -> !result.valid()).hasSize(49);
+    }
+
+    @Test
+    void aLimitOfFiveLetsExactlyFiveOfFortySimultaneousRequestsThrough() throws Exception {
+        RateLimitPolicy policy = new RateLimitPolicy(5, Duration.ofMinutes(15));
+
+        List<RateLimitDecision> decisions = runConcurrently(40,
+                () -> verification.rateLimiter().acquire("jon", "SEND_EMAIL_VERIFICATION", policy));
+
+        assertThat(decisions).filteredOn(RateLimitDecision::allowed).hasSize(5);
+        assertThat(decisions).extracting(RateLimitDecision::count).doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(java.util.stream.LongStream.rangeClosed(1, 40).boxed().toList());
+    }
+
+    @Test
+    void aThousandAuditEventsAtOneInstantGiveAThousandEntries() throws Exception {
+        runConcurrently(1000, () -> verification.audit().recordSuccess("kim", AuditEventType.CODE_SENT, Map.of(),
+                ClientContext.none()));
+
+        Set<String> entryIds = new HashSet<>();
+        Optional<String> cursor = Optional.empty();
+        do {
+            AuditPage page = verification.audit().query("kim", Optional.empty(), Optional.empty(), Optional.of(100), cursor);
+            page.entries().forEach(entry -> entryIds.add(entry.entryId()));
+            cursor = page.nextCursor();
+        } while (cursor.isPresent());
+        assertThat(entryIds).hasSize(1000);
+        assertThat(allRawItems()).hasSize(1000);
+    }
+
+    /** Runs {@code tasks} copies of the call at once (released together by a latch) on a pool of threads. */
+    protected static <T> List<T> runConcurrently(int tasks, Callable<T> call) throws Exception {
+        int threads = Math.min(tasks, 50);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < tasks; i++) {
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return call.call();
+                }));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get(2, TimeUnit.MINUTES));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

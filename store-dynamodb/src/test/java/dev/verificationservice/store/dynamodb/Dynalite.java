@@ -1,0 +1,143 @@
+package dev.verificationservice.store.dynamodb;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * dynalite, a DynamoDB-compatible engine on Node.js, installed by the Maven build ({@code npm ci} in
+ * {@code target/dynalite}) and started here once per test run on a free port. It is stopped when the run
+ * ends, by JUnit closing the root store, or by the JVM's shutdown hook at the latest.
+ */
+final class Dynalite implements ExtensionContext.Store.CloseableResource {
+
+    private static final long START_TIMEOUT_SECONDS = 60;
+
+    private final Process process;
+    private final URI endpoint;
+    private final DynamoDbClient client;
+
+    private Dynalite(Process process, URI endpoint) {
+        this.process = process;
+        this.endpoint = endpoint;
+        this.client = DynamoDbClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClient(ApacheHttpClient.builder().maxConnections(64).build())
+                .build();
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+    }
+
+    /** The shared instance of this test run, started on first use. */
+    static Dynalite instance(ExtensionContext context) {
+        return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+                .getOrComputeIfAbsent(Dynalite.class, key -> start(), Dynalite.class);
+    }
+
+    DynamoDbClient client() {
+        return client;
+    }
+
+    URI endpoint() {
+        return endpoint;
+    }
+
+    private static Dynalite start() {
+        Path cli = Path.of(System.getProperty("dynalite.cli", "target/dynalite/node_modules/dynalite/cli.js"));
+        if (!Files.isRegularFile(cli)) {
+            throw new IllegalStateException("dynalite is not installed at " + cli.toAbsolutePath()
+                    + "; run the tests through Maven (mvn verify), which installs it with npm ci");
+        }
+        int port = freePort();
+        try {
+            Process process = new ProcessBuilder("node", cli.toString(), "--port", Integer.toString(port),
+                    "--host", "127.0.0.1", "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+                    .redirectErrorStream(true)
+                    .start();
+            BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            // dynalite prints one line once it listens; wait for that line, not for a fixed time.
+            CompletableFuture<String> listening = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return output.readLine();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            String line = listening.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (line == null || !line.contains("listening")) {
+                process.destroyForcibly();
+                throw new IllegalStateException("dynalite did not start: " + line);
+            }
+            drain(output);
+            return new Dynalite(process, URI.create("http://127.0.0.1:" + port));
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not start dynalite with node (Node.js 20+ must be on the PATH)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Keeps reading dynalite's output so that a full pipe never blocks it. */
+    private static void drain(BufferedReader output) {
+        Thread drainer = new Thread(() -> {
+            try {
+                while (output.readLine() != null) {
+                    // discard
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+        }, "dynalite-output");
+        drainer.setDaemon(true);
+        drainer.start();
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port for dynalite", e);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        client.close();
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+
+    /** Gives a test class the shared instance: {@code @RegisterExtension static final Dynalite.Extension DYNALITE}. */
+    static final class Extension implements BeforeAllCallback {
+        private Dynalite dynalite;
+
+        @Override
+        public void beforeAll(ExtensionContext context) {
+            dynalite = instance(context);
+        }
+
+        Dynalite get() {
+            return dynalite;
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.verificationservice.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.FailureReason;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
+import dev.verificationservice.store.contract.MutableClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The contract suite on a real SQLite file, plus what only the embedded store has: WAL and the sweep. */
+class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @TempDir
+    Path dataDirectory;
+
+    @Override
+    protected VerificationStore openStore(MutableClock clock) {
+        // The background sweep never runs during a test; the sweep test calls it directly.
+        return SqliteVerificationStore.open(dataDirectory, clock, Duration.ofDays(1), Duration.ofHours(1));
+    }
+
+    @Override
+    protected void putRawItem(Map<String, Object> item) {
+        ((SqliteVerificationStore) store).putItem(item);
+    }
+
+    @Override
+    protected List<Map<String, Object>> allRawItems() {
+        List<Map<String, Object>> items = new ArrayList<>();
+        try (Connection connection = openFile(); Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT item FROM items")) {
+            while (rows.next()) {
+                items.add(JSON.readValue(rows.getString(1), new TypeReference<LinkedHashMap<String, Object>>() {
+                }));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return items;
+    }
+
+    private Connection openFile() throws SQLException {
+        return DriverManager.getConnection("jdbc:sqlite:" + dataDirectory.resolve(SqliteVerificationStore.DATABASE_FILE));
+    }
+
+    @Test
+    void theTableIsOneFileInWalMode() throws SQLException {
+        assertThat(Files.exists(dataDirectory.resolve("verification.db"))).isTrue();
+        try (Connection connection = openFile(); Statement statement = connection.createStatement();
+             ResultSet mode = statement.executeQuery("PRAGMA journal_mode")) {
+            assertThat(mode.next()).isTrue();
+            assertThat(mode.getString(1)).isEqualTo("wal");
+        }
+    }
+
+    @Test
+    void itemsSurviveReopeningTheFile() {
+        String code = sendEmailCode("alice");
+        store.close();
+        store = openStore(clock);
+        verification = build(keys, outbox, dev.verificationservice.VerificationSettings.defaults());
+
+        assertThat(verifyEmailCode("alice", code).valid()).isTrue();
+    }
+
+    @Test
+    void theSweepRemovesOnlyRowsLongPastTheirTtl() {
+        String code = sendEmailCode("alice");
+        SqliteVerificationStore sqlite = (SqliteVerificationStore) store;
+
+        // Expired 30 minutes ago: within the grace period, kept, and still refused by reads.
+        clock.advance(Duration.ofMinutes(45));
+        assertThat(sqlite.sweepExpired(clock.instant())).isZero();
+        VerificationResult expired = verifyEmailCode("alice", code);
+        assertThat(((VerificationResult.Invalid) expired).reason()).isEqualTo(FailureReason.EXPIRED);
+
+        // Now 12:45. The code (ttl 10:15) and the 10:00 SEND window (ttl 11:15) are past the one-hour grace
+        // and go; the 10:45 VERIFY window (ttl 12:00) and both audit entries (90 days) stay.
+        clock.advance(Duration.ofHours(2));
+        int swept = sqlite.sweepExpired(clock.instant());
+        assertThat(swept).isEqualTo(2);
+        assertThat(allRawItems()).hasSize(3)
+                .noneSatisfy(item -> assertThat(item.get("codeType")).isEqualTo(CodeType.EMAIL_VERIFICATION.name()));
+    }
+}
