@@ -51,6 +51,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The one contract every store provider passes: the whole domain (codes, devices, audit, rate limits) run
@@ -60,6 +61,7 @@ import org.junit.jupiter.api.Test;
  * <p>Expired items are deliberately left in the store (nothing here deletes them): the tests move the
  * clock past their ttl and show that every read and conditional write refuses them anyway.
  */
+@ExtendWith(SkipReasonReporter.class)
 public abstract class AbstractVerificationStoreContractTest {
 
     protected static final Instant START = Instant.parse("2026-11-30T10:00:00Z");

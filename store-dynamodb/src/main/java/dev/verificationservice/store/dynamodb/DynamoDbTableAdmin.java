@@ -2,11 +2,13 @@ package dev.verificationservice.store.dynamodb;
 
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableKeys;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
@@ -23,6 +25,7 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
+import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 /**
  * Creates the single table and checks an existing one. The shape: partition key {@code PK} (S), sort key
@@ -66,7 +69,15 @@ public final class DynamoDbTableAdmin {
         } catch (ResourceInUseException e) {
             return CreateOutcome.ALREADY_EXISTS;
         }
-        client.waiter().waitUntilTableExists(request -> request.tableName(tableName));
+        try (DynamoDbWaiter waiter = DynamoDbWaiter.builder()
+                .client(client)
+                // A new on-demand table is usually active within seconds; poll each second for up to five minutes.
+                .overrideConfiguration(config -> config
+                        .backoffStrategyV2(BackoffStrategy.fixedDelayWithoutJitter(Duration.ofSeconds(1)))
+                        .maxAttempts(300))
+                .build()) {
+            waiter.waitUntilTableExists(request -> request.tableName(tableName));
+        }
         return CreateOutcome.CREATED;
     }
 

@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * {@code target/dynalite}) and started here once per test run on a free port. It is stopped when the run
  * ends, by JUnit closing the root store, or by the JVM's shutdown hook at the latest.
  */
-final class Dynalite implements ExtensionContext.Store.CloseableResource {
+final class Dynalite implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
     private static final long START_TIMEOUT_SECONDS = 60;
 
