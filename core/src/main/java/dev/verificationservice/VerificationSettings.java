@@ -43,6 +43,14 @@ public record VerificationSettings(
                 DEFAULT_SEND_LIMIT, DEFAULT_VERIFY_LIMIT, CodeFormat.DEFAULT_NUMERIC_LENGTH);
     }
 
+    public VerificationSettings withCodeTtl(Duration ttl) {
+        return new VerificationSettings(ttl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength);
+    }
+
+    public VerificationSettings withDeviceTtl(Duration ttl) {
+        return new VerificationSettings(codeTtl, ttl, auditRetention, sendLimit, verifyLimit, defaultNumericLength);
+    }
+
     public VerificationSettings withAuditRetention(Optional<Duration> retention) {
         return new VerificationSettings(codeTtl, deviceTtl, retention, sendLimit, verifyLimit, defaultNumericLength);
     }

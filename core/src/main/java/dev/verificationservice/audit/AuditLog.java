@@ -68,6 +68,7 @@ public final class AuditLog {
     /** Records one event now. */
     public AuditEntry record(String userId, AuditEventType type, boolean success, Optional<String> failureReason,
                              Map<String, String> details, ClientContext client) {
+        Inputs.userId(userId);
         for (int attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt++) {
             AuditEntry entry = newEntry(userId, type, success, failureReason, details, client);
             if (entries.appendAudit(entry)) {
@@ -102,6 +103,8 @@ public final class AuditLog {
         Instant now = clock.instant();
         Instant rangeStart = from.orElse(Instant.EPOCH);
         Instant rangeEnd = to.orElse(now);
+        requireStorable("from", rangeStart);
+        requireStorable("to", rangeEnd);
         if (rangeStart.isAfter(rangeEnd)) {
             throw new InvalidInputException("from", "must not be after 'to'");
         }
@@ -110,6 +113,14 @@ public final class AuditLog {
             throw new InvalidInputException("limit", "must be between 1 and " + MAX_PAGE_SIZE);
         }
         Optional<AuditPosition> before = cursor.map(AuditLog::decodeCursor);
+        if (before.isPresent() && before.get().timestamp().isAfter(rangeEnd)) {
+            throw new InvalidInputException("cursor", "belongs to another time range; pass the same 'from' and 'to' "
+                    + "as for the first page, or leave the cursor out to start again");
+        }
+        if (before.isPresent() && before.get().timestamp().isBefore(rangeStart)) {
+            // The previous page ended before the range starts: nothing is left.
+            return new AuditPage(List.of(), Optional.empty());
+        }
 
         // One more than asked tells whether another page exists, so nextCursor never leads to an empty page.
         List<AuditEntry> found = entries.queryAudit(userId, rangeStart, rangeEnd, before, pageSize + 1, now);
@@ -127,6 +138,15 @@ public final class AuditLog {
         }
         return new AuditPage(page, nextCursor);
     }
+
+    /** Timestamps are kept as fixed-width text, which holds the years 1970 to 9999. */
+    private static void requireStorable(String field, Instant instant) {
+        if (instant.isBefore(Instant.EPOCH) || instant.isAfter(LATEST)) {
+            throw new InvalidInputException(field, "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z");
+        }
+    }
+
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
 
     static String encodeCursor(AuditPosition position) {
         String sortKey = TableKeys.auditSortKey(position.timestamp(), position.entryId());

@@ -6,16 +6,27 @@ import java.util.Optional;
 /** What the caller tells about the person's client; copied into every audit entry it causes. */
 public record ClientContext(Optional<String> ipAddress, Optional<String> userAgent, Optional<String> deviceId) {
 
+    /** Every value is checked however the context is built: it ends up in audit items. */
+    public ClientContext {
+        ipAddress = Inputs.optionalIpAddress(orNull(ipAddress));
+        userAgent = Inputs.optionalText("userAgent", orNull(userAgent), Inputs.MAX_USER_AGENT_LENGTH);
+        String device = orNull(deviceId);
+        deviceId = device == null || device.isEmpty() ? Optional.empty() : Optional.of(Inputs.deviceId(device));
+    }
+
     public static ClientContext none() {
         return new ClientContext(Optional.empty(), Optional.empty(), Optional.empty());
     }
 
-    /** Validates raw request values (each may be null). */
+    /** From raw request values, each of which may be null. */
     public static ClientContext of(String ipAddress, String userAgent, String deviceId) {
-        return new ClientContext(
-                Inputs.optionalIpAddress(ipAddress),
-                Inputs.optionalText("userAgent", userAgent, Inputs.MAX_USER_AGENT_LENGTH),
-                deviceId == null || deviceId.isEmpty() ? Optional.empty() : Optional.of(Inputs.deviceId(deviceId)));
+        return new ClientContext(Optional.ofNullable(ipAddress), Optional.ofNullable(userAgent),
+                Optional.ofNullable(deviceId));
+    }
+
+    @SuppressWarnings("OptionalAssignedToNull")
+    private static String orNull(Optional<String> value) {
+        return value == null ? null : value.orElse(null);
     }
 
     public ClientContext withDeviceId(String deviceId) {

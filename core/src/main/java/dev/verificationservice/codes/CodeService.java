@@ -102,7 +102,8 @@ public final class CodeService {
         invalidate(userId, type, "NEW_CODE_REQUESTED", client);
 
         Instant createdAt = Timestamps.truncate(clock.instant());
-        Instant expiresAt = createdAt.plus(settings.codeTtl());
+        // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
+        Instant expiresAt = Timestamps.wholeSecond(createdAt.plus(settings.codeTtl()));
         String plaintext = null;
         VerificationCode stored = null;
         for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS && stored == null; attempt++) {
@@ -123,11 +124,14 @@ public final class CodeService {
         details.put("deliveryTarget", maskedTarget);
         try {
             sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt));
-        } catch (DeliveryException e) {
+        } catch (DeliveryException | RuntimeException e) {
+            // Any failure of the channel, checked or not, leaves no usable code behind.
             codes.deleteCode(stored.digest());
             audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
-            LOG.warn("Delivery of a {} code for user {} by {} failed: {}", type, userId, method, e.getMessage());
-            return new IssueResult.DeliveryFailed(e.getMessage());
+            // The channel's own message may echo the full address: only its type is logged.
+            LOG.warn("Delivery of a {} code for user {} by {} to {} failed ({})", type, userId, method, maskedTarget,
+                    e.getClass().getSimpleName());
+            return new IssueResult.DeliveryFailed(method, maskedTarget);
         }
         details.put("expiresAt", Timestamps.format(expiresAt));
         audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
@@ -157,6 +161,7 @@ public final class CodeService {
 
     /** Deletes the user's codes of a type; audits CODES_INVALIDATED when any was still active. */
     public int invalidate(String userId, CodeType type, String reason, ClientContext client) {
+        Inputs.userId(userId);
         Instant now = clock.instant();
         long active = codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
         if (active > 0) {
@@ -196,15 +201,26 @@ public final class CodeService {
                         + " digits or a " + SecureTokens.RANDOM_TOKEN_LENGTH + "-character link code"));
         Optional<String> userId = request.userId().map(Inputs::userId);
         Optional<CodeType> type = request.codeType();
-        if (format == CodeFormat.NUMERIC) {
-            // A short code is only ever tested against one user's code of one type.
-            if (userId.isEmpty()) {
-                throw new InvalidInputException("userId", "is required to verify a numeric code");
-            }
-            if (type.isEmpty()) {
-                throw new InvalidInputException("codeType", "is required to verify a numeric code");
-            }
+        if (format == CodeFormat.LINK) {
+            // 256 random bits protect a link code; it is tested at once, in one conditional write.
+            return test(request, consume, format, code, userId, type, Optional.empty());
         }
+        // A short code is only ever tested against one user's code of one type.
+        String user = userId.orElseThrow(() -> new InvalidInputException("userId", "is required to verify a numeric code"));
+        CodeType codeType = type.orElseThrow(() -> new InvalidInputException("codeType",
+                "is required to verify a numeric code"));
+        // The attempt takes its place in the failure count before the code is tested, so that of any number of
+        // simultaneous guesses only the first `limit` are ever tested; a success gives its place back.
+        RateLimitDecision attempt = rateLimiter.acquire(user, verifyAction(codeType), settings.verifyLimit());
+        if (!attempt.allowed()) {
+            return lockedOut(request, consume, format, user, codeType);
+        }
+        return test(request, consume, format, code, userId, type, Optional.of(attempt));
+    }
+
+    private VerificationResult test(VerifyRequest request, boolean consume, CodeFormat format, String code,
+                                    Optional<String> userId, Optional<CodeType> type,
+                                    Optional<RateLimitDecision> attempt) {
         CodeExpectation expectation = new CodeExpectation(userId, type);
         Instant now = clock.instant();
         List<String> digests = keys.candidateDigests(
@@ -215,6 +231,7 @@ public final class CodeService {
             if (consume) {
                 ConsumeOutcome outcome = codes.consumeCode(digest, expectation, now);
                 if (outcome instanceof ConsumeOutcome.Consumed consumed) {
+                    attempt.ifPresent(slot -> rateLimiter.release(consumed.code().userId(), slot));
                     return succeeded(consumed.code(), request.client());
                 }
                 found = ((ConsumeOutcome.Rejected) outcome).current();
@@ -230,6 +247,7 @@ public final class CodeService {
         Optional<VerificationCode> matching = found.filter(expectation::matches);
         if (!consume && matching.isPresent() && matching.get().isActiveAt(now)) {
             VerificationCode valid = matching.get();
+            attempt.ifPresent(slot -> rateLimiter.release(valid.userId(), slot));
             return new VerificationResult.Valid(valid.userId(), valid.codeType(), valid.expiresAt());
         }
         FailureReason reason = matching.map(stored -> stored.used() ? FailureReason.USED
@@ -237,8 +255,21 @@ public final class CodeService {
                         // The condition failed although the item looked valid: it was used up concurrently.
                         : FailureReason.USED)
                 .orElse(FailureReason.NOT_FOUND);
-        return failed(format, reason, userId.or(() -> matching.map(VerificationCode::userId)),
-                type.or(() -> matching.map(VerificationCode::codeType)), consume, request);
+        Optional<String> subject = userId.or(() -> matching.map(VerificationCode::userId));
+        Optional<CodeType> subjectType = type.or(() -> matching.map(VerificationCode::codeType));
+        if (subject.isEmpty() || subjectType.isEmpty()) {
+            // A link code nobody issued: there is no user to audit.
+            return new VerificationResult.Invalid(reason, request.userId(), request.codeType());
+        }
+        boolean limitReached = attempt.map(RateLimitDecision::limitReached).orElse(false);
+        return failed(request, consume, format, limitReached ? FailureReason.TOO_MANY_ATTEMPTS : reason,
+                subject.get(), subjectType.get());
+    }
+
+    /** Over the limit: the code is not tested at all. */
+    private VerificationResult lockedOut(VerifyRequest request, boolean consume, CodeFormat format, String userId,
+                                         CodeType type) {
+        return failed(request, consume, format, FailureReason.TOO_MANY_ATTEMPTS, userId, type);
     }
 
     private VerificationResult succeeded(VerificationCode code, ClientContext client) {
@@ -247,28 +278,15 @@ public final class CodeService {
         return new VerificationResult.Valid(code.userId(), code.codeType(), code.expiresAt());
     }
 
-    private VerificationResult failed(CodeFormat format, FailureReason reason, Optional<String> userId,
-                                      Optional<CodeType> type, boolean consume, VerifyRequest request) {
-        if (userId.isEmpty() || type.isEmpty()) {
-            // A link code nobody issued: there is no user to audit or count against.
-            return new VerificationResult.Invalid(reason, request.userId(), request.codeType());
-        }
-        FailureReason answer = reason;
-        if (format == CodeFormat.NUMERIC) {
-            RateLimitDecision failures = rateLimiter.acquire(userId.get(), verifyAction(type.get()),
-                    settings.verifyLimit());
-            if (failures.limitReached()) {
-                answer = FailureReason.TOO_MANY_ATTEMPTS;
-            }
-        }
-        Map<String, String> details = details(type.get(), format);
+    private VerificationResult failed(VerifyRequest request, boolean consume, CodeFormat format, FailureReason reason,
+                                      String userId, CodeType type) {
+        Map<String, String> details = details(type, format);
         details.put("operation", consume ? "verify" : "check");
-        audit.recordFailure(userId.get(), AuditEventType.CODE_VERIFICATION_FAILED, answer.name(), details,
-                request.client());
-        if (answer == FailureReason.TOO_MANY_ATTEMPTS) {
-            invalidate(userId.get(), type.get(), FailureReason.TOO_MANY_ATTEMPTS.name(), request.client());
+        audit.recordFailure(userId, AuditEventType.CODE_VERIFICATION_FAILED, reason.name(), details, request.client());
+        if (reason == FailureReason.TOO_MANY_ATTEMPTS) {
+            invalidate(userId, type, FailureReason.TOO_MANY_ATTEMPTS.name(), request.client());
         }
-        return new VerificationResult.Invalid(answer, request.userId(), request.codeType());
+        return new VerificationResult.Invalid(reason, request.userId(), request.codeType());
     }
 
     private static Map<String, String> details(CodeType type, CodeFormat format) {

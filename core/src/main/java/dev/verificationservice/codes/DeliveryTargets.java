@@ -48,8 +48,10 @@ public final class DeliveryTargets {
                 yield target.charAt(0) + "***" + target.substring(at);
             }
             case SMS -> {
+                // At least half the digits stay hidden: the last four show only on numbers of 12 digits or more.
                 String digits = target.substring(1);
-                int hidden = Math.max(0, digits.length() - 6);
+                int shownAtEnd = digits.length() >= 12 ? 4 : 2;
+                int hidden = digits.length() - 2 - shownAtEnd;
                 yield "+" + digits.substring(0, 2) + "*".repeat(hidden) + digits.substring(2 + hidden);
             }
         };

@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The development outbox: with no delivery channel configured, codes are kept here in memory (the most
@@ -25,20 +26,28 @@ public final class DevelopmentOutbox implements CodeSender {
     private final Deque<Message> messages = new ArrayDeque<>();
     private final int capacity;
     private final Clock clock;
+    private final Function<OutgoingCode, String> bodies;
 
-    public DevelopmentOutbox(Clock clock, int capacity) {
+    /**
+     * @param bodies renders the message text as the real channel would (the server passes its templates)
+     */
+    public DevelopmentOutbox(Clock clock, int capacity, Function<OutgoingCode, String> bodies) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("the outbox must keep at least one message");
+        }
         this.clock = clock;
         this.capacity = capacity;
+        this.bodies = bodies;
     }
 
     public DevelopmentOutbox(Clock clock) {
-        this(clock, DEFAULT_CAPACITY);
+        this(clock, DEFAULT_CAPACITY, DevelopmentOutbox::plainBody);
     }
 
     @Override
     public synchronized void send(OutgoingCode message) {
         messages.addFirst(new Message(message.deliveryMethod(), message.deliveryTarget(), message.codeType(),
-                message.code(), body(message), clock.instant()));
+                message.code(), bodies.apply(message), clock.instant()));
         while (messages.size() > capacity) {
             messages.removeLast();
         }
@@ -49,7 +58,7 @@ public final class DevelopmentOutbox implements CodeSender {
         return new ArrayList<>(messages);
     }
 
-    private static String body(OutgoingCode message) {
+    private static String plainBody(OutgoingCode message) {
         return switch (message.format()) {
             case NUMERIC -> "Your " + describe(message.codeType()) + " code is " + message.code()
                     + ". It expires at " + message.expiresAt() + ".";

@@ -17,7 +17,7 @@ public sealed interface IssueResult {
     record RateLimited(String action, Instant resetsAt, long retryAfterSeconds) implements IssueResult {
     }
 
-    /** The sender failed; the code was invalidated. {@code reason} is safe to show. */
-    record DeliveryFailed(String reason) implements IssueResult {
+    /** The channel failed; the code was invalidated. Only the masked target is kept, never the channel's error. */
+    record DeliveryFailed(DeliveryMethod deliveryMethod, String maskedTarget) implements IssueResult {
     }
 }

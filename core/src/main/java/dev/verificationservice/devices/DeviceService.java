@@ -57,7 +57,7 @@ public final class DeviceService {
         String secret = tokens.randomToken();
         String tokenId = keys.currentDigest(digestInput(deviceId, secret));
         Instant now = Timestamps.truncate(clock.instant());
-        Instant expiresAt = now.plus(deviceTtl);
+        Instant expiresAt = Timestamps.wholeSecond(now.plus(deviceTtl));
         DeviceToken token = new DeviceToken(deviceId, tokenId, userId, deviceType, deviceName, pushToken, now,
                 client.ipAddress(), client.userAgent(), now, expiresAt);
 
@@ -80,7 +80,7 @@ public final class DeviceService {
                     + "-character secret returned when the device was registered");
         }
         Instant now = Timestamps.truncate(clock.instant());
-        Instant newExpiry = now.plus(deviceTtl);
+        Instant newExpiry = Timestamps.wholeSecond(now.plus(deviceTtl));
         ClientContext context = client.withDeviceId(device);
         Optional<DeviceToken> found = Optional.empty();
         for (String tokenId : keys.candidateDigests(digestInput(device, presented))) {

@@ -7,10 +7,11 @@ import java.util.Optional;
 public interface RateLimitRepository {
 
     /**
-     * Adds one to the window's counter atomically (creating it at 1) and returns the new count. Under any
-     * concurrency every call sees a distinct count, which is what makes a limit exact.
+     * Adds {@code delta} to the window's counter atomically (creating it at {@code delta}) and returns the new
+     * count. Under any concurrency every increment sees a distinct count, which is what makes a limit exact.
+     * A negative delta gives a slot back.
      */
-    long incrementCounter(String userId, String action, Instant windowStart, Instant expiresAt);
+    long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta);
 
     /** The counter of one window, if it exists and its ttl is after {@code now}. */
     Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now);

@@ -27,8 +27,17 @@ public final class RateLimiter {
         Instant now = clock.instant();
         Instant windowStart = windowStart(now, policy.window());
         Instant windowEnd = windowStart.plus(policy.window());
-        long count = counters.incrementCounter(userId, action, windowStart, windowEnd.plus(COUNTER_GRACE));
+        long count = counters.addToCounter(userId, action, windowStart, windowEnd.plus(COUNTER_GRACE), 1);
         return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd);
+    }
+
+    /**
+     * Gives back the slot an earlier {@link #acquire} took, in the same window: for events counted before
+     * their outcome was known that turned out not to count (a verification that succeeded).
+     */
+    public void release(String userId, RateLimitDecision acquired) {
+        counters.addToCounter(userId, acquired.action(), acquired.windowStart(),
+                acquired.resetsAt().plus(COUNTER_GRACE), -1);
     }
 
     /** The current window's count without counting anything (zero when the window has no counter yet). */

@@ -25,6 +25,11 @@ public final class Timestamps {
         return Instant.parse(text);
     }
 
+    /** The start of the instant's second: what a {@code ttl} in epoch seconds can say. */
+    public static Instant wholeSecond(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.SECONDS);
+    }
+
     /** The precision the table keeps: anything finer is dropped before a timestamp is written. */
     public static Instant truncate(Instant instant) {
         return instant.truncatedTo(ChronoUnit.MILLIS);

@@ -15,7 +15,8 @@ class DeliveryTargetsTest {
     void masksEmailAndPhoneAsTheSpecShows() {
         assertThat(DeliveryTargets.mask(DeliveryMethod.EMAIL, "jane.doe@example.com")).isEqualTo("j***@example.com");
         assertThat(DeliveryTargets.mask(DeliveryMethod.SMS, "+441234561234")).isEqualTo("+44******1234");
-        assertThat(DeliveryTargets.mask(DeliveryMethod.SMS, "+12345678")).isEqualTo("+12**5678");
+        assertThat(DeliveryTargets.mask(DeliveryMethod.SMS, "+12345678")).isEqualTo("+12****78");
+        assertThat(DeliveryTargets.mask(DeliveryMethod.SMS, "+15551234567")).isEqualTo("+15*******67");
     }
 
     @ParameterizedTest

@@ -303,6 +303,47 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void ofSixtySimultaneousWrongGuessesOnlyTheFirstFiveAreTested() throws Exception {
+        String code = sendEmailCode("alice");
+
+        List<VerificationResult> results = runConcurrently(60, () -> verifyEmailCode("alice", wrongCode(code)));
+
+        // Places 1-4 are tested and miss; place 5 is tested, misses and starts the lock-out; 6-60 are never tested.
+        assertThat(results).extracting(AbstractVerificationStoreContractTest::reasonOf)
+                .filteredOn(reason -> reason == FailureReason.NOT_FOUND).hasSize(4);
+        assertThat(results).extracting(AbstractVerificationStoreContractTest::reasonOf)
+                .filteredOn(reason -> reason == FailureReason.TOO_MANY_ATTEMPTS).hasSize(56);
+    }
+
+    @Test
+    void aCorrectCodeIsRefusedWhileTheUserIsLockedOut() {
+        String code = sendEmailCode("alice");
+        // Five failures counted elsewhere (for example on another instance) while this code survived.
+        for (int i = 0; i < 5; i++) {
+            verification.rateLimiter().acquire("alice", "VERIFY_EMAIL_VERIFICATION", VerificationSettings.DEFAULT_VERIFY_LIMIT);
+        }
+
+        assertThat(reasonOf(verification.codes().check(
+                VerifyRequest.numeric(code, "alice", CodeType.EMAIL_VERIFICATION)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        assertThat(reasonOf(verifyEmailCode("alice", code))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+    }
+
+    @Test
+    void aSuccessGivesItsAttemptBack() {
+        String code = sendEmailCode("alice");
+        for (int failure = 1; failure <= 4; failure++) {
+            verifyEmailCode("alice", wrongCode(code));
+        }
+        assertThat(verification.codes().check(VerifyRequest.numeric(code, "alice", CodeType.EMAIL_VERIFICATION)).valid())
+                .isTrue();
+        assertThat(verifyEmailCode("alice", code).valid()).isTrue();
+
+        assertThat(verification.codes().rateLimits("alice"))
+                .filteredOn(limit -> limit.action().equals("VERIFY_EMAIL_VERIFICATION"))
+                .extracting(RateLimitDecision::count).containsExactly(4L);
+    }
+
+    @Test
     void aFailedCheckCountsLikeAFailedVerification() {
         String code = sendEmailCode("alice");
         VerifyRequest wrong = VerifyRequest.numeric(wrongCode(code), "alice", CodeType.EMAIL_VERIFICATION);
@@ -360,6 +401,23 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void aChannelThatThrowsUncheckedStillInvalidatesTheCode() {
+        List<String> attempted = new ArrayList<>();
+        Verification failing = build(keys, message -> {
+            attempted.add(message.code());
+            throw new IllegalStateException("SNS throttled the request for " + message.deliveryTarget());
+        }, VerificationSettings.defaults());
+
+        IssueResult result = failing.codes().issue(
+                CodeRequest.of("alice", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+441234561234"));
+
+        assertThat(result).isEqualTo(new IssueResult.DeliveryFailed(DeliveryMethod.SMS, "+44******1234"));
+        assertThat(reasonOf(verification.codes().verify(
+                VerifyRequest.numeric(attempted.get(0), "alice", CodeType.PHONE_VERIFICATION)))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(allRawItems().toString()).doesNotContain("+441234561234");
+    }
+
+    @Test
     void badInputIsRefusedNamingTheFieldAndWritesNothing() {
         assertField(() -> verification.codes().issue(
                 CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.SMS, "+441234561234")), "deliveryMethod");
@@ -382,6 +440,16 @@ public abstract class AbstractVerificationStoreContractTest {
                 Optional.empty()), "limit");
         assertField(() -> verification.audit().query("alice", Optional.empty(), Optional.empty(), Optional.empty(),
                 Optional.of("bm90LWEtY3Vyc29y")), "cursor");
+        assertField(() -> verification.audit().query("alice", Optional.empty(),
+                Optional.of(Instant.parse("+10000-01-01T00:00:00Z")), Optional.empty(), Optional.empty()), "to");
+        assertField(() -> verification.audit().query("alice", Optional.of(START), Optional.of(START.minusSeconds(1)),
+                Optional.empty(), Optional.empty()), "from");
+        assertField(() -> verification.codes().issue(
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "a@example.com")
+                        .withClient(new ClientContext(Optional.of("x".repeat(500_000)), Optional.empty(), Optional.empty()))),
+                "ipAddress");
+        assertField(() -> ClientContext.of(null, "agent\u0000", null), "userAgent");
+        assertField(() -> ClientContext.of(null, null, "a#b"), "deviceId");
 
         assertThat(allRawItems()).isEmpty();
     }
@@ -527,6 +595,23 @@ public abstract class AbstractVerificationStoreContractTest {
 
         assertThat(pageSizes).containsExactly(3, 3, 1);
         assertThat(seen).containsExactly("6", "5", "4", "3", "2", "1", "0");
+    }
+
+    @Test
+    void aCursorOutsideTheQueriedRangeIsRefusedOrEndsThePage() {
+        for (int i = 0; i < 4; i++) {
+            verification.audit().recordSuccess("fay", AuditEventType.CODE_SENT, Map.of(), ClientContext.none());
+            clock.advance(Duration.ofMinutes(1));
+        }
+        String cursor = verification.audit().query("fay", Optional.empty(), Optional.empty(), Optional.of(1),
+                Optional.empty()).nextCursor().orElseThrow();
+
+        assertField(() -> verification.audit().query("fay", Optional.empty(), Optional.of(START), Optional.of(1),
+                Optional.of(cursor)), "cursor");
+        assertThat(verification.audit().query("fay", Optional.of(START.plus(Duration.ofMinutes(10))),
+                Optional.of(START.plus(Duration.ofMinutes(20))), Optional.of(1), Optional.of(cursor)).entries()).isEmpty();
+        assertThat(verification.audit().query("fay", Optional.empty(), Optional.empty(), Optional.of(10),
+                Optional.of(cursor)).entries()).hasSize(3);
     }
 
     @Test

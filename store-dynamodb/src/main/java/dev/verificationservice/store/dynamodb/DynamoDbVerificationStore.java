@@ -61,7 +61,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   <li>use a device token: UpdateItem {@value #SLIDE_DEVICE} with {@value #TOKEN_IS_ACTIVE}, the same way;</li>
  *   <li>register a device: TransactWriteItems of two conditional puts (the token and its DEVICE_ADDED
  *   entry); a cancellation names each item's reason;</li>
- *   <li>count a rate-limited event: UpdateItem {@value #ADD_ONE} returning {@code UPDATED_NEW}; DynamoDB
+ *   <li>count a rate-limited event: UpdateItem {@value #ADD_DELTA} returning {@code UPDATED_NEW}; DynamoDB
  *   serialises updates of one item, so every caller gets a distinct count;</li>
  *   <li>invalidate codes, revoke devices: Query GSI1 followed to its last page, then BatchWriteItem
  *   deletes in groups of 25, retrying unprocessed items with backoff;</li>
@@ -84,7 +84,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String AND_CODE_TYPE_MATCHES = " AND #codeType = :codeType";
     static final String SLIDE_DEVICE = "SET #lastActiveAt = :now, #ttl = :newTtl";
     static final String TOKEN_IS_ACTIVE = "attribute_exists(PK) AND #ttl > :nowSeconds";
-    static final String ADD_ONE = "ADD #count :one SET #userId = :userId, #action = :action,"
+    static final String ADD_DELTA = "ADD #count :delta SET #userId = :userId, #action = :action,"
             + " #windowStart = :windowStart, #ttl = :ttl";
     static final String GSI1_BEGINS_WITH = "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)";
     static final String AUDIT_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
@@ -286,18 +286,18 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     // Rate limits
 
     @Override
-    public long incrementCounter(String userId, String action, Instant windowStart, Instant expiresAt) {
+    public long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta) {
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
         Map<String, Object> attributes = TableItems.counterAttributes(userId, action, windowStart, expiresAt);
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(keyOf(key))
-                .updateExpression(ADD_ONE)
+                .updateExpression(ADD_DELTA)
                 .expressionAttributeNames(Map.of(
                         "#count", ItemAttributes.COUNT, "#userId", ItemAttributes.USER_ID, "#action", ItemAttributes.ACTION,
                         "#windowStart", ItemAttributes.WINDOW_START, "#ttl", ItemAttributes.TTL))
                 .expressionAttributeValues(Map.of(
-                        ":one", n(1),
+                        ":delta", n(delta),
                         ":userId", s(userId),
                         ":action", s(action),
                         ":windowStart", s((String) attributes.get(ItemAttributes.WINDOW_START)),

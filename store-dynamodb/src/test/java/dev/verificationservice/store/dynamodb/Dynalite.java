@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * {@code target/dynalite}) and started here once per test run on a free port. It is stopped when the run
  * ends, by JUnit closing the root store, or by the JVM's shutdown hook at the latest.
  */
-final class Dynalite implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+public final class Dynalite implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
     private static final long START_TIMEOUT_SECONDS = 60;
 
@@ -46,16 +46,16 @@ final class Dynalite implements ExtensionContext.Store.CloseableResource, AutoCl
     }
 
     /** The shared instance of this test run, started on first use. */
-    static Dynalite instance(ExtensionContext context) {
+    public static Dynalite instance(ExtensionContext context) {
         return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
                 .getOrComputeIfAbsent(Dynalite.class, key -> start(), Dynalite.class);
     }
 
-    DynamoDbClient client() {
+    public DynamoDbClient client() {
         return client;
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return endpoint;
     }
 
@@ -128,7 +128,7 @@ final class Dynalite implements ExtensionContext.Store.CloseableResource, AutoCl
     }
 
     /** Gives a test class the shared instance: {@code @RegisterExtension static final Dynalite.Extension DYNALITE}. */
-    static final class Extension implements BeforeAllCallback {
+    public static final class Extension implements BeforeAllCallback {
         private Dynalite dynalite;
 
         @Override
@@ -136,7 +136,7 @@ final class Dynalite implements ExtensionContext.Store.CloseableResource, AutoCl
             dynalite = instance(context);
         }
 
-        Dynalite get() {
+        public Dynalite get() {
             return dynalite;
         }
     }

@@ -63,7 +63,7 @@ import tools.jackson.databind.json.JsonMapper;
  *   AND codeType match] RETURNING item}; no row returned means the condition failed, and a read in the same
  *   {@code BEGIN IMMEDIATE} transaction returns the item as it was, like {@code ALL_OLD} on DynamoDB;</li>
  *   <li>slide a device token: the same shape with {@code ttl > :now};</li>
- *   <li>count a rate-limit event: {@code INSERT ... ON CONFLICT DO UPDATE SET count = count + 1 RETURNING
+ *   <li>count a rate-limit event: {@code INSERT ... ON CONFLICT DO UPDATE SET count = count + :delta RETURNING
  *   count}, the atomic ADD;</li>
  *   <li>register a device: both inserts in one {@code BEGIN IMMEDIATE} transaction, rolled back unless
  *   both wrote a row;</li>
@@ -111,7 +111,7 @@ public final class SqliteVerificationStore implements VerificationStore {
             + " AND sk < ? AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
     private static final String INCREMENT_COUNTER = "INSERT INTO items (pk, sk, ttl, item) VALUES (?, ?, ?, ?)"
             + " ON CONFLICT (pk, sk) DO UPDATE SET item = json_set(items.item, '$." + COUNT + "',"
-            + " json_extract(items.item, '$." + COUNT + "') + 1) RETURNING json_extract(item, '$." + COUNT + "')";
+            + " json_extract(items.item, '$." + COUNT + "') + ?) RETURNING json_extract(item, '$." + COUNT + "')";
     private static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
     private static final String SWEEP = "DELETE FROM items WHERE (pk, sk) IN"
             + " (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl < ? LIMIT " + SWEEP_BATCH + ")";
@@ -334,19 +334,20 @@ public final class SqliteVerificationStore implements VerificationStore {
     // Rate limits
 
     @Override
-    public long incrementCounter(String userId, String action, Instant windowStart, Instant expiresAt) {
+    public long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta) {
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
         Map<String, Object> item = new LinkedHashMap<>();
         item.put(ItemAttributes.PK, key.pk());
         item.put(ItemAttributes.SK, key.sk());
         item.putAll(TableItems.counterAttributes(userId, action, windowStart, expiresAt));
-        item.put(COUNT, 1L);
+        item.put(COUNT, delta);
         try (Connection connection = dataSource.getConnection();
              PreparedStatement upsert = connection.prepareStatement(INCREMENT_COUNTER)) {
             upsert.setString(1, key.pk());
             upsert.setString(2, key.sk());
             upsert.setLong(3, expiresAt.getEpochSecond());
             upsert.setString(4, json.writeValueAsString(item));
+            upsert.setLong(5, delta);
             try (ResultSet result = upsert.executeQuery()) {
                 if (!result.next()) {
                     throw new StoreException("the rate-limit counter " + key.pk() + " returned no count");
