@@ -1,0 +1,145 @@
+package dev.verificationservice.server.codes;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.verificationservice.Verification;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.server.config.Requests;
+import dev.verificationservice.server.delivery.DeliveryConfiguration;
+import dev.verificationservice.server.delivery.RoutingCodeSender;
+import dev.verificationservice.server.errors.ApiProblem;
+import dev.verificationservice.server.metrics.VerificationMetrics;
+import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.validation.InvalidInputException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Sending, checking and verifying codes: {@code /v1/codes}. */
+@RestController
+@RequestMapping(path = "/v1/codes", produces = MediaType.APPLICATION_JSON_VALUE)
+public class CodesController {
+
+    /** {@code POST /v1/codes}. Enum values are taken as text so that a wrong one is a 400 naming its field. */
+    public record SendCodeBody(String userId, String codeType, String deliveryMethod, String deliveryTarget,
+                               String format, Integer codeLength, String ipAddress, String userAgent, String deviceId) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record SendCodeResponse(String codeType, String deliveryMethod, String format, String maskedTarget,
+                                   String expiresAt) {
+    }
+
+    /** {@code POST /v1/codes/check} and {@code /verify}. */
+    public record CodeBody(String code, String userId, String codeType, String ipAddress, String userAgent,
+                           String deviceId) {
+        @Override
+        public String toString() {
+            return "CodeBody[code=<redacted>, userId=" + userId + ", codeType=" + codeType + "]";
+        }
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record CheckResponse(boolean valid, String reason, String userId, String codeType, String expiresAt) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record VerifyResponse(boolean valid, String reason, String userId, String codeType) {
+    }
+
+    private final Verification verification;
+    private final RoutingCodeSender channels;
+    private final VerificationMetrics metrics;
+
+    public CodesController(Verification verification, DeliveryConfiguration.DeliveryChannels channels,
+                           VerificationMetrics metrics) {
+        this.verification = verification;
+        this.channels = channels.sender();
+        this.metrics = metrics;
+    }
+
+    @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    public SendCodeResponse send(@RequestBody SendCodeBody body) {
+        Requests.body(body);
+        CodeType type = Requests.requiredEnum(CodeType.class, "codeType", body.codeType());
+        DeliveryMethod method = Requests.requiredEnum(DeliveryMethod.class, "deliveryMethod", body.deliveryMethod());
+        Optional<CodeFormat> format = Requests.optionalEnum(CodeFormat.class, "format", body.format());
+        if (!channels.supports(method)) {
+            throw new InvalidInputException("deliveryMethod", method + " delivery is not configured on this server; "
+                    + "configured: " + channels.methods());
+        }
+        ClientContext client = ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId());
+        IssueResult result = verification.codes().issue(new CodeRequest(body.userId(), type, method,
+                body.deliveryTarget(), format, Optional.ofNullable(body.codeLength()), client));
+        if (result instanceof IssueResult.RateLimited limited) {
+            metrics.rateLimited(limited.action());
+            Map<String, Object> properties = new LinkedHashMap<>();
+            properties.put("action", limited.action());
+            properties.put("resetsAt", Timestamps.format(limited.resetsAt()));
+            properties.put("retryAfterSeconds", limited.retryAfterSeconds());
+            throw new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "RATE_LIMITED", "Too many requests for "
+                    + limited.action() + "; try again after " + properties.get("resetsAt") + ".", properties);
+        }
+        if (result instanceof IssueResult.DeliveryFailed failed) {
+            metrics.deliveryFailed(type.name(), method.name());
+            throw new ApiProblem(HttpStatus.BAD_GATEWAY, "DELIVERY_FAILED",
+                    "The code could not be delivered by " + failed.deliveryMethod() + " to " + failed.maskedTarget()
+                            + "; it has been invalidated. Check the target and the channel, then request a new code.",
+                    Map.of("deliveryMethod", failed.deliveryMethod().name(), "maskedTarget", failed.maskedTarget()));
+        }
+        IssueResult.Issued issued = (IssueResult.Issued) result;
+        metrics.codeSent(type.name(), method.name());
+        return new SendCodeResponse(issued.codeType().name(), issued.deliveryMethod().name(), issued.format().name(),
+                issued.maskedTarget(), Timestamps.format(issued.expiresAt()));
+    }
+
+    @PostMapping(path = "/check", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public CheckResponse check(@RequestBody CodeBody body) {
+        VerificationResult result = verification.codes().check(verifyRequest(body));
+        record(result, false);
+        if (result instanceof VerificationResult.Valid valid) {
+            return new CheckResponse(true, null, valid.userId(), valid.codeType().name(),
+                    Timestamps.format(valid.expiresAt()));
+        }
+        return new CheckResponse(false, ((VerificationResult.Invalid) result).reason().name(), null, null, null);
+    }
+
+    @PostMapping(path = "/verify", consumes = MediaType.APPLICATION_JSON_VALUE)
+    public VerifyResponse verify(@RequestBody CodeBody body) {
+        VerificationResult result = verification.codes().verify(verifyRequest(body));
+        record(result, true);
+        if (result instanceof VerificationResult.Valid valid) {
+            return new VerifyResponse(true, null, valid.userId(), valid.codeType().name());
+        }
+        return new VerifyResponse(false, ((VerificationResult.Invalid) result).reason().name(), null, null);
+    }
+
+    private static VerifyRequest verifyRequest(CodeBody body) {
+        Requests.body(body);
+        return new VerifyRequest(body.code(), Optional.ofNullable(body.userId()),
+                Requests.optionalEnum(CodeType.class, "codeType", body.codeType()),
+                ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId()));
+    }
+
+    private void record(VerificationResult result, boolean consumed) {
+        if (result instanceof VerificationResult.Valid valid && consumed) {
+            metrics.codeVerified(valid.codeType().name());
+        } else if (result instanceof VerificationResult.Invalid invalid) {
+            metrics.codeFailed(invalid.reason().name());
+        }
+    }
+}

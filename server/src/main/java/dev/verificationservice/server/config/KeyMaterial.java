@@ -1,0 +1,119 @@
+package dev.verificationservice.server.config;
+
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The API keys and HMAC keys the service runs with. Configured keys always win. In the embedded mode a
+ * missing key is generated on first start and kept in the data directory, readable by the owner only; the
+ * generated API key is logged that one time. In the DynamoDB mode both must be configured: several
+ * instances must share them, so generating one per instance would be wrong.
+ */
+public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
+
+    public static final String API_KEY_FILE = "api-key";
+    public static final String SECRET_KEY_FILE = "secret-key";
+    private static final Logger LOG = LoggerFactory.getLogger(KeyMaterial.class);
+
+    @Override
+    public String toString() {
+        return "KeyMaterial[" + apiKeys.size() + " API key(s), " + secretKeys + "]";
+    }
+
+    public static KeyMaterial resolve(VerificationProperties properties, SecureRandom random) {
+        List<String> apiKeys = nonBlank(properties.apiKeys());
+        List<String> secretKeys = nonBlank(properties.secretKeys());
+        if (properties.store() == VerificationProperties.StoreKind.DYNAMODB) {
+            List<String> missing = new ArrayList<>();
+            if (apiKeys.isEmpty()) {
+                missing.add("VERIFICATION_API_KEYS");
+            }
+            if (secretKeys.isEmpty()) {
+                missing.add("VERIFICATION_SECRET_KEYS");
+            }
+            if (!missing.isEmpty()) {
+                throw new StartupException("The dynamodb store needs " + String.join(" and ", missing)
+                        + ", and " + (missing.size() == 1 ? "it is" : "they are") + " not set.",
+                        "Set VERIFICATION_API_KEYS (comma-separated API keys) and VERIFICATION_SECRET_KEYS "
+                                + "(comma-separated base64 HMAC keys of at least 32 bytes, current first), the same on "
+                                + "every instance. Generate a key with: openssl rand -base64 32");
+            }
+        } else {
+            Path dataDir = properties.dataDir();
+            if (apiKeys.isEmpty()) {
+                apiKeys = List.of(loadOrGenerate(dataDir.resolve(API_KEY_FILE), random, "API key", true));
+            }
+            if (secretKeys.isEmpty()) {
+                secretKeys = List.of(loadOrGenerate(dataDir.resolve(SECRET_KEY_FILE), random, "HMAC key", false));
+            }
+        }
+        try {
+            return new KeyMaterial(apiKeys, SecretKeyRing.fromBase64(secretKeys));
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("VERIFICATION_SECRET_KEYS is not usable: " + e.getMessage() + ".",
+                    "Give base64 keys of at least 32 random bytes, for example from: openssl rand -base64 32", e);
+        }
+    }
+
+    private static String loadOrGenerate(Path file, SecureRandom random, String what, boolean announce) {
+        try {
+            if (Files.exists(file)) {
+                return Files.readString(file, StandardCharsets.UTF_8).trim();
+            }
+            createOwnerOnlyDirectory(file.getParent());
+            // API keys go into headers, so they use the URL-safe alphabet; HMAC keys use standard base64.
+            String key = announce ? new SecureTokens(random).randomToken() : SecretKeyRing.generateBase64Key(random);
+            writeOwnerOnly(file, key);
+            if (announce) {
+                LOG.warn("Generated a new {} and saved it in {} (owner-only). It is shown this once:\n\n    {}\n\n"
+                        + "Send it as 'Authorization: Bearer <key>'.", what, file.toAbsolutePath(), key);
+            } else {
+                LOG.info("Generated a new {} in {} (owner-only)", what, file.toAbsolutePath());
+            }
+            return key;
+        } catch (FileAlreadyExistsException e) {
+            // Another process created it between our check and our write: use theirs.
+            return loadOrGenerate(file, random, what, false);
+        } catch (IOException e) {
+            throw new StartupException("Cannot read or create " + file.toAbsolutePath() + ": " + e.getMessage(),
+                    "Make VERIFICATION_DATA_DIR a directory this user can write, or set VERIFICATION_API_KEYS "
+                            + "and VERIFICATION_SECRET_KEYS.", e);
+        }
+    }
+
+    /** The data directory holds the keys and the database: only its owner may enter it. */
+    private static void createOwnerOnlyDirectory(Path directory) throws IOException {
+        if (Files.isDirectory(directory)) {
+            return;
+        }
+        try {
+            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createDirectories(directory);
+        }
+    }
+
+    private static void writeOwnerOnly(Path file, String content) throws IOException {
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(file);
+        }
+        Files.writeString(file, content + "\n", StandardCharsets.UTF_8);
+    }
+
+    private static List<String> nonBlank(List<String> values) {
+        return values == null ? List.of() : values.stream().map(String::trim).filter(value -> !value.isEmpty()).toList();
+    }
+}

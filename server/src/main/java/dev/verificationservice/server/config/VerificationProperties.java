@@ -1,0 +1,67 @@
+package dev.verificationservice.server.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Every setting of the service. Each is an environment variable (relaxed binding: {@code VERIFICATION_STORE}
+ * is {@code verification.store}, {@code VERIFICATION_SMTP_HOST} is {@code verification.smtp.host}) and may
+ * also be given as a property. The README lists them all with their defaults.
+ */
+@ConfigurationProperties(prefix = "verification")
+public record VerificationProperties(
+        @DefaultValue("embedded") StoreKind store,
+        @DefaultValue("./data") Path dataDir,
+        @DefaultValue Dynamodb dynamodb,
+        List<String> apiKeys,
+        List<String> secretKeys,
+        @DefaultValue("PT15M") Duration codeTtl,
+        @DefaultValue("P30D") Duration deviceTtl,
+        @DefaultValue("P90D") String auditRetention,
+        @DefaultValue Smtp smtp,
+        @DefaultValue Sms sms,
+        @DefaultValue("http://localhost:8080/reset-password?code={code}") String linkUrl,
+        @DefaultValue("100") int outboxSize,
+        Map<String, String> templates) {
+
+    public enum StoreKind { EMBEDDED, DYNAMODB }
+
+    /**
+     * @param table       table name
+     * @param endpoint    empty for AWS; a URL for a DynamoDB-compatible endpoint
+     * @param requireTtl  refuse to start unless TTL is enabled on {@code ttl}; turn off only for local engines
+     *                    without TTL (validity never depends on TTL, only cleanup does)
+     */
+    public record Dynamodb(@DefaultValue("verification") String table, String endpoint,
+                           @DefaultValue("true") boolean requireTtl) {
+        public boolean hasEndpoint() {
+            return endpoint != null && !endpoint.isBlank();
+        }
+    }
+
+    /** SMTP delivery of EMAIL codes; enabled when {@code host} is set. */
+    public record Smtp(String host, @DefaultValue("587") int port, String username, String password,
+                       @DefaultValue("STARTTLS") SmtpSecurity security, @DefaultValue("no-reply@localhost") String from,
+                       @DefaultValue("PT10S") Duration timeout) {
+        public boolean enabled() {
+            return host != null && !host.isBlank();
+        }
+    }
+
+    public enum SmtpSecurity { STARTTLS, SMTPS, NONE }
+
+    /** SMS delivery: {@code provider} is {@code none}, {@code sns} or {@code webhook}. */
+    public record Sms(@DefaultValue("none") SmsProvider provider, String webhookUrl, String webhookSecret,
+                      @DefaultValue("PT10S") Duration webhookTimeout, String snsSenderId) {
+    }
+
+    public enum SmsProvider { NONE, SNS, WEBHOOK }
+
+    public boolean anyDeliveryChannel() {
+        return smtp.enabled() || sms.provider() != SmsProvider.NONE;
+    }
+}

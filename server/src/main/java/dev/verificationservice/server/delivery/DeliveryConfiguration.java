@@ -1,0 +1,89 @@
+package dev.verificationservice.server.delivery;
+
+import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.server.config.StartupException;
+import dev.verificationservice.server.config.VerificationProperties;
+import java.net.URI;
+import java.time.Clock;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import software.amazon.awssdk.services.sns.SnsClient;
+
+/**
+ * The delivery channels: SMTP for EMAIL when {@code VERIFICATION_SMTP_HOST} is set; Amazon SNS or a signed
+ * webhook for SMS when {@code VERIFICATION_SMS_PROVIDER} says so. With no channel at all, and only then,
+ * the development outbox takes every code and the service says loudly that it is in development mode.
+ */
+@Configuration(proxyBeanMethods = false)
+public class DeliveryConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryConfiguration.class);
+
+    /** The configured channels, and the outbox when there is none. */
+    public record DeliveryChannels(RoutingCodeSender sender, Optional<DevelopmentOutbox> outbox) {
+    }
+
+    @Bean
+    public MessageRenderer messageRenderer(VerificationProperties properties, Clock clock) {
+        return new MessageRenderer(properties.templates(), properties.linkUrl(), clock);
+    }
+
+    @Bean(destroyMethod = "")
+    public DeliveryChannels deliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock) {
+        if (!properties.anyDeliveryChannel()) {
+            DevelopmentOutbox outbox = new DevelopmentOutbox(clock, properties.outboxSize(),
+                    message -> renderer.render(message).body());
+            LOG.warn("DEVELOPMENT MODE: no delivery channel is configured, so codes are NOT sent. They are kept in "
+                    + "memory and shown at GET /dev/outbox. Configure VERIFICATION_SMTP_HOST and/or "
+                    + "VERIFICATION_SMS_PROVIDER before real use.");
+            return new DeliveryChannels(new RoutingCodeSender(Map.of(DeliveryMethod.EMAIL, outbox,
+                    DeliveryMethod.SMS, outbox)), Optional.of(outbox));
+        }
+        Map<DeliveryMethod, CodeSender> channels = new EnumMap<>(DeliveryMethod.class);
+        if (properties.smtp().enabled()) {
+            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp(), renderer));
+        }
+        VerificationProperties.Sms sms = properties.sms();
+        switch (sms.provider()) {
+            case SNS -> channels.put(DeliveryMethod.SMS, new SnsSmsSender(SnsClient.create(), renderer, sms.snsSenderId()));
+            case WEBHOOK -> channels.put(DeliveryMethod.SMS, webhook(sms, renderer, clock));
+            case NONE -> { }
+        }
+        LOG.info("Delivery channels: {}", channels.keySet());
+        return new DeliveryChannels(new RoutingCodeSender(channels), Optional.empty());
+    }
+
+    @Bean
+    public CodeSender codeSender(DeliveryChannels channels) {
+        return channels.sender();
+    }
+
+    private static CodeSender webhook(VerificationProperties.Sms sms, MessageRenderer renderer, Clock clock) {
+        if (sms.webhookUrl() == null || sms.webhookUrl().isBlank()) {
+            throw new StartupException("VERIFICATION_SMS_PROVIDER is webhook but VERIFICATION_SMS_WEBHOOK_URL is not set.",
+                    "Set VERIFICATION_SMS_WEBHOOK_URL to the https URL that receives SMS requests.");
+        }
+        if (sms.webhookSecret() == null || sms.webhookSecret().length() < 32) {
+            throw new StartupException("VERIFICATION_SMS_WEBHOOK_SECRET is missing or shorter than 32 characters.",
+                    "Set a random secret of at least 32 characters, shared with the webhook (openssl rand -hex 32).");
+        }
+        URI url = URI.create(sms.webhookUrl());
+        if (!"https".equals(url.getScheme()) && !isLoopback(url)) {
+            throw new StartupException("VERIFICATION_SMS_WEBHOOK_URL must use https (plain http only to localhost).",
+                    "Give an https:// URL.");
+        }
+        return new WebhookSmsSender(url, sms.webhookSecret(), sms.webhookTimeout(), renderer, clock);
+    }
+
+    private static boolean isLoopback(URI url) {
+        String host = url.getHost();
+        return "localhost".equals(host) || "127.0.0.1".equals(host) || "[::1]".equals(host) || "::1".equals(host);
+    }
+}

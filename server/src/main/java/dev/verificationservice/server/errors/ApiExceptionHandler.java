@@ -1,0 +1,134 @@
+package dev.verificationservice.server.errors;
+
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.validation.InvalidInputException;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.HttpMediaTypeNotAcceptableException;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.MismatchedInputException;
+
+/**
+ * Every failure becomes an RFC 9457 problem with a stable {@code code}; bad input names its {@code field}.
+ * Malformed input of any kind is a 4xx: a 500 means a bug, and is logged as one.
+ */
+@RestControllerAdvice
+public class ApiExceptionHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+    @ExceptionHandler(ApiProblem.class)
+    ResponseEntity<ProblemDetail> apiProblem(ApiProblem problem) {
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(problem.status());
+        Object retryAfter = problem.properties().get("retryAfterSeconds");
+        if (retryAfter != null) {
+            response.header(HttpHeaders.RETRY_AFTER, retryAfter.toString());
+        }
+        return response.body(Problems.of(problem.status(), problem.code(), problem.getMessage(), problem.properties()));
+    }
+
+    @ExceptionHandler(InvalidInputException.class)
+    ResponseEntity<ProblemDetail> invalidInput(InvalidInputException e) {
+        return ResponseEntity.badRequest().body(Problems.invalidInput(e.field(), e.getMessage()));
+    }
+
+    @ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<ProblemDetail> unreadable(HttpMessageNotReadableException e) {
+        if (RequestBodyLimitFilter.isTooLarge(e)) {
+            return tooLarge();
+        }
+        Throwable cause = e.getCause();
+        if (cause instanceof MismatchedInputException mismatch && mismatch.getPath().isEmpty()) {
+            return ResponseEntity.badRequest().body(Problems.of(HttpStatus.BAD_REQUEST, "MALFORMED_JSON",
+                    "The body must be a JSON object.", Map.of()));
+        }
+        if (cause instanceof MismatchedInputException mismatch) {
+            String field = mismatch.getPath().stream()
+                    .map(reference -> reference.getPropertyName() != null ? reference.getPropertyName()
+                            : "[" + reference.getIndex() + "]")
+                    .collect(Collectors.joining("."));
+            return ResponseEntity.badRequest().body(Problems.invalidInput(field,
+                    field + ": has the wrong type; see the API document at /v3/api-docs"));
+        }
+        String detail = cause instanceof JacksonException
+                ? "The body is not valid JSON: " + ((JacksonException) cause).getOriginalMessage()
+                : "A JSON object body is required.";
+        return ResponseEntity.badRequest().body(Problems.of(HttpStatus.BAD_REQUEST, "MALFORMED_JSON", detail, Map.of()));
+    }
+
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
+        return ResponseEntity.badRequest().body(Problems.invalidInput(e.getName(), e.getName() + ": has the wrong type"));
+    }
+
+    @ExceptionHandler(MissingServletRequestParameterException.class)
+    ResponseEntity<ProblemDetail> missingParameter(MissingServletRequestParameterException e) {
+        return ResponseEntity.badRequest().body(Problems.invalidInput(e.getParameterName(),
+                e.getParameterName() + ": is required"));
+    }
+
+    @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
+    ResponseEntity<ProblemDetail> methodNotAllowed(HttpRequestMethodNotSupportedException e) {
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED);
+        if (e.getSupportedHttpMethods() != null) {
+            response.allow(e.getSupportedHttpMethods().toArray(new org.springframework.http.HttpMethod[0]));
+        }
+        return response.body(Problems.of(HttpStatus.METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED",
+                e.getMethod() + " is not allowed here; allowed: " + e.getSupportedHttpMethods(), Map.of()));
+    }
+
+    @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
+    ResponseEntity<ProblemDetail> unsupportedMediaType(HttpMediaTypeNotSupportedException e) {
+        return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE).body(Problems.of(HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+                "UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.", Map.of()));
+    }
+
+    @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)
+    ResponseEntity<ProblemDetail> notAcceptable(HttpMediaTypeNotAcceptableException e) {
+        return ResponseEntity.status(HttpStatus.NOT_ACCEPTABLE).body(Problems.of(HttpStatus.NOT_ACCEPTABLE,
+                "NOT_ACCEPTABLE", "This API answers application/json.", Map.of()));
+    }
+
+    @ExceptionHandler(NoResourceFoundException.class)
+    ResponseEntity<ProblemDetail> notFound(NoResourceFoundException e, HttpServletRequest request) {
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Problems.of(HttpStatus.NOT_FOUND, "NOT_FOUND",
+                "No such endpoint: " + request.getMethod() + " " + request.getRequestURI()
+                        + ". The API is described at /v3/api-docs.", Map.of()));
+    }
+
+    @ExceptionHandler(StoreException.class)
+    ResponseEntity<ProblemDetail> storeUnavailable(StoreException e) {
+        LOG.error("Store failure: {}", e.getMessage(), e);
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "5")
+                .body(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE",
+                        "The store could not complete the request; nothing was changed that the request depends on. "
+                                + "Retry shortly.", Map.of()));
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        LOG.error("Unexpected error", e);
+        return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body(Problems.of(HttpStatus.INTERNAL_SERVER_ERROR,
+                "INTERNAL_ERROR", "An unexpected error occurred; it has been logged.", Map.of()));
+    }
+
+    static ResponseEntity<ProblemDetail> tooLarge() {
+        return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(Problems.of(HttpStatus.CONTENT_TOO_LARGE,
+                "BODY_TOO_LARGE", "The body is larger than " + RequestBodyLimitFilter.MAX_BODY_BYTES + " bytes.", Map.of()));
+    }
+}

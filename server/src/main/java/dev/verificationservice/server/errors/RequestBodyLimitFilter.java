@@ -1,0 +1,118 @@
+package dev.verificationservice.server.errors;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Refuses bodies over 16 KB with 413: at once when Content-Length says so, and while reading when a
+ * chunked body grows past the limit. No request of this API needs more.
+ */
+@Component
+@Order(Ordered.HIGHEST_PRECEDENCE)
+public class RequestBodyLimitFilter extends OncePerRequestFilter {
+
+    public static final int MAX_BODY_BYTES = 16 * 1024;
+
+    /** Thrown by the counting stream; found again in the cause chain by the exception handler. */
+    static final class BodyTooLargeException extends IOException {
+        BodyTooLargeException() {
+            super("request body over " + MAX_BODY_BYTES + " bytes");
+        }
+    }
+
+    static boolean isTooLarge(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BodyTooLargeException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        if (request.getContentLengthLong() > MAX_BODY_BYTES) {
+            Problems.write(response, HttpStatus.CONTENT_TOO_LARGE, "BODY_TOO_LARGE",
+                    "The body is larger than " + MAX_BODY_BYTES + " bytes.");
+            return;
+        }
+        chain.doFilter(new LimitedRequest(request), response);
+    }
+
+    private static final class LimitedRequest extends HttpServletRequestWrapper {
+        private ServletInputStream limited;
+
+        LimitedRequest(HttpServletRequest request) {
+            super(request);
+        }
+
+        @Override
+        public ServletInputStream getInputStream() throws IOException {
+            if (limited == null) {
+                limited = new LimitedInputStream(super.getInputStream());
+            }
+            return limited;
+        }
+    }
+
+    private static final class LimitedInputStream extends ServletInputStream {
+        private final ServletInputStream delegate;
+        private long read;
+
+        LimitedInputStream(ServletInputStream delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int value = delegate.read();
+            if (value >= 0) {
+                count(1);
+            }
+            return value;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+            int count = delegate.read(buffer, offset, length);
+            if (count > 0) {
+                count(count);
+            }
+            return count;
+        }
+
+        private void count(int bytes) throws BodyTooLargeException {
+            read += bytes;
+            if (read > MAX_BODY_BYTES) {
+                throw new BodyTooLargeException();
+            }
+        }
+
+        @Override
+        public boolean isFinished() {
+            return delegate.isFinished();
+        }
+
+        @Override
+        public boolean isReady() {
+            return delegate.isReady();
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+            delegate.setReadListener(listener);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.verificationservice.server.ratelimit;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.table.Timestamps;
+import java.util.List;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+/** {@code GET /v1/users/{userId}/rate-limits}: the current window of every limit of the user. */
+@RestController
+public class RateLimitsController {
+
+    public record LimitView(String action, String windowStart, long count, int limit, String resetsAt) {
+    }
+
+    public record LimitsResponse(List<LimitView> limits) {
+    }
+
+    private final Verification verification;
+
+    public RateLimitsController(Verification verification) {
+        this.verification = verification;
+    }
+
+    @GetMapping(path = "/v1/users/{userId}/rate-limits", produces = MediaType.APPLICATION_JSON_VALUE)
+    public LimitsResponse limits(@PathVariable String userId) {
+        return new LimitsResponse(verification.codes().rateLimits(userId).stream()
+                .map(limit -> new LimitView(limit.action(), Timestamps.format(limit.windowStart()), limit.count(),
+                        limit.limit(), Timestamps.format(limit.resetsAt())))
+                .toList());
+    }
+}

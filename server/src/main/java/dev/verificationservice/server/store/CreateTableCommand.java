@@ -1,0 +1,70 @@
+package dev.verificationservice.server.store;
+
+import dev.verificationservice.server.config.VerificationProperties;
+import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * {@code create-table}: creates the single table with the configured name (on-demand billing, GSI1 with
+ * ALL projection), enables TTL on {@code ttl}, then checks the table's shape. Safe to run again: an
+ * existing table is left as it is and only checked. Reads the same settings as the service
+ * ({@code VERIFICATION_DYNAMODB_TABLE}, {@code VERIFICATION_DYNAMODB_ENDPOINT}, {@code AWS_REGION}).
+ */
+public final class CreateTableCommand {
+
+    public static final String NAME = "create-table";
+    private static final Logger LOG = LoggerFactory.getLogger(CreateTableCommand.class);
+
+    /** Only the settings; none of the service starts. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(VerificationProperties.class)
+    static class Settings {
+    }
+
+    private CreateTableCommand() {
+    }
+
+    /** Returns the process exit code: 0 when the table exists with the right shape afterwards. */
+    public static int run(String[] args) {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(Settings.class)
+                .web(WebApplicationType.NONE).logStartupInfo(false).run(args)) {
+            VerificationProperties.Dynamodb settings = context.getBean(VerificationProperties.class).dynamodb();
+            return create(settings);
+        }
+    }
+
+    static int create(VerificationProperties.Dynamodb settings) {
+        try (DynamoDbClient client = StoreConfiguration.dynamoDbClient(settings)) {
+            DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table());
+            DynamoDbTableAdmin.CreateOutcome outcome = admin.createTable();
+            LOG.info("Table '{}': {}", settings.table(), outcome == DynamoDbTableAdmin.CreateOutcome.CREATED
+                    ? "created (on-demand, GSI1)" : "already exists, left as it is");
+            try {
+                admin.enableTimeToLive();
+                LOG.info("TTL enabled on attribute 'ttl'");
+            } catch (SdkException e) {
+                LOG.warn("Could not enable TTL on 'ttl': {}", e.getMessage());
+            }
+            List<String> differences = admin.shapeDifferences();
+            if (differences.isEmpty()) {
+                LOG.info("Table '{}' has the expected shape.", settings.table());
+                return 0;
+            }
+            LOG.error("Table '{}' differs from the expected shape: {}", settings.table(), String.join("; ", differences));
+            return 2;
+        } catch (SdkException e) {
+            LOG.error("create-table failed: {}. Check AWS_REGION, the credentials and VERIFICATION_DYNAMODB_ENDPOINT.",
+                    e.getMessage());
+            return 1;
+        }
+    }
+}

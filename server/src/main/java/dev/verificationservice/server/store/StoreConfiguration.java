@@ -1,0 +1,94 @@
+package dev.verificationservice.server.store;
+
+import dev.verificationservice.server.config.StartupException;
+import dev.verificationservice.server.config.VerificationProperties;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
+import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
+import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
+import dev.verificationservice.store.sqlite.SqliteVerificationStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.time.Clock;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+
+/** Opens the store that {@code VERIFICATION_STORE} names and wraps it with latency metrics. */
+@Configuration(proxyBeanMethods = false)
+public class StoreConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreConfiguration.class);
+
+    @Bean(destroyMethod = "close")
+    public VerificationStore verificationStore(VerificationProperties properties, Clock clock, MeterRegistry registry) {
+        return switch (properties.store()) {
+            case EMBEDDED -> MeteredVerificationStore.wrap(openEmbedded(properties, clock), registry, () -> { });
+            case DYNAMODB -> openDynamoDb(properties, registry);
+        };
+    }
+
+    private static VerificationStore openEmbedded(VerificationProperties properties, Clock clock) {
+        try {
+            SqliteVerificationStore store = SqliteVerificationStore.open(properties.dataDir(), clock);
+            LOG.info("Embedded store: {}", properties.dataDir().toAbsolutePath().resolve(SqliteVerificationStore.DATABASE_FILE));
+            return store;
+        } catch (StoreException e) {
+            throw new StartupException(e.getMessage(), "Set VERIFICATION_DATA_DIR to a directory this user can write.", e);
+        }
+    }
+
+    private static VerificationStore openDynamoDb(VerificationProperties properties, MeterRegistry registry) {
+        VerificationProperties.Dynamodb settings = properties.dynamodb();
+        DynamoDbClient client = dynamoDbClient(settings);
+        DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table());
+        List<String> differences;
+        try {
+            differences = admin.shapeDifferences();
+        } catch (SdkException e) {
+            client.close();
+            throw new StartupException("Cannot reach DynamoDB table '" + settings.table() + "': " + e.getMessage(),
+                    "Check AWS_REGION, the credentials, VERIFICATION_DYNAMODB_ENDPOINT and VERIFICATION_DYNAMODB_TABLE.", e);
+        }
+        if (!settings.requireTtl()) {
+            differences = differences.stream().filter(difference -> !difference.startsWith("TTL ")).toList();
+        }
+        if (!differences.isEmpty()) {
+            client.close();
+            throw new StartupException("DynamoDB table '" + settings.table() + "' does not have the expected shape: "
+                    + String.join("; ", differences) + ".",
+                    "Create it with 'java -jar verification-server.jar create-table', or fix the table to match the "
+                            + "layout in the README.");
+        }
+        LOG.info("DynamoDB store: table '{}'{}", settings.table(),
+                settings.hasEndpoint() ? " at " + settings.endpoint() : "");
+        // A custom endpoint may be an engine that ignores ReturnValuesOnConditionCheckFailure: read after a failed
+        // condition there. On AWS the old item comes back with the failure and no read is needed.
+        DynamoDbVerificationStore store = new DynamoDbVerificationStore(client, settings.table(),
+                new ConsumedCapacityRecorder(), !settings.hasEndpoint());
+        // The store leaves its client open on close; the server built the client, so it closes it too.
+        return MeteredVerificationStore.wrap(store, registry, client::close);
+    }
+
+    /** A client for the configured endpoint (or AWS), region and credentials from the default AWS chains. */
+    public static DynamoDbClient dynamoDbClient(VerificationProperties.Dynamodb settings) {
+        DynamoDbClientBuilder builder = DynamoDbClient.builder()
+                .httpClient(ApacheHttpClient.builder().maxConnections(100).build());
+        if (settings.hasEndpoint()) {
+            builder.endpointOverride(URI.create(settings.endpoint()));
+        }
+        try {
+            return builder.build();
+        } catch (SdkException e) {
+            throw new StartupException("Cannot configure the DynamoDB client: " + e.getMessage(),
+                    "Set AWS_REGION (for example eu-west-1) and make AWS credentials available.", e);
+        }
+    }
+}
