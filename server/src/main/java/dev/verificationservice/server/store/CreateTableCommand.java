@@ -42,7 +42,8 @@ public final class CreateTableCommand {
         }
     }
 
-    static int create(VerificationProperties.Dynamodb settings) {
+    /** Creates (or finds) the table, enables TTL and checks the shape; returns the exit code, as {@link #run}. */
+    public static int create(VerificationProperties.Dynamodb settings) {
         try (DynamoDbClient client = StoreConfiguration.dynamoDbClient(settings)) {
             DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table());
             DynamoDbTableAdmin.CreateOutcome outcome = admin.createTable();

@@ -1,0 +1,339 @@
+package dev.verificationservice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.verificationservice.server.ApiClient.Answer;
+import dev.verificationservice.store.contract.MutableClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import dev.verificationservice.store.contract.SkipReasonReporter;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The whole API through a real HTTP port, on one store. Subclasses pick the store. Every test uses its own
+ * user ids, so tests share the running service without seeing each other.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "verification.api-keys=" + AbstractApiTest.API_KEY + "," + AbstractApiTest.NEXT_API_KEY,
+        "verification.secret-keys=" + AbstractApiTest.HMAC_KEY})
+@Import(TestClockConfiguration.class)
+@ExtendWith(SkipReasonReporter.class)
+abstract class AbstractApiTest {
+
+    static final String API_KEY = "test-api-key-0123456789abcdefghijklmnop";
+    static final String NEXT_API_KEY = "next-api-key-0123456789abcdefghijklmnop";
+    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    private static final AtomicInteger USERS = new AtomicInteger();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    MutableClock clock;
+
+    ApiClient api;
+
+    /** Empty when the store runs device registration; otherwise why the device flow is skipped. */
+    protected Optional<String> missingTransactions() {
+        return Optional.empty();
+    }
+
+    @BeforeEach
+    void connect() {
+        api = new ApiClient(port, API_KEY);
+        clock.set(TestClockConfiguration.START);
+    }
+
+    static String newUser() {
+        return "user-" + USERS.incrementAndGet() + "-" + System.nanoTime();
+    }
+
+    Answer sendEmailCode(String userId) {
+        return api.post("/v1/codes", Map.of("userId", userId, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", "jane@example.com"));
+    }
+
+    /** The newest outbox message for this user's target, read as a developer would. */
+    String codeFromOutbox() {
+        Answer outbox = api.get("/dev/outbox");
+        assertThat(outbox.status()).isEqualTo(200);
+        return outbox.json().get("messages").get(0).get("code").asString();
+    }
+
+    Answer verify(String userId, String code) {
+        return api.post("/v1/codes/verify", Map.of("code", code, "userId", userId, "codeType", "EMAIL_VERIFICATION"));
+    }
+
+    List<String> auditEventTypes(String userId) {
+        List<String> types = new ArrayList<>();
+        api.get("/v1/users/" + userId + "/audit?limit=100").json().get("events")
+                .forEach(event -> types.add(event.get("eventType").asString()));
+        return types;
+    }
+
+    @Test
+    void theCodeFlowFromRequestToLockOut() {
+        String user = newUser();
+        Answer sent = sendEmailCode(user);
+        assertThat(sent.status()).isEqualTo(202);
+        assertThat(sent.json().get("maskedTarget").asString()).isEqualTo("j***@example.com");
+        assertThat(sent.json().get("expiresAt").asString()).isEqualTo("2026-11-30T10:15:00.000Z");
+        assertThat(sent.raw().body()).doesNotContain("jane@example.com");
+
+        Answer outbox = api.get("/dev/outbox");
+        JsonNode message = outbox.json().get("messages").get(0);
+        assertThat(message.get("channel").asString()).isEqualTo("EMAIL");
+        assertThat(message.get("to").asString()).isEqualTo("jane@example.com");
+        String code = message.get("code").asString();
+        assertThat(message.get("body").asString()).contains(code);
+
+        Answer check = api.post("/v1/codes/check", Map.of("code", code, "userId", user, "codeType", "EMAIL_VERIFICATION"));
+        assertThat(check.status()).isEqualTo(200);
+        assertThat(check.json().get("valid").asBoolean()).isTrue();
+        assertThat(check.text("expiresAt")).isEqualTo("2026-11-30T10:15:00.000Z");
+
+        Answer verified = verify(user, code);
+        assertThat(verified.json().get("valid").asBoolean()).isTrue();
+        assertThat(verified.text("userId")).isEqualTo(user);
+        assertThat(verified.text("codeType")).isEqualTo("EMAIL_VERIFICATION");
+        assertThat(verify(user, code).text("reason")).isEqualTo("USED");
+
+        // Wrong codes until the lock-out.
+        sendEmailCode(user);
+        String fresh = codeFromOutbox();
+        String wrong = fresh.equals("000000") ? "111111" : "000000";
+        List<String> reasons = new ArrayList<>();
+        for (int attempt = 0; attempt < 5; attempt++) {
+            reasons.add(verify(user, wrong).text("reason"));
+        }
+        // The USED answer above was the first failure of the window.
+        assertThat(reasons).containsExactly("NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "TOO_MANY_ATTEMPTS", "TOO_MANY_ATTEMPTS");
+        assertThat(verify(user, fresh).text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
+
+        // A new request while locked out, and later the sixth request of the window: both 429 with Retry-After.
+        Answer refused = sendEmailCode(user);
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.json().get("code").asString()).isEqualTo("RATE_LIMITED");
+        assertThat(refused.header("Retry-After")).isEqualTo("900");
+
+        List<String> history = auditEventTypes(user);
+        assertThat(history.get(history.size() - 1)).isEqualTo("CODE_SENT");
+        assertThat(history.get(0)).isEqualTo("RATE_LIMITED");
+        assertThat(history).contains("CODE_VERIFIED", "CODE_VERIFICATION_FAILED", "CODES_INVALIDATED");
+    }
+
+    @Test
+    void theSixthRequestInAWindowIsRateLimitedWithRetryAfter() {
+        String user = newUser();
+        for (int request = 0; request < 5; request++) {
+            assertThat(sendEmailCode(user).status()).isEqualTo(202);
+        }
+        clock.advance(Duration.ofMinutes(5));
+        Answer sixth = sendEmailCode(user);
+
+        assertThat(sixth.status()).isEqualTo(429);
+        assertThat(sixth.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(sixth.header("Retry-After")).isEqualTo("600");
+        assertThat(sixth.text("action")).isEqualTo("SEND_EMAIL_VERIFICATION");
+
+        Answer limits = api.get("/v1/users/" + user + "/rate-limits");
+        assertThat(limits.json().get("limits")).anySatisfy(limit -> {
+            assertThat(limit.get("action").asString()).isEqualTo("SEND_EMAIL_VERIFICATION");
+            assertThat(limit.get("count").asLong()).isEqualTo(6);
+            assertThat(limit.get("limit").asInt()).isEqualTo(5);
+            assertThat(limit.get("resetsAt").asString()).isEqualTo("2026-11-30T10:15:00.000Z");
+        });
+    }
+
+    @Test
+    void aCodePastItsTtlThatIsStillStoredIsRefused() {
+        String user = newUser();
+        sendEmailCode(user);
+        String code = codeFromOutbox();
+        clock.advance(Duration.ofMinutes(15).plusSeconds(1));
+
+        Answer check = api.post("/v1/codes/check", Map.of("code", code, "userId", user, "codeType", "EMAIL_VERIFICATION"));
+        assertThat(check.json().get("valid").asBoolean()).isFalse();
+        assertThat(check.text("reason")).isEqualTo("EXPIRED");
+        assertThat(verify(user, code).text("reason")).isEqualTo("EXPIRED");
+    }
+
+    @Test
+    void aPasswordResetLinkCodeVerifiesWithoutTheUser() {
+        String user = newUser();
+        Answer sent = api.post("/v1/codes", Map.of("userId", user, "codeType", "PASSWORD_RESET",
+                "deliveryMethod", "SMS", "deliveryTarget", "+447700900123"));
+        assertThat(sent.status()).isEqualTo(202);
+        assertThat(sent.text("format")).isEqualTo("LINK");
+        assertThat(sent.text("maskedTarget")).isEqualTo("+44******0123");
+        String link = codeFromOutbox();
+
+        Answer verified = api.post("/v1/codes/verify", Map.of("code", link));
+        assertThat(verified.json().get("valid").asBoolean()).isTrue();
+        assertThat(verified.text("userId")).isEqualTo(user);
+        assertThat(verified.text("codeType")).isEqualTo("PASSWORD_RESET");
+    }
+
+    @Test
+    void theDeviceFlowFromRegistrationToRevocation() {
+        assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        String user = newUser();
+        Answer registered = api.post("/v1/devices", Map.of("userId", user, "deviceId", "laptop-1", "deviceType", "WEB",
+                "deviceName", "Work laptop", "ipAddress", "203.0.113.7", "userAgent", "Firefox"));
+        assertThat(registered.status()).isEqualTo(201);
+        String secret = registered.text("secret");
+        assertThat(secret).hasSize(43);
+        assertThat(registered.text("expiresAt")).isEqualTo("2026-12-30T10:00:00.000Z");
+        api.post("/v1/devices", Map.of("userId", user, "deviceId", "phone-1", "deviceType", "IOS"));
+
+        clock.advance(Duration.ofDays(1));
+        Answer verified = api.post("/v1/devices/verify", Map.of("deviceId", "laptop-1", "secret", secret));
+        assertThat(verified.json().get("valid").asBoolean()).isTrue();
+        assertThat(verified.text("userId")).isEqualTo(user);
+        assertThat(verified.text("expiresAt")).isEqualTo("2026-12-31T10:00:00.000Z");
+
+        Answer list = api.get("/v1/users/" + user + "/devices");
+        assertThat(list.json().get("devices")).hasSize(2);
+        assertThat(list.raw().body()).doesNotContain(secret);
+
+        Answer revoked = api.delete("/v1/users/" + user + "/devices");
+        assertThat(revoked.json().get("revoked").asInt()).isEqualTo(2);
+        assertThat(api.get("/v1/users/" + user + "/devices").json().get("devices")).isEmpty();
+        assertThat(api.post("/v1/devices/verify", Map.of("deviceId", "laptop-1", "secret", secret)).text("reason"))
+                .isEqualTo("NOT_FOUND");
+
+        assertThat(auditEventTypes(user)).containsExactly("DEVICES_REVOKED", "DEVICE_VERIFIED", "DEVICE_ADDED",
+                "DEVICE_ADDED");
+    }
+
+    @Test
+    void everyV1CallNeedsAValidApiKeyAndEitherRotationKeyWorks() {
+        String user = newUser();
+        Answer missing = api.withKey(null).get("/v1/users/" + user + "/audit");
+        assertThat(missing.status()).isEqualTo(401);
+        assertThat(missing.header("WWW-Authenticate")).startsWith("Bearer");
+        assertThat(missing.text("code")).isEqualTo("UNAUTHORIZED");
+        assertThat(api.withKey("wrong").get("/v1/users/" + user + "/audit").status()).isEqualTo(401);
+        assertThat(api.withKey(null).get("/dev/outbox").status()).isEqualTo(401);
+        assertThat(api.withKey(NEXT_API_KEY).get("/v1/users/" + user + "/audit").status()).isEqualTo(200);
+        assertThat(api.withKey(null).get("/actuator/health/liveness").status()).isEqualTo(200);
+    }
+
+    @Test
+    void malformedInputIsA4xxNamingTheFieldAndWritesNothing() {
+        String user = newUser();
+        record Case(String method, String path, String contentType, String body, int status, String code, String field) {
+        }
+        String big = "{\"userId\":\"" + "a".repeat(17_000) + "\"}";
+        List<Case> cases = List.of(
+                new Case("POST", "/v1/codes", "application/json", "{broken", 400, "MALFORMED_JSON", null),
+                new Case("POST", "/v1/codes", "application/json", "", 400, "MALFORMED_JSON", null),
+                new Case("POST", "/v1/codes", "application/json", "[1]", 400, "MALFORMED_JSON", null),
+                new Case("POST", "/v1/codes", "application/json", "null", 400, "MALFORMED_JSON", null),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":{\"a\":1}}", 400, "INVALID_INPUT", "userId"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
+                        + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\",\"codeLength\":\"six\"}", 400,
+                        "INVALID_INPUT", "codeLength"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\"}", 400, "INVALID_INPUT", "codeType"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"SOMETHING\"}", 400,
+                        "INVALID_INPUT", "codeType"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
+                        + "\"deliveryMethod\":\"PIGEON\"}", 400, "INVALID_INPUT", "deliveryMethod"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
+                        + "\"deliveryMethod\":\"SMS\",\"deliveryTarget\":\"+441234561234\"}", 400, "INVALID_INPUT", "deliveryMethod"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
+                        + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"not-an-email\"}", 400, "INVALID_INPUT", "deliveryTarget"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"PHONE_VERIFICATION\","
+                        + "\"deliveryMethod\":\"SMS\",\"deliveryTarget\":\"12345\"}", 400, "INVALID_INPUT", "deliveryTarget"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"a#b\",\"codeType\":\"EMAIL_VERIFICATION\","
+                        + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\"}", 400, "INVALID_INPUT", "userId"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
+                        + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\",\"ipAddress\":\"nope\"}", 400,
+                        "INVALID_INPUT", "ipAddress"),
+                new Case("POST", "/v1/codes", "application/json", big, 413, "BODY_TOO_LARGE", null),
+                new Case("POST", "/v1/codes", "text/plain", "hello", 415, "UNSUPPORTED_MEDIA_TYPE", null),
+                new Case("POST", "/v1/codes/verify", "application/json", "{\"code\":\"123456\"}", 400, "INVALID_INPUT", "userId"),
+                new Case("POST", "/v1/codes/verify", "application/json", "{\"code\":\"12\",\"userId\":\"" + user
+                        + "\",\"codeType\":\"EMAIL_VERIFICATION\"}", 400, "INVALID_INPUT", "code"),
+                new Case("POST", "/v1/codes/check", "application/json", "{}", 400, "INVALID_INPUT", "code"),
+                new Case("POST", "/v1/devices", "application/json", "{\"userId\":\"" + user + "\",\"deviceId\":\"a b\","
+                        + "\"deviceType\":\"WEB\"}", 400, "INVALID_INPUT", "deviceId"),
+                new Case("POST", "/v1/devices", "application/json", "{\"userId\":\"" + user + "\",\"deviceId\":\"d1\"}", 400,
+                        "INVALID_INPUT", "deviceType"),
+                new Case("POST", "/v1/devices/verify", "application/json", "{\"deviceId\":\"d1\",\"secret\":\"short\"}", 400,
+                        "INVALID_INPUT", "secret"),
+                new Case("GET", "/v1/users/" + user + "/audit?limit=0", null, null, 400, "INVALID_INPUT", "limit"),
+                new Case("GET", "/v1/users/" + user + "/audit?limit=x", null, null, 400, "INVALID_INPUT", "limit"),
+                new Case("GET", "/v1/users/" + user + "/audit?from=yesterday", null, null, 400, "INVALID_INPUT", "from"),
+                new Case("GET", "/v1/users/" + user + "/audit?cursor=%25%25", null, null, 400, "INVALID_INPUT", "cursor"),
+                new Case("GET", "/v1/users/a%23b/devices", null, null, 400, "INVALID_INPUT", "userId"),
+                new Case("DELETE", "/v1/users/" + user + "/devices/a%23b", null, null, 400, "INVALID_INPUT", "deviceId"),
+                new Case("PUT", "/v1/codes", "application/json", "{}", 405, "METHOD_NOT_ALLOWED", null),
+                new Case("GET", "/v1/codes/verify", null, null, 405, "METHOD_NOT_ALLOWED", null),
+                new Case("GET", "/v1/no-such-thing", null, null, 404, "NOT_FOUND", null));
+
+        for (Case c : cases) {
+            Answer answer = api.send(c.method(), c.path(), c.contentType(), c.body());
+            assertThat(answer.status()).as("%s %s %s", c.method(), c.path(), c.body() == null ? "" : c.body()
+                    .substring(0, Math.min(80, c.body().length()))).isEqualTo(c.status());
+            assertThat(answer.header("Content-Type")).as(c.path()).startsWith("application/problem+json");
+            assertThat(answer.text("code")).as(c.path() + " " + c.body()).isEqualTo(c.code());
+            assertThat(answer.text("field")).as(c.path() + " " + c.body()).isEqualTo(c.field());
+        }
+        // Nothing above left a trace: no audit entry, no counted request, no code.
+        assertThat(auditEventTypes(user)).isEmpty();
+        assertThat(api.get("/v1/users/" + user + "/rate-limits").json().get("limits"))
+                .allSatisfy(limit -> assertThat(limit.get("count").asLong()).isZero());
+    }
+
+    @Test
+    void auditHistoryPagesNewestFirst() {
+        String user = newUser();
+        for (int i = 0; i < 3; i++) {
+            sendEmailCode(user);
+            clock.advance(Duration.ofSeconds(1));
+        }
+        // CODE_SENT, then twice CODES_INVALIDATED and CODE_SENT: five events in pages of two.
+        List<String> timestamps = new ArrayList<>();
+        List<Integer> pageSizes = new ArrayList<>();
+        String cursor = null;
+        do {
+            Answer page = api.get("/v1/users/" + user + "/audit?limit=2" + (cursor == null ? "" : "&cursor=" + cursor));
+            assertThat(page.status()).isEqualTo(200);
+            pageSizes.add(page.json().get("events").size());
+            page.json().get("events").forEach(event -> timestamps.add(event.get("timestamp").asString()));
+            cursor = page.text("nextCursor");
+        } while (cursor != null);
+
+        assertThat(pageSizes).containsExactly(2, 2, 1);
+        assertThat(timestamps).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+    }
+
+    @Test
+    void operationsEndpointsAnswer() {
+        sendEmailCode(newUser());
+        assertThat(api.withKey(null).get("/actuator/health/liveness").json().get("status").asString()).isEqualTo("UP");
+        Answer readiness = api.withKey(null).get("/actuator/health/readiness");
+        assertThat(readiness.json().get("status").asString()).isEqualTo("UP");
+        assertThat(readiness.json().get("components").has("store")).isTrue();
+        String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
+        assertThat(metrics).contains("verification_codes_sent_total", "verification_store_operation_seconds_count");
+        Answer openapi = api.withKey(null).get("/v3/api-docs");
+        assertThat(openapi.status()).isEqualTo(200);
+        assertThat(openapi.json().get("paths").has("/v1/codes")).isTrue();
+        assertThat(openapi.json().get("paths").has("/v1/users/{userId}/audit")).isTrue();
+        assertThat(api.withKey(null).get("/swagger-ui/index.html").status()).isEqualTo(200);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.verificationservice.server;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Talks to the server through its real HTTP port, as any client would. */
+final class ApiClient {
+
+    /** One answer: status, headers and the body parsed as JSON (or null when it is not JSON). */
+    record Answer(int status, HttpResponse<String> raw, JsonNode json) {
+        String header(String name) {
+            return raw.headers().firstValue(name).orElse(null);
+        }
+
+        String text(String field) {
+            JsonNode node = json.get(field);
+            return node == null || node.isNull() ? null : node.asString();
+        }
+    }
+
+    static final JsonMapper JSON = JsonMapper.builder().build();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String base;
+    private final String apiKey;
+
+    ApiClient(int port, String apiKey) {
+        this.base = "http://127.0.0.1:" + port;
+        this.apiKey = apiKey;
+    }
+
+    ApiClient withKey(String key) {
+        return new ApiClient(Integer.parseInt(base.substring(base.lastIndexOf(':') + 1)), key);
+    }
+
+    Answer get(String path) {
+        return send(request(path).GET());
+    }
+
+    Answer delete(String path) {
+        return send(request(path).DELETE());
+    }
+
+    Answer post(String path, Object body) {
+        String text = body instanceof String raw ? raw : JSON.writeValueAsString(body);
+        return send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(text)));
+    }
+
+    Answer send(String method, String path, String contentType, String body) {
+        HttpRequest.Builder request = request(path).method(method, body == null
+                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        return send(request);
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return request;
+    }
+
+    private Answer send(HttpRequest.Builder request) {
+        try {
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode json = null;
+            String type = response.headers().firstValue("Content-Type").orElse("");
+            if (type.contains("json") && !response.body().isEmpty()) {
+                json = JSON.readTree(response.body());
+            }
+            return new Answer(response.statusCode(), response, json);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
