@@ -1,0 +1,104 @@
+package dev.verificationservice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.OutgoingCode;
+import dev.verificationservice.server.config.StartupException;
+import dev.verificationservice.server.delivery.MessageRenderer;
+import dev.verificationservice.server.delivery.SnsSmsSender;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import software.amazon.awssdk.services.sns.model.PublishRequest;
+
+/** What the service does at start: refuse bad configuration clearly, and create its keys in embedded mode. */
+class StartupTest {
+
+    @TempDir
+    Path dataDir;
+
+    /** The StartupException in a failed start's cause chain: what the operator is shown. */
+    private static StartupException startupFailure(Runnable start) {
+        try {
+            start.run();
+        } catch (RuntimeException e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof StartupException startup) {
+                    return startup;
+                }
+            }
+            throw new AssertionError("start failed without a StartupException", e);
+        }
+        throw new AssertionError("the service started");
+    }
+
+    private static ConfigurableApplicationContext start(String... properties) {
+        SpringApplication application = new SpringApplicationBuilder(VerificationServerApplication.class)
+                .properties(properties).build();
+        return application.run();
+    }
+
+    @Test
+    void theDynamoDbStoreRefusesToStartWithoutKeysAndNamesBoth() {
+        assertThat(startupFailure(() -> start("server.port=0", "verification.store=dynamodb")))
+                .hasMessageContaining("VERIFICATION_API_KEYS and VERIFICATION_SECRET_KEYS");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.store=dynamodb", "verification.api-keys=k")))
+                .hasMessageContaining("needs VERIFICATION_SECRET_KEYS,")
+                .hasMessageNotContaining("VERIFICATION_API_KEYS and");
+    }
+
+    @Test
+    void theEmbeddedModeGeneratesOwnerOnlyKeysOnFirstStartAndKeepsThem() throws Exception {
+        Path data = dataDir.resolve("data");
+        String apiKey;
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data)) {
+            apiKey = Files.readString(data.resolve("api-key")).trim();
+            assertThat(apiKey).matches("[A-Za-z0-9_-]{43}");
+            assertThat(Files.getPosixFilePermissions(data.resolve("api-key")))
+                    .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.getPosixFilePermissions(data.resolve("secret-key")))
+                    .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.getPosixFilePermissions(data)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+            assertThat(Files.exists(data.resolve("verification.db"))).isTrue();
+        }
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data)) {
+            assertThat(Files.readString(data.resolve("api-key")).trim()).isEqualTo(apiKey);
+        }
+    }
+
+    @Test
+    void badSettingsAreRefusedWithTheVariableToFix() {
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.audit-retention=sometimes"))).hasMessageContaining("VERIFICATION_AUDIT_RETENTION");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.sms.provider=webhook"))).hasMessageContaining("VERIFICATION_SMS_WEBHOOK_URL");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.secret-keys=c2hvcnQ="))).hasMessageContaining("VERIFICATION_SECRET_KEYS");
+    }
+
+    @Test
+    void anSnsMessageIsATransactionalPublishToThePhoneNumber() {
+        Clock clock = Clock.fixed(Instant.parse("2026-11-30T10:00:00Z"), ZoneOffset.UTC);
+        SnsSmsSender sender = new SnsSmsSender(null, new MessageRenderer(Map.of(), "https://x/{code}", clock), "ACME");
+        PublishRequest request = sender.publishRequest(new OutgoingCode("u", CodeType.PHONE_VERIFICATION,
+                CodeFormat.NUMERIC, DeliveryMethod.SMS, "+441234561234", "+44******1234", "123456",
+                Instant.parse("2026-11-30T10:15:00Z")));
+
+        assertThat(request.phoneNumber()).isEqualTo("+441234561234");
+        assertThat(request.message()).contains("123456").contains("15 minutes");
+        assertThat(request.messageAttributes().get("AWS.SNS.SMS.SMSType").stringValue()).isEqualTo("Transactional");
+        assertThat(request.messageAttributes().get("AWS.SNS.SMS.SenderID").stringValue()).isEqualTo("ACME");
+    }
+}

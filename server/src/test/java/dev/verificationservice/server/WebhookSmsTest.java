@@ -1,0 +1,120 @@
+package dev.verificationservice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.verificationservice.server.ApiClient.Answer;
+import dev.verificationservice.server.delivery.WebhookSmsSender;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * SMS codes through the signed webhook, received by a real local HTTP server that checks the signature as an
+ * operator's receiver would, and answers with the status the test chooses.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "verification.api-keys=" + AbstractApiTest.API_KEY,
+        "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
+        "verification.sms.provider=webhook",
+        "verification.sms.webhook-secret=" + WebhookSmsTest.SECRET})
+@Import(TestClockConfiguration.class)
+class WebhookSmsTest {
+
+    static final String SECRET = "webhook-secret-0123456789abcdefghijklmnopqrstuvwxyz";
+    static final List<JsonNode> RECEIVED = new CopyOnWriteArrayList<>();
+    static final AtomicInteger ANSWER = new AtomicInteger(204);
+    static final AtomicInteger BAD_SIGNATURES = new AtomicInteger();
+    static HttpServer receiver;
+
+    @LocalServerPort
+    int port;
+
+    ApiClient api;
+
+    @DynamicPropertySource
+    static void webhook(DynamicPropertyRegistry registry) throws IOException {
+        receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        receiver.createContext("/sms", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            String timestamp = exchange.getRequestHeaders().getFirst(WebhookSmsSender.TIMESTAMP_HEADER);
+            String signature = exchange.getRequestHeaders().getFirst(WebhookSmsSender.SIGNATURE_HEADER);
+            String expected = "sha256=" + WebhookSmsSender.sign(SECRET.getBytes(StandardCharsets.UTF_8), timestamp + "." + body);
+            if (signature == null || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
+                    signature.getBytes(StandardCharsets.UTF_8))) {
+                BAD_SIGNATURES.incrementAndGet();
+                exchange.sendResponseHeaders(401, -1);
+            } else {
+                RECEIVED.add(ApiClient.JSON.readTree(body));
+                exchange.sendResponseHeaders(ANSWER.get(), -1);
+            }
+            exchange.close();
+        });
+        receiver.start();
+        registry.add("verification.sms.webhook-url", () -> "http://127.0.0.1:" + receiver.getAddress().getPort() + "/sms");
+        registry.add("verification.data-dir", Files.createTempDirectory("verification-webhook-test")::toString);
+    }
+
+    @AfterAll
+    static void stopReceiver() {
+        receiver.stop(0);
+    }
+
+    @BeforeEach
+    void connect() {
+        api = new ApiClient(port, AbstractApiTest.API_KEY);
+        ANSWER.set(204);
+    }
+
+    @Test
+    void aSignedRequestCarriesTheCodeAndTheCodeVerifies() {
+        int before = RECEIVED.size();
+        Answer sent = api.post("/v1/codes", Map.of("userId", "sms-user-1", "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", "+441234561234"));
+        assertThat(sent.status()).isEqualTo(202);
+
+        assertThat(BAD_SIGNATURES.get()).isZero();
+        JsonNode request = RECEIVED.get(before);
+        assertThat(request.get("to").asString()).isEqualTo("+441234561234");
+        assertThat(request.get("codeType").asString()).isEqualTo("PHONE_VERIFICATION");
+        Matcher digits = Pattern.compile("\\b([0-9]{6})\\b").matcher(request.get("message").asString());
+        assertThat(digits.find()).isTrue();
+
+        Answer verified = api.post("/v1/codes/verify", Map.of("code", digits.group(1), "userId", "sms-user-1",
+                "codeType", "PHONE_VERIFICATION"));
+        assertThat(verified.json().get("valid").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aWebhookThatFailsMeans502AndAnInvalidatedCode() {
+        ANSWER.set(500);
+        int before = RECEIVED.size();
+        Answer sent = api.post("/v1/codes", Map.of("userId", "sms-user-2", "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", "+441234561234"));
+
+        assertThat(sent.status()).isEqualTo(502);
+        assertThat(sent.text("code")).isEqualTo("DELIVERY_FAILED");
+        Matcher digits = Pattern.compile("\\b([0-9]{6})\\b").matcher(RECEIVED.get(before).get("message").asString());
+        assertThat(digits.find()).isTrue();
+        Answer verified = api.post("/v1/codes/verify", Map.of("code", digits.group(1), "userId", "sms-user-2",
+                "codeType", "PHONE_VERIFICATION"));
+        assertThat(verified.text("reason")).isEqualTo("NOT_FOUND");
+    }
+}
