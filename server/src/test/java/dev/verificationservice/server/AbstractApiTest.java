@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import dev.verificationservice.store.contract.SkipReasonReporter;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -29,7 +31,7 @@ import tools.jackson.databind.JsonNode;
         "verification.api-keys=" + AbstractApiTest.API_KEY + "," + AbstractApiTest.NEXT_API_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY})
 @Import(TestClockConfiguration.class)
-@ExtendWith(SkipReasonReporter.class)
+@ExtendWith({SkipReasonReporter.class, OutputCaptureExtension.class})
 abstract class AbstractApiTest {
 
     static final String API_KEY = "test-api-key-0123456789abcdefghijklmnop";
@@ -319,6 +321,25 @@ abstract class AbstractApiTest {
 
         assertThat(pageSizes).containsExactly(2, 2, 1);
         assertThat(timestamps).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+    }
+
+    @Test
+    void logsNeverHoldACodeOrADeviceSecret(CapturedOutput output) {
+        String user = newUser();
+        sendEmailCode(user);
+        String code = codeFromOutbox();
+        verify(user, code);
+        verify(user, code);
+        api.post("/v1/codes", Map.of("userId", user, "codeType", "PASSWORD_RESET", "deliveryMethod", "EMAIL",
+                "deliveryTarget", "jane@example.com"));
+        String link = codeFromOutbox();
+        api.post("/v1/codes/check", Map.of("code", link));
+        String secret = missingTransactions().isEmpty()
+                ? api.post("/v1/devices", Map.of("userId", user, "deviceId", "d-1", "deviceType", "WEB")).text("secret")
+                : "no-secret-issued-on-this-store";
+        api.post("/v1/devices/verify", Map.of("deviceId", "d-1", "secret", "A".repeat(43)));
+
+        assertThat(output.getAll()).doesNotContain(code, link, secret, API_KEY);
     }
 
     @Test
