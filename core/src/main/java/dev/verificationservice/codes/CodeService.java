@@ -85,6 +85,10 @@ public final class CodeService {
         }
         String target = DeliveryTargets.validate(method, request.deliveryTarget());
         CodeFormat format = request.format().orElse(type.defaultFormat());
+        if (format == CodeFormat.LINK && request.numericLength().isPresent()) {
+            throw new InvalidInputException("codeLength", "applies to NUMERIC codes only; a LINK code is always "
+                    + SecureTokens.RANDOM_TOKEN_LENGTH + " characters");
+        }
         int length = request.numericLength().orElse(settings.defaultNumericLength());
         if (length < CodeFormat.MIN_NUMERIC_LENGTH || length > CodeFormat.MAX_NUMERIC_LENGTH) {
             throw new InvalidInputException("codeLength", "must be between " + CodeFormat.MIN_NUMERIC_LENGTH + " and "
@@ -128,9 +132,10 @@ public final class CodeService {
             // Any failure of the channel, checked or not, leaves no usable code behind.
             codes.deleteCode(stored.digest());
             audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
-            // The channel's own message may echo the full address: only its type is logged.
-            LOG.warn("Delivery of a {} code for user {} by {} to {} failed ({})", type, userId, method, maskedTarget,
-                    e.getClass().getSimpleName());
+            // A DeliveryException's message is safe by contract; an unchecked failure may echo the full
+            // address, so only its type is logged.
+            LOG.warn("Delivery of a {} code for user {} by {} to {} failed: {}", type, userId, method, maskedTarget,
+                    e instanceof DeliveryException ? e.getMessage() : e.getClass().getSimpleName());
             return new IssueResult.DeliveryFailed(method, maskedTarget);
         }
         details.put("expiresAt", Timestamps.format(expiresAt));

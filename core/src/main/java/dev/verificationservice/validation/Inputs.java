@@ -81,6 +81,10 @@ public final class Inputs {
                 throw new InvalidInputException(field, "must not contain control characters");
             }
         }
+        // String.codePoints() yields a lone surrogate as itself: text that is not valid UTF-16.
+        if (value.codePoints().anyMatch(codePoint -> Character.getType(codePoint) == Character.SURROGATE)) {
+            throw new InvalidInputException(field, "must be valid Unicode text");
+        }
         return Optional.of(value);
     }
 

@@ -234,6 +234,41 @@ abstract class AbstractApiTest {
     }
 
     @Test
+    void noSpellingOfAPathGetsPastTheApiKey() {
+        ApiClient anonymous = api.withKey(null);
+        for (String path : List.of("/dev;/outbox", "/%64ev/outbox", "/v1;/users/alice/audit", "/%761/users/alice/devices",
+                "/v1/users/alice/audit;x=1", "/V1/users/alice/audit", "/v1/./users/alice/audit", "/dev/../dev/outbox")) {
+            String[] answer = anonymous.raw("GET", path, "");
+            assertThat(answer[0]).as(path).isIn("401", "400", "404");
+            assertThat(answer[1]).as(path).doesNotContain("\"events\"", "\"messages\"");
+        }
+        String[] delete = anonymous.raw("DELETE", "/%761/users/alice/devices", "");
+        assertThat(delete[0]).isEqualTo("401");
+    }
+
+    @Test
+    void whatTheContainerRefusesIsStillAProblem() {
+        String user = newUser();
+        String[] badQuery = api.raw("GET", "/v1/users/" + user + "/audit?cursor=%zz", "");
+        assertThat(badQuery[0]).isEqualTo("400");
+        assertThat(badQuery[1]).contains("application/problem+json").contains("MALFORMED_QUERY");
+        String[] publicBadQuery = api.withKey(null).raw("GET", "/actuator/health?x=%zz", "");
+        assertThat(publicBadQuery[0]).isEqualTo("400");
+        String[] encodedSlash = api.raw("GET", "/v1/users/a%2Fb/devices", "");
+        assertThat(encodedSlash[0]).isEqualTo("400");
+        assertThat(encodedSlash[1]).contains("application/problem+json").doesNotContain("<html");
+        String[] trace = api.raw("TRACE", "/v1/codes", "");
+        assertThat(trace[0]).isEqualTo("405");
+        assertThat(trace[1]).contains("application/problem+json");
+        // A form body is never parsed, so a broken one cannot break a DELETE.
+        assertThat(api.send("DELETE", "/v1/users/" + user + "/devices", "application/x-www-form-urlencoded", "a=%zz")
+                .status()).isEqualTo(200);
+        Answer error = api.get("/error");
+        assertThat(error.status()).isEqualTo(404);
+        assertThat(error.text("code")).isEqualTo("NOT_FOUND");
+    }
+
+    @Test
     void malformedInputIsA4xxNamingTheFieldAndWritesNothing() {
         String user = newUser();
         record Case(String method, String path, String contentType, String body, int status, String code, String field) {
@@ -265,6 +300,19 @@ abstract class AbstractApiTest {
                         + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\",\"ipAddress\":\"nope\"}", 400,
                         "INVALID_INPUT", "ipAddress"),
                 new Case("POST", "/v1/codes", "application/json", big, 413, "BODY_TOO_LARGE", null),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":123}", 400, "INVALID_INPUT", "userId"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":true}", 400, "INVALID_INPUT", "userId"),
+                new Case("POST", "/v1/codes", "application/json", "{\"codeLength\":6.9}", 400, "INVALID_INPUT", "codeLength"),
+                new Case("POST", "/v1/codes", "application/json", "{\"codeLength\":1e400}", 400, "INVALID_INPUT", "codeLength"),
+                new Case("POST", "/v1/codes", "application/json", "{\"codeLength\":99999999999999999999999}", 400,
+                        "INVALID_INPUT", "codeLength"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"userId\":\"other\"}", 400,
+                        "MALFORMED_JSON", null),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"PASSWORD_RESET\","
+                        + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\",\"codeLength\":8}", 400,
+                        "INVALID_INPUT", "codeLength"),
+                new Case("POST", "/v1/devices", "application/json", "{\"userId\":\"" + user + "\",\"deviceId\":\"d1\","
+                        + "\"deviceType\":\"WEB\",\"deviceName\":\"\\ud800x\"}", 400, "INVALID_INPUT", "deviceName"),
                 new Case("POST", "/v1/codes", "text/plain", "hello", 415, "UNSUPPORTED_MEDIA_TYPE", null),
                 new Case("POST", "/v1/codes/verify", "application/json", "{\"code\":\"123456\"}", 400, "INVALID_INPUT", "userId"),
                 new Case("POST", "/v1/codes/verify", "application/json", "{\"code\":\"12\",\"userId\":\"" + user

@@ -60,6 +60,25 @@ final class ApiClient {
         return send(request);
     }
 
+    /**
+     * Sends one request exactly as written, over a plain socket, for what {@link java.net.URI} refuses to
+     * build (a malformed percent-escape); answers the status line's code and the body.
+     */
+    String[] raw(String method, String pathAndQuery, String extraHeaders) {
+        int port = Integer.parseInt(base.substring(base.lastIndexOf(':') + 1));
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            String request = method + " " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                    + (apiKey == null ? "" : "Authorization: Bearer " + apiKey + "\r\n") + extraHeaders + "\r\n";
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String response = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String status = response.substring(9, 12);
+            return new String[] {status, response};
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private HttpRequest.Builder request(String path) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
         if (apiKey != null) {

@@ -86,6 +86,8 @@ class StartupTest {
                 "verification.sms.provider=webhook"))).hasMessageContaining("VERIFICATION_SMS_WEBHOOK_URL");
         assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
                 "verification.secret-keys=c2hvcnQ="))).hasMessageContaining("VERIFICATION_SECRET_KEYS");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.api-keys=secret"))).hasMessageContaining("VERIFICATION_API_KEYS");
     }
 
     @Test

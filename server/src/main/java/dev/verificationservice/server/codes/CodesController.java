@@ -35,7 +35,7 @@ public class CodesController {
 
     /** {@code POST /v1/codes}. Enum values are taken as text so that a wrong one is a 400 naming its field. */
     public record SendCodeBody(String userId, String codeType, String deliveryMethod, String deliveryTarget,
-                               String format, Integer codeLength, String ipAddress, String userAgent, String deviceId) {
+                               String format, Long codeLength, String ipAddress, String userAgent, String deviceId) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -84,7 +84,7 @@ public class CodesController {
         }
         ClientContext client = ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId());
         IssueResult result = verification.codes().issue(new CodeRequest(body.userId(), type, method,
-                body.deliveryTarget(), format, Optional.ofNullable(body.codeLength()), client));
+                body.deliveryTarget(), format, codeLength(body.codeLength()), client));
         if (result instanceof IssueResult.RateLimited limited) {
             metrics.rateLimited(limited.action());
             Map<String, Object> properties = new LinkedHashMap<>();
@@ -126,6 +126,17 @@ public class CodesController {
             return new VerifyResponse(true, null, valid.userId(), valid.codeType().name());
         }
         return new VerifyResponse(false, ((VerificationResult.Invalid) result).reason().name(), null, null);
+    }
+
+    private static Optional<Integer> codeLength(Long value) {
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+            throw new InvalidInputException("codeLength", "must be between " + CodeFormat.MIN_NUMERIC_LENGTH + " and "
+                    + CodeFormat.MAX_NUMERIC_LENGTH);
+        }
+        return Optional.of(value.intValue());
     }
 
     private static VerifyRequest verifyRequest(CodeBody body) {

@@ -24,6 +24,8 @@ public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
 
     public static final String API_KEY_FILE = "api-key";
     public static final String SECRET_KEY_FILE = "secret-key";
+    /** A guessable API key would open the whole API; 24 characters of base64 carry 144 bits. */
+    public static final int MIN_API_KEY_LENGTH = 24;
     private static final Logger LOG = LoggerFactory.getLogger(KeyMaterial.class);
 
     @Override
@@ -57,6 +59,10 @@ public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
             if (secretKeys.isEmpty()) {
                 secretKeys = List.of(loadOrGenerate(dataDir.resolve(SECRET_KEY_FILE), random, "HMAC key", false));
             }
+        }
+        if (apiKeys.stream().anyMatch(key -> key.length() < MIN_API_KEY_LENGTH)) {
+            throw new StartupException("An API key in VERIFICATION_API_KEYS is shorter than " + MIN_API_KEY_LENGTH
+                    + " characters.", "Use long random keys, for example: openssl rand -base64 32");
         }
         try {
             return new KeyMaterial(apiKeys, SecretKeyRing.fromBase64(secretKeys));

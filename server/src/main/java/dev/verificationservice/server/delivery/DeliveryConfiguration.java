@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sns.SnsClient;
 
 /**
@@ -52,7 +53,7 @@ public class DeliveryConfiguration {
         }
         VerificationProperties.Sms sms = properties.sms();
         switch (sms.provider()) {
-            case SNS -> channels.put(DeliveryMethod.SMS, new SnsSmsSender(SnsClient.create(), renderer, sms.snsSenderId()));
+            case SNS -> channels.put(DeliveryMethod.SMS, new SnsSmsSender(snsClient(), renderer, sms.snsSenderId()));
             case WEBHOOK -> channels.put(DeliveryMethod.SMS, webhook(sms, renderer, clock));
             case NONE -> { }
         }
@@ -80,6 +81,15 @@ public class DeliveryConfiguration {
                     "Give an https:// URL.");
         }
         return new WebhookSmsSender(url, sms.webhookSecret(), sms.webhookTimeout(), renderer, clock);
+    }
+
+    private static SnsClient snsClient() {
+        try {
+            return SnsClient.create();
+        } catch (SdkException e) {
+            throw new StartupException("Amazon SNS cannot be configured: " + e.getMessage(),
+                    "Set AWS_REGION and make AWS credentials available, or choose another VERIFICATION_SMS_PROVIDER.", e);
+        }
     }
 
     private static boolean isLoopback(URI url) {

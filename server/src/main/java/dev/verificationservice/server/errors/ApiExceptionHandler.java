@@ -21,6 +21,8 @@ import org.springframework.web.method.annotation.MethodArgumentTypeMismatchExcep
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.InputCoercionException;
+import tools.jackson.databind.DatabindException;
 import tools.jackson.databind.exc.MismatchedInputException;
 
 /**
@@ -57,18 +59,29 @@ public class ApiExceptionHandler {
             return ResponseEntity.badRequest().body(Problems.of(HttpStatus.BAD_REQUEST, "MALFORMED_JSON",
                     "The body must be a JSON object.", Map.of()));
         }
-        if (cause instanceof MismatchedInputException mismatch) {
-            String field = mismatch.getPath().stream()
-                    .map(reference -> reference.getPropertyName() != null ? reference.getPropertyName()
-                            : "[" + reference.getIndex() + "]")
-                    .collect(Collectors.joining("."));
+        String field = fieldOf(cause);
+        if (field != null) {
             return ResponseEntity.badRequest().body(Problems.invalidInput(field,
-                    field + ": has the wrong type; see the API document at /v3/api-docs"));
+                    field + ": has the wrong type or is out of range; see the API document at /v3/api-docs"));
         }
         String detail = cause instanceof JacksonException
                 ? "The body is not valid JSON: " + ((JacksonException) cause).getOriginalMessage()
                 : "A JSON object body is required.";
         return ResponseEntity.badRequest().body(Problems.of(HttpStatus.BAD_REQUEST, "MALFORMED_JSON", detail, Map.of()));
+    }
+
+    /** The JSON field a Jackson failure is about: from the databind path, or the parser's current name. */
+    private static String fieldOf(Throwable cause) {
+        if (cause instanceof DatabindException databind && !databind.getPath().isEmpty()) {
+            return databind.getPath().stream()
+                    .map(reference -> reference.getPropertyName() != null ? reference.getPropertyName()
+                            : "[" + reference.getIndex() + "]")
+                    .collect(Collectors.joining("."));
+        }
+        if (cause instanceof InputCoercionException coercion && coercion.processor() != null) {
+            return coercion.processor().currentName();
+        }
+        return null;
     }
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)

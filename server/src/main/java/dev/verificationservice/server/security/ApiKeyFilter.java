@@ -19,7 +19,8 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * {@code Authorization: Bearer <api key>} on {@code /v1/**} and {@code /dev/**}. Several keys may be valid
+ * {@code Authorization: Bearer <api key>} on every path but health, metrics and the API document (so
+ * {@code /v1/**} and {@code /dev/**}, however their path is spelled). Several keys may be valid
  * at once (for rotation). The presented key is compared with every configured key, each as a SHA-256 hash
  * with {@link MessageDigest#isEqual}, so neither the length nor the content of a key leaks through timing.
  */
@@ -34,10 +35,17 @@ public class ApiKeyFilter extends OncePerRequestFilter {
         this.keyHashes = keys.apiKeys().stream().map(ApiKeyFilter::sha256).toList();
     }
 
+    /** Paths that need no key: health, metrics and the API document. Everything else does. */
+    private static final List<String> PUBLIC_PREFIXES = List.of("/actuator/health", "/actuator/prometheus",
+            "/v3/api-docs", "/swagger-ui", "/swagger-ui.html", "/error");
+
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
-        return !(path.startsWith("/v1/") || path.equals("/v1") || path.startsWith("/dev/"));
+        // The servlet path is decoded and normalised by the container (no ';params', no '%76'), the same path
+        // Spring MVC routes on; the raw request URI is not, and must never decide.
+        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        return PUBLIC_PREFIXES.stream().anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/")
+                || (prefix.endsWith(".html") && path.equals(prefix)));
     }
 
     @Override
