@@ -403,6 +403,11 @@ abstract class AbstractApiTest {
         assertThat(openapi.status()).isEqualTo(200);
         assertThat(openapi.json().get("paths").has("/v1/codes")).isTrue();
         assertThat(openapi.json().get("paths").has("/v1/users/{userId}/audit")).isTrue();
+        JsonNode send = openapi.json().get("paths").get("/v1/codes").get("post").get("responses");
+        assertThat(send.has("202")).isTrue();
+        assertThat(send.has("429")).isTrue();
+        assertThat(send.has("502")).isTrue();
+        assertThat(send.get("400").get("content").has("application/problem+json")).isTrue();
         assertThat(api.withKey(null).get("/swagger-ui/index.html").status()).isEqualTo(200);
     }
 }
