@@ -1,6 +1,7 @@
 package dev.verificationservice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeType;
@@ -88,6 +89,8 @@ class StartupTest {
                 "verification.secret-keys=c2hvcnQ="))).hasMessageContaining("VERIFICATION_SECRET_KEYS");
         assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
                 "verification.api-keys=secret"))).hasMessageContaining("VERIFICATION_API_KEYS");
+        assertThatThrownBy(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.dynamodb.table=vt")).hasStackTraceContaining("VERIFICATION_DYNAMODB_TABLE must be 3 to 255");
     }
 
     @Test

@@ -38,6 +38,14 @@ public record VerificationProperties(
      */
     public record Dynamodb(@DefaultValue("verification") String table, String endpoint,
                            @DefaultValue("true") boolean requireTtl) {
+
+        /** DynamoDB's own rule for table names, checked here so that a typo fails at start, not on first use. */
+        public Dynamodb {
+            if (table == null || !table.matches("[A-Za-z0-9_.-]{3,255}")) {
+                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_TABLE must be 3 to 255 characters of "
+                        + "letters, digits, '_', '-' and '.'");
+            }
+        }
         public boolean hasEndpoint() {
             return endpoint != null && !endpoint.isBlank();
         }
