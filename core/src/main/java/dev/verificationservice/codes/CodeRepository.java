@@ -27,6 +27,9 @@ public interface CodeRepository {
     /** Deletes every stored code of this user and type (through the user index) and returns what it deleted. */
     List<VerificationCode> deleteCodes(String userId, CodeType codeType);
 
+    /** Every stored code of this user and type (through the user index), expired and used ones included. */
+    List<VerificationCode> findCodes(String userId, CodeType codeType);
+
     /** Deletes one code; used when its delivery failed. */
     void deleteCode(String digest);
 }

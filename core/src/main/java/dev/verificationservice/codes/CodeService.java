@@ -16,6 +16,7 @@ import dev.verificationservice.validation.Inputs;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +123,7 @@ public final class CodeService {
         if (stored == null) {
             throw new StoreException("no free code key after " + MAX_INSERT_ATTEMPTS + " attempts");
         }
+        keepOnlyNewest(stored, client);
 
         Map<String, String> details = details(type, format);
         details.put("deliveryMethod", method.name());
@@ -179,6 +181,40 @@ public final class CodeService {
         return (int) active;
     }
 
+    /**
+     * Two requests at once may each delete the earlier codes before either writes its own, leaving two live
+     * codes. After writing, every request therefore deletes all of the user's codes of the type but the
+     * newest (by createdAt, then digest): whatever the interleaving, the last request to finish sees every
+     * code and leaves exactly one. A superseded request's message still goes out, with a code that no
+     * longer works.
+     */
+    private void keepOnlyNewest(VerificationCode written, ClientContext client) {
+        String userId = written.userId();
+        CodeType type = written.codeType();
+        Map<String, VerificationCode> byDigest = new LinkedHashMap<>();
+        codes.findCodes(userId, type).forEach(code -> byDigest.put(code.digest(), code));
+        // Our own code counts even if the index has not caught up with it yet.
+        byDigest.putIfAbsent(written.digest(), written);
+        String keep = byDigest.values().stream()
+                .max(Comparator.comparing(VerificationCode::createdAt).thenComparing(VerificationCode::digest))
+                .orElseThrow().digest();
+        Instant now = clock.instant();
+        int superseded = 0;
+        for (VerificationCode code : byDigest.values()) {
+            if (!code.digest().equals(keep)) {
+                codes.deleteCode(code.digest());
+                superseded += code.isActiveAt(now) ? 1 : 0;
+            }
+        }
+        if (superseded > 0) {
+            Map<String, String> details = new LinkedHashMap<>();
+            details.put("codeType", type.name());
+            details.put("count", Integer.toString(superseded));
+            details.put("reason", "CONCURRENT_REQUEST");
+            audit.recordSuccess(userId, AuditEventType.CODES_INVALIDATED, details, client);
+        }
+    }
+
     private Optional<IssueResult> refuseWhileLockedOut(String userId, CodeType type, ClientContext client) {
         RateLimitDecision failures = rateLimiter.current(userId, verifyAction(type), settings.verifyLimit());
         return failures.limitReached() ? Optional.of(rateLimited(userId, failures, client)) : Optional.empty();
@@ -218,7 +254,8 @@ public final class CodeService {
         // simultaneous guesses only the first `limit` are ever tested; a success gives its place back.
         RateLimitDecision attempt = rateLimiter.acquire(user, verifyAction(codeType), settings.verifyLimit());
         if (!attempt.allowed()) {
-            return lockedOut(request, consume, format, user, codeType);
+            // Past the limit: the code is not tested, and the codes were invalidated when the limit was reached.
+            return failed(request, consume, format, FailureReason.TOO_MANY_ATTEMPTS, user, codeType, false);
         }
         return test(request, consume, format, code, userId, type, Optional.of(attempt));
     }
@@ -241,6 +278,8 @@ public final class CodeService {
                 }
                 found = ((ConsumeOutcome.Rejected) outcome).current();
             } else {
+                // Found by its key; the stored digest is compared as well (in constant time), so an item whose
+                // key and code attribute disagree, however it came about, is never taken as this code.
                 found = codes.findCode(digest)
                         .filter(stored -> SecureTokens.constantTimeEquals(stored.digest(), digest));
             }
@@ -266,15 +305,10 @@ public final class CodeService {
             // A link code nobody issued: there is no user to audit.
             return new VerificationResult.Invalid(reason, request.userId(), request.codeType());
         }
+        // The attempt whose place is the limit itself starts the lock-out.
         boolean limitReached = attempt.map(RateLimitDecision::limitReached).orElse(false);
         return failed(request, consume, format, limitReached ? FailureReason.TOO_MANY_ATTEMPTS : reason,
-                subject.get(), subjectType.get());
-    }
-
-    /** Over the limit: the code is not tested at all. */
-    private VerificationResult lockedOut(VerifyRequest request, boolean consume, CodeFormat format, String userId,
-                                         CodeType type) {
-        return failed(request, consume, format, FailureReason.TOO_MANY_ATTEMPTS, userId, type);
+                subject.get(), subjectType.get(), limitReached);
     }
 
     private VerificationResult succeeded(VerificationCode code, ClientContext client) {
@@ -284,11 +318,11 @@ public final class CodeService {
     }
 
     private VerificationResult failed(VerifyRequest request, boolean consume, CodeFormat format, FailureReason reason,
-                                      String userId, CodeType type) {
+                                      String userId, CodeType type, boolean startsLockOut) {
         Map<String, String> details = details(type, format);
         details.put("operation", consume ? "verify" : "check");
         audit.recordFailure(userId, AuditEventType.CODE_VERIFICATION_FAILED, reason.name(), details, request.client());
-        if (reason == FailureReason.TOO_MANY_ATTEMPTS) {
+        if (startsLockOut) {
             invalidate(userId, type, FailureReason.TOO_MANY_ATTEMPTS.name(), request.client());
         }
         return new VerificationResult.Invalid(reason, request.userId(), request.codeType());

@@ -21,9 +21,9 @@ public final class Inputs {
     public static final int MAX_DEVICE_NAME_LENGTH = 128;
     public static final int MAX_PUSH_TOKEN_LENGTH = 4096;
 
-    /** An IPv4 dotted quad or an IPv6 literal (hex groups, colons, an embedded IPv4 tail). */
-    private static final Pattern IP_ADDRESS =
-            Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
+    private static final Pattern IPV4 = Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+            + "(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}");
+    private static final Pattern HEX_GROUP = Pattern.compile("[0-9A-Fa-f]{1,4}");
 
     private Inputs() {
     }
@@ -88,11 +88,43 @@ public final class Inputs {
         return Optional.of(value);
     }
 
+    /**
+     * An IPv6 literal: eight groups of 1 to 4 hex digits, or fewer with exactly one {@code ::}, the last two
+     * groups optionally written as an IPv4 address. Parsed by hand: {@link java.net.InetAddress} would
+     * resolve anything that is not a literal through DNS.
+     */
+    static boolean isIpv6(String value) {
+        int doubleColon = value.indexOf("::");
+        if (doubleColon != value.lastIndexOf("::") || value.contains(":::")) {
+            return false;
+        }
+        String[] halves = doubleColon < 0 ? new String[] {value}
+                : new String[] {value.substring(0, doubleColon), value.substring(doubleColon + 2)};
+        int groups = 0;
+        for (int half = 0; half < halves.length; half++) {
+            if (halves[half].isEmpty()) {
+                continue;
+            }
+            String[] parts = halves[half].split(":", -1);
+            for (int i = 0; i < parts.length; i++) {
+                boolean last = half == halves.length - 1 && i == parts.length - 1;
+                if (last && IPV4.matcher(parts[i]).matches()) {
+                    groups += 2;
+                } else if (HEX_GROUP.matcher(parts[i]).matches()) {
+                    groups += 1;
+                } else {
+                    return false;
+                }
+            }
+        }
+        return doubleColon < 0 ? groups == 8 : groups <= 7;
+    }
+
     public static Optional<String> optionalIpAddress(String value) {
         if (value == null || value.isEmpty()) {
             return Optional.empty();
         }
-        if (value.length() > MAX_IP_ADDRESS_LENGTH || !IP_ADDRESS.matcher(value).matches()) {
+        if (value.length() > MAX_IP_ADDRESS_LENGTH || !(IPV4.matcher(value).matches() || isIpv6(value))) {
             throw new InvalidInputException("ipAddress", "must be an IPv4 or IPv6 address");
         }
         return Optional.of(value);

@@ -55,6 +55,12 @@ public record VerificationProperties(
     public record Smtp(String host, @DefaultValue("587") int port, String username, String password,
                        @DefaultValue("STARTTLS") SmtpSecurity security, @DefaultValue("no-reply@localhost") String from,
                        @DefaultValue("PT10S") Duration timeout) {
+        @Override
+        public String toString() {
+            return "Smtp[host=" + host + ", port=" + port + ", username=" + username + ", password=<redacted>, security="
+                    + security + ", from=" + from + "]";
+        }
+
         public boolean enabled() {
             return host != null && !host.isBlank();
         }
@@ -65,9 +71,26 @@ public record VerificationProperties(
     /** SMS delivery: {@code provider} is {@code none}, {@code sns} or {@code webhook}. */
     public record Sms(@DefaultValue("none") SmsProvider provider, String webhookUrl, String webhookSecret,
                       @DefaultValue("PT10S") Duration webhookTimeout, String snsSenderId) {
+        @Override
+        public String toString() {
+            return "Sms[provider=" + provider + ", webhookUrl=" + webhookUrl + ", webhookSecret=<redacted>]";
+        }
     }
 
     public enum SmsProvider { NONE, SNS, WEBHOOK }
+
+    /** Settings are printed without their secrets: API keys, HMAC keys, the SMTP password, the webhook secret. */
+    @Override
+    public String toString() {
+        return "VerificationProperties[store=" + store + ", dataDir=" + dataDir + ", dynamodb=" + dynamodb
+                + ", apiKeys=" + redacted(apiKeys) + ", secretKeys=" + redacted(secretKeys) + ", codeTtl=" + codeTtl
+                + ", deviceTtl=" + deviceTtl + ", auditRetention=" + auditRetention + ", smtp.host=" + smtp.host()
+                + ", sms.provider=" + sms.provider() + ", linkUrl=" + linkUrl + "]";
+    }
+
+    private static String redacted(List<String> values) {
+        return values == null ? "[]" : "[" + values.size() + " redacted]";
+    }
 
     public boolean anyDeliveryChannel() {
         return smtp.enabled() || sms.provider() != SmsProvider.NONE;

@@ -7,7 +7,9 @@ import dev.verificationservice.server.config.StartupException;
 import dev.verificationservice.server.config.VerificationProperties;
 import java.net.URI;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -27,8 +29,15 @@ public class DeliveryConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryConfiguration.class);
 
-    /** The configured channels, and the outbox when there is none. */
-    public record DeliveryChannels(RoutingCodeSender sender, Optional<DevelopmentOutbox> outbox) {
+    /** The configured channels, and the outbox when there is none; closing it closes the clients they own. */
+    public record DeliveryChannels(RoutingCodeSender sender, Optional<DevelopmentOutbox> outbox,
+                                   List<AutoCloseable> resources) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            for (AutoCloseable resource : resources) {
+                resource.close();
+            }
+        }
     }
 
     @Bean
@@ -36,7 +45,7 @@ public class DeliveryConfiguration {
         return new MessageRenderer(properties.templates(), properties.linkUrl(), clock);
     }
 
-    @Bean(destroyMethod = "")
+    @Bean(destroyMethod = "close")
     public DeliveryChannels deliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock) {
         if (!properties.anyDeliveryChannel()) {
             DevelopmentOutbox outbox = new DevelopmentOutbox(clock, properties.outboxSize(),
@@ -45,20 +54,25 @@ public class DeliveryConfiguration {
                     + "memory and shown at GET /dev/outbox. Configure VERIFICATION_SMTP_HOST and/or "
                     + "VERIFICATION_SMS_PROVIDER before real use.");
             return new DeliveryChannels(new RoutingCodeSender(Map.of(DeliveryMethod.EMAIL, outbox,
-                    DeliveryMethod.SMS, outbox)), Optional.of(outbox));
+                    DeliveryMethod.SMS, outbox)), Optional.of(outbox), List.of());
         }
         Map<DeliveryMethod, CodeSender> channels = new EnumMap<>(DeliveryMethod.class);
+        List<AutoCloseable> resources = new ArrayList<>();
         if (properties.smtp().enabled()) {
             channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp(), renderer));
         }
         VerificationProperties.Sms sms = properties.sms();
         switch (sms.provider()) {
-            case SNS -> channels.put(DeliveryMethod.SMS, new SnsSmsSender(snsClient(), renderer, sms.snsSenderId()));
+            case SNS -> {
+                SnsClient sns = snsClient();
+                resources.add(sns);
+                channels.put(DeliveryMethod.SMS, new SnsSmsSender(sns, renderer, sms.snsSenderId()));
+            }
             case WEBHOOK -> channels.put(DeliveryMethod.SMS, webhook(sms, renderer, clock));
             case NONE -> { }
         }
         LOG.info("Delivery channels: {}", channels.keySet());
-        return new DeliveryChannels(new RoutingCodeSender(channels), Optional.empty());
+        return new DeliveryChannels(new RoutingCodeSender(channels), Optional.empty(), List.copyOf(resources));
     }
 
     @Bean

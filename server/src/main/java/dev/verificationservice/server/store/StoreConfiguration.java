@@ -7,11 +7,11 @@ import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
+import dev.verificationservice.store.dynamodb.TableShapeException;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Clock;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -49,23 +49,17 @@ public class StoreConfiguration {
         VerificationProperties.Dynamodb settings = properties.dynamodb();
         DynamoDbClient client = dynamoDbClient(settings);
         DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table());
-        List<String> differences;
         try {
-            differences = admin.shapeDifferences();
+            admin.requireShape(settings.requireTtl());
+        } catch (TableShapeException e) {
+            client.close();
+            throw new StartupException(e.getMessage(),
+                    "Create it with 'java -jar verification-server.jar create-table', or fix the table to match the "
+                            + "layout in the README.", e);
         } catch (SdkException e) {
             client.close();
             throw new StartupException("Cannot reach DynamoDB table '" + settings.table() + "': " + e.getMessage(),
                     "Check AWS_REGION, the credentials, VERIFICATION_DYNAMODB_ENDPOINT and VERIFICATION_DYNAMODB_TABLE.", e);
-        }
-        if (!settings.requireTtl()) {
-            differences = differences.stream().filter(difference -> !difference.startsWith("TTL ")).toList();
-        }
-        if (!differences.isEmpty()) {
-            client.close();
-            throw new StartupException("DynamoDB table '" + settings.table() + "' does not have the expected shape: "
-                    + String.join("; ", differences) + ".",
-                    "Create it with 'java -jar verification-server.jar create-table', or fix the table to match the "
-                            + "layout in the README.");
         }
         LOG.info("DynamoDB store: table '{}'{}", settings.table(),
                 settings.hasEndpoint() ? " at " + settings.endpoint() : "");
@@ -79,8 +73,9 @@ public class StoreConfiguration {
 
     /** A client for the configured endpoint (or AWS), region and credentials from the default AWS chains. */
     public static DynamoDbClient dynamoDbClient(VerificationProperties.Dynamodb settings) {
+        // A builder, not a built client: the SDK then owns the connection pool and closes it with the client.
         DynamoDbClientBuilder builder = DynamoDbClient.builder()
-                .httpClient(ApacheHttpClient.builder().maxConnections(100).build());
+                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(100));
         if (settings.hasEndpoint()) {
             builder.endpointOverride(URI.create(settings.endpoint()));
         }

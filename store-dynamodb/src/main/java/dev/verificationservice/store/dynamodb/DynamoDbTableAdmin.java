@@ -89,6 +89,14 @@ public final class DynamoDbTableAdmin {
 
     /** Every way the existing table differs from the expected shape; empty when it matches. */
     public List<String> shapeDifferences() {
+        return shapeDifferences(true);
+    }
+
+    /**
+     * Every way the existing table differs from the expected shape, the TTL setting only when
+     * {@code includeTtl} (an engine without TTL still runs correctly; validity never depends on it).
+     */
+    public List<String> shapeDifferences(boolean includeTtl) {
         TableDescription table;
         try {
             table = client.describeTable(request -> request.tableName(tableName)).table();
@@ -114,6 +122,9 @@ public final class DynamoDbTableAdmin {
             }
         }
 
+        if (!includeTtl) {
+            return differences;
+        }
         DescribeTimeToLiveResponse ttl = client.describeTimeToLive(request -> request.tableName(tableName));
         TimeToLiveStatus status = ttl.timeToLiveDescription() == null ? null
                 : ttl.timeToLiveDescription().timeToLiveStatus();
@@ -128,7 +139,12 @@ public final class DynamoDbTableAdmin {
 
     /** Fails fast, naming every difference, unless the table has the expected shape. */
     public void requireShape() {
-        List<String> differences = shapeDifferences();
+        requireShape(true);
+    }
+
+    /** As {@link #requireShape()}, with the TTL setting checked only when {@code requireTtl}. */
+    public void requireShape(boolean requireTtl) {
+        List<String> differences = shapeDifferences(requireTtl);
         if (!differences.isEmpty()) {
             throw new TableShapeException(tableName, differences);
         }

@@ -177,6 +177,13 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     }
 
     @Override
+    public List<VerificationCode> findCodes(String userId, CodeType codeType) {
+        return queryIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType), Optional.empty(),
+                AccessPattern.INVALIDATE_CODES).stream()
+                .map(DynamoDbItems::fromAttributeValues).map(TableItems::code).toList();
+    }
+
+    @Override
     public void deleteCode(String digest) {
         TableKeys.PrimaryKey key = TableKeys.code(digest);
         call("delete a code", () -> capacity.record(AccessPattern.DELETE_CODE, client.deleteItem(request -> request
@@ -207,6 +214,9 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                         conditionalPut(TableItems.deviceItem(token)),
                         conditionalPut(TableItems.auditItem(deviceAdded)))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                // The SDK may retry after a commit whose answer was lost; the token makes that retry a no-op
+                // instead of a condition failure that would report "nothing was written" for a written device.
+                .clientRequestToken(deviceAdded.entryId())
                 .build();
     }
 

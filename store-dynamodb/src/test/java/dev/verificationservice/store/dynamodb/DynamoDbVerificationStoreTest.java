@@ -108,6 +108,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
 
         TransactWriteItemsRequest request = ((DynamoDbVerificationStore) store).registerDeviceRequest(token, added);
 
+        assertThat(request.clientRequestToken()).isEqualTo("00ff");
         assertThat(request.transactItems()).hasSize(2).allSatisfy(item -> {
             assertThat(item.put()).isNotNull();
             assertThat(item.put().tableName()).isEqualTo(tableName);

@@ -105,9 +105,13 @@ public final class SqliteVerificationStore implements VerificationStore {
             + "', ?, '$." + TTL + "', ?) WHERE pk = ? AND sk = ? AND ttl > ? RETURNING item";
     private static final String DELETE_BY_GSI1_PREFIX =
             "DELETE FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? RETURNING item";
+    private static final String SELECT_BY_GSI1_PREFIX =
+            "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? ORDER BY gsi1sk";
     private static final String SELECT_ACTIVE_BY_GSI1_PREFIX =
             "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? AND ttl > ? ORDER BY gsi1sk";
     private static final String SELECT_AUDIT_RANGE = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
+            + " AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
+    private static final String SELECT_AUDIT_RANGE_BEFORE = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
             + " AND sk < ? AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
     private static final String INCREMENT_COUNTER = "INSERT INTO items (pk, sk, ttl, item) VALUES (?, ?, ?, ?)"
             + " ON CONFLICT (pk, sk) DO UPDATE SET item = json_set(items.item, '$." + COUNT + "',"
@@ -241,6 +245,20 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     @Override
+    public List<VerificationCode> findCodes(String userId, CodeType codeType) {
+        String prefix = TableKeys.codesOfTypePrefix(codeType);
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(SELECT_BY_GSI1_PREFIX)) {
+            select.setString(1, TableKeys.user(userId));
+            select.setString(2, prefix);
+            select.setString(3, prefix + SqliteSchema.PREFIX_END);
+            return allItems(select).stream().map(TableItems::code).toList();
+        } catch (SQLException e) {
+            throw failure("list codes", e);
+        }
+    }
+
+    @Override
     public void deleteCode(String digest) {
         deleteItem(TableKeys.code(digest));
     }
@@ -315,16 +333,18 @@ public final class SqliteVerificationStore implements VerificationStore {
     @Override
     public List<AuditEntry> queryAudit(String userId, Instant from, Instant to, Optional<AuditPosition> before,
                                       int limit, Instant now) {
-        String exclusiveEnd = before.map(position -> TableKeys.auditSortKey(position.timestamp(), position.entryId()))
-                .orElse(TableKeys.auditRangeEnd(to) + SqliteSchema.PREFIX_END);
         try (Connection connection = dataSource.getConnection();
-             PreparedStatement select = connection.prepareStatement(SELECT_AUDIT_RANGE)) {
-            select.setString(1, TableKeys.user(userId));
-            select.setString(2, TableKeys.auditRangeStart(from));
-            select.setString(3, TableKeys.auditRangeEnd(to));
-            select.setString(4, exclusiveEnd);
-            select.setLong(5, now.getEpochSecond());
-            select.setInt(6, limit);
+             PreparedStatement select = connection.prepareStatement(
+                     before.isPresent() ? SELECT_AUDIT_RANGE_BEFORE : SELECT_AUDIT_RANGE)) {
+            int index = 1;
+            select.setString(index++, TableKeys.user(userId));
+            select.setString(index++, TableKeys.auditRangeStart(from));
+            select.setString(index++, TableKeys.auditRangeEnd(to));
+            if (before.isPresent()) {
+                select.setString(index++, TableKeys.auditSortKey(before.get().timestamp(), before.get().entryId()));
+            }
+            select.setLong(index++, now.getEpochSecond());
+            select.setInt(index, limit);
             return allItems(select).stream().map(TableItems::audit).toList();
         } catch (SQLException e) {
             throw failure("query the audit log", e);
