@@ -246,16 +246,8 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     @Override
     public List<VerificationCode> findCodes(String userId, CodeType codeType) {
-        String prefix = TableKeys.codesOfTypePrefix(codeType);
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement select = connection.prepareStatement(SELECT_BY_GSI1_PREFIX)) {
-            select.setString(1, TableKeys.user(userId));
-            select.setString(2, prefix);
-            select.setString(3, prefix + SqliteSchema.PREFIX_END);
-            return allItems(select).stream().map(TableItems::code).toList();
-        } catch (SQLException e) {
-            throw failure("list codes", e);
-        }
+        return selectByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType), Optional.empty())
+                .stream().map(TableItems::code).toList();
     }
 
     @Override
@@ -304,17 +296,8 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     @Override
     public List<DeviceToken> findDevices(String userId, Instant now) {
-        String prefix = TableKeys.devicesPrefix();
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement select = connection.prepareStatement(SELECT_ACTIVE_BY_GSI1_PREFIX)) {
-            select.setString(1, TableKeys.user(userId));
-            select.setString(2, prefix);
-            select.setString(3, prefix + SqliteSchema.PREFIX_END);
-            select.setLong(4, now.getEpochSecond());
-            return allItems(select).stream().map(TableItems::device).toList();
-        } catch (SQLException e) {
-            throw failure("list devices", e);
-        }
+        return selectByIndexPrefix(TableKeys.user(userId), TableKeys.devicesPrefix(), Optional.of(now))
+                .stream().map(TableItems::device).toList();
     }
 
     @Override
@@ -514,6 +497,23 @@ public final class SqliteVerificationStore implements VerificationStore {
             delete.executeUpdate();
         } catch (SQLException e) {
             throw failure("delete an item", e);
+        }
+    }
+
+    /** The items of one GSI1 partition whose sort key has the prefix; with {@code activeAt}, only unexpired ones. */
+    private List<Map<String, Object>> selectByIndexPrefix(String gsi1pk, String gsi1skPrefix, Optional<Instant> activeAt) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(
+                     activeAt.isPresent() ? SELECT_ACTIVE_BY_GSI1_PREFIX : SELECT_BY_GSI1_PREFIX)) {
+            select.setString(1, gsi1pk);
+            select.setString(2, gsi1skPrefix);
+            select.setString(3, gsi1skPrefix + SqliteSchema.PREFIX_END);
+            if (activeAt.isPresent()) {
+                select.setLong(4, activeAt.get().getEpochSecond());
+            }
+            return allItems(select);
+        } catch (SQLException e) {
+            throw failure("query through the user index", e);
         }
     }
 
