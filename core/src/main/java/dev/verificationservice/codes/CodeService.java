@@ -170,15 +170,20 @@ public final class CodeService {
     public int invalidate(String userId, CodeType type, String reason, ClientContext client) {
         Inputs.userId(userId);
         Instant now = clock.instant();
-        long active = codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
+        int active = (int) codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
+        auditInvalidated(userId, type, active, reason, client);
+        return active;
+    }
+
+    /** CODES_INVALIDATED, when any of the deleted codes was still active. */
+    private void auditInvalidated(String userId, CodeType type, int active, String reason, ClientContext client) {
         if (active > 0) {
             Map<String, String> details = new LinkedHashMap<>();
             details.put("codeType", type.name());
-            details.put("count", Long.toString(active));
+            details.put("count", Integer.toString(active));
             details.put("reason", reason);
             audit.recordSuccess(userId, AuditEventType.CODES_INVALIDATED, details, client);
         }
-        return (int) active;
     }
 
     /**
@@ -206,13 +211,7 @@ public final class CodeService {
                 superseded += code.isActiveAt(now) ? 1 : 0;
             }
         }
-        if (superseded > 0) {
-            Map<String, String> details = new LinkedHashMap<>();
-            details.put("codeType", type.name());
-            details.put("count", Integer.toString(superseded));
-            details.put("reason", "CONCURRENT_REQUEST");
-            audit.recordSuccess(userId, AuditEventType.CODES_INVALIDATED, details, client);
-        }
+        auditInvalidated(userId, type, superseded, "CONCURRENT_REQUEST", client);
     }
 
     private Optional<IssueResult> refuseWhileLockedOut(String userId, CodeType type, ClientContext client) {

@@ -25,10 +25,8 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         HttpStatus resolved = HttpStatus.resolve(status);
         String reason = resolved == null ? "Error" : resolved.getReasonPhrase();
         String code = status == 400 ? "BAD_REQUEST" : status >= 500 ? "INTERNAL_ERROR" : "REQUEST_REFUSED";
-        String body = "{\"type\":\"" + Problems.TYPE_BASE + code.toLowerCase().replace('_', '-') + "\",\"title\":\""
-                + reason + "\",\"status\":" + status + ",\"detail\":\"The request was refused before it reached the "
-                + "service: check the path (no encoded '/', '\\\\' or NUL) and the size of the URL and headers.\","
-                + "\"code\":\"" + code + "\"}";
+        String body = Problems.json(status, reason, code, "The request was refused before it reached the service: "
+                + "check the path (no encoded '/', '\\' or NUL) and the size of the URL and headers.");
         try {
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
             response.setCharacterEncoding(StandardCharsets.UTF_8.name());

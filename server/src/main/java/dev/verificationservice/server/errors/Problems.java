@@ -40,15 +40,20 @@ public final class Problems {
     /** For filters, which answer before Spring MVC runs. */
     public static void write(HttpServletResponse response, HttpStatus status, String code, String detail)
             throws IOException {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", TYPE_BASE + code.toLowerCase().replace('_', '-'));
-        body.put("title", status.getReasonPhrase());
-        body.put("status", status.value());
-        body.put("detail", detail);
-        body.put("code", code);
         response.setStatus(status.value());
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response.getWriter().write(JSON.writeValueAsString(body));
+        response.getWriter().write(json(status.value(), status.getReasonPhrase(), code, detail));
+    }
+
+    /** The problem as JSON text, for writers outside Spring MVC (filters, the container's error valve). */
+    public static String json(int status, String title, String code, String detail) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", TYPE_BASE + code.toLowerCase().replace('_', '-'));
+        body.put("title", title);
+        body.put("status", status);
+        body.put("detail", detail);
+        body.put("code", code);
+        return JSON.writeValueAsString(body);
     }
 }
