@@ -36,7 +36,8 @@ public final class Verification {
         SecureTokens tokens = new SecureTokens();
         this.rateLimiter = new RateLimiter(store, builder.clock);
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
-        this.codes = new CodeService(store, rateLimiter, audit, sender, keys, tokens, builder.clock, builder.settings);
+        this.codes = new CodeService(store, rateLimiter, audit, sender, keys, tokens, builder.clock,
+                builder.settings.codePolicy());
         this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl());
     }
 

@@ -1,6 +1,7 @@
 package dev.verificationservice;
 
 import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodePolicy;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import java.time.Duration;
 import java.util.Optional;
@@ -41,6 +42,11 @@ public record VerificationSettings(
     public static VerificationSettings defaults() {
         return new VerificationSettings(DEFAULT_CODE_TTL, DEFAULT_DEVICE_TTL, Optional.of(DEFAULT_AUDIT_RETENTION),
                 DEFAULT_SEND_LIMIT, DEFAULT_VERIFY_LIMIT, CodeFormat.DEFAULT_NUMERIC_LENGTH);
+    }
+
+    /** The part of the settings that governs codes. */
+    public CodePolicy codePolicy() {
+        return new CodePolicy(codeTtl, defaultNumericLength, sendLimit, verifyLimit);
     }
 
     public VerificationSettings withCodeTtl(Duration ttl) {

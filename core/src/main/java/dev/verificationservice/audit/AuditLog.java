@@ -2,17 +2,14 @@ package dev.verificationservice.audit;
 
 import dev.verificationservice.audit.AuditRepository.AuditPosition;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.TableKeys;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,7 +47,7 @@ public final class AuditLog {
     /** Builds an entry stamped now, without writing it (for writes that must carry it in a transaction). */
     public AuditEntry newEntry(String userId, AuditEventType type, boolean success, Optional<String> failureReason,
                                Map<String, String> details, ClientContext client) {
-        Instant timestamp = Timestamps.truncate(clock.instant());
+        Instant timestamp = Instants.toMillis(clock.instant());
         return new AuditEntry(userId, timestamp, nextEntryId(), type, details,
                 client.ipAddress(), client.userAgent(), client.deviceId(), success, failureReason,
                 retention.map(timestamp::plus));
@@ -112,7 +109,7 @@ public final class AuditLog {
         if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
             throw new InvalidInputException("limit", "must be between 1 and " + MAX_PAGE_SIZE);
         }
-        Optional<AuditPosition> before = cursor.map(AuditLog::decodeCursor);
+        Optional<AuditPosition> before = cursor.map(AuditCursor::decode);
         if (before.isPresent() && before.get().timestamp().isAfter(rangeEnd)) {
             throw new InvalidInputException("cursor", "belongs to another time range; pass the same 'from' and 'to' "
                     + "as for the first page, or leave the cursor out to start again");
@@ -134,7 +131,7 @@ public final class AuditLog {
         if (page.size() > pageSize) {
             page = page.subList(0, pageSize);
             AuditEntry last = page.get(pageSize - 1);
-            nextCursor = Optional.of(encodeCursor(new AuditPosition(last.timestamp(), last.entryId())));
+            nextCursor = Optional.of(AuditCursor.encode(new AuditPosition(last.timestamp(), last.entryId())));
         }
         return new AuditPage(page, nextCursor);
     }
@@ -147,23 +144,4 @@ public final class AuditLog {
     }
 
     private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
-
-    static String encodeCursor(AuditPosition position) {
-        String sortKey = TableKeys.auditSortKey(position.timestamp(), position.entryId());
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(sortKey.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static AuditPosition decodeCursor(String cursor) {
-        try {
-            String sortKey = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
-            AuditPosition position = TableKeys.parseAuditSortKey(sortKey);
-            if (!position.entryId().matches("[0-9a-f]{1,64}")) {
-                throw new IllegalArgumentException("bad entry id");
-            }
-            return position;
-        } catch (RuntimeException e) {
-            throw new InvalidInputException("cursor", "is not a cursor this service issued; "
-                    + "pass the nextCursor of the previous page unchanged, or leave it out to start again");
-        }
-    }
 }

@@ -1,6 +1,5 @@
 package dev.verificationservice.codes;
 
-import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
@@ -9,8 +8,8 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
 import java.time.Clock;
@@ -53,10 +52,10 @@ public final class CodeService {
     private final SecretKeyRing keys;
     private final SecureTokens tokens;
     private final Clock clock;
-    private final VerificationSettings settings;
+    private final CodePolicy policy;
 
     public CodeService(CodeRepository codes, RateLimiter rateLimiter, AuditLog audit, CodeSender sender,
-                       SecretKeyRing keys, SecureTokens tokens, Clock clock, VerificationSettings settings) {
+                       SecretKeyRing keys, SecureTokens tokens, Clock clock, CodePolicy policy) {
         this.codes = codes;
         this.rateLimiter = rateLimiter;
         this.audit = audit;
@@ -64,7 +63,7 @@ public final class CodeService {
         this.keys = keys;
         this.tokens = tokens;
         this.clock = clock;
-        this.settings = settings;
+        this.policy = policy;
     }
 
     /** The rate-limit action that counts code requests of a type. */
@@ -90,7 +89,7 @@ public final class CodeService {
             throw new InvalidInputException("codeLength", "applies to NUMERIC codes only; a LINK code is always "
                     + SecureTokens.RANDOM_TOKEN_LENGTH + " characters");
         }
-        int length = request.numericLength().orElse(settings.defaultNumericLength());
+        int length = request.numericLength().orElse(policy.defaultNumericLength());
         if (length < CodeFormat.MIN_NUMERIC_LENGTH || length > CodeFormat.MAX_NUMERIC_LENGTH) {
             throw new InvalidInputException("codeLength", "must be between " + CodeFormat.MIN_NUMERIC_LENGTH + " and "
                     + CodeFormat.MAX_NUMERIC_LENGTH);
@@ -106,9 +105,9 @@ public final class CodeService {
 
         invalidate(userId, type, "NEW_CODE_REQUESTED", client);
 
-        Instant createdAt = Timestamps.truncate(clock.instant());
+        Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
-        Instant expiresAt = Timestamps.wholeSecond(createdAt.plus(settings.codeTtl()));
+        Instant expiresAt = Instants.wholeSecond(createdAt.plus(policy.codeTtl()));
         String plaintext = null;
         VerificationCode stored = null;
         for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS && stored == null; attempt++) {
@@ -140,19 +139,19 @@ public final class CodeService {
                     e instanceof DeliveryException ? e.getMessage() : e.getClass().getSimpleName());
             return new IssueResult.DeliveryFailed(method, maskedTarget);
         }
-        details.put("expiresAt", Timestamps.format(expiresAt));
+        details.put("expiresAt", Instants.iso(expiresAt));
         audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
         return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt);
     }
 
     /** Says whether a code is valid now, without using it up. A failure counts like a failed verification. */
     public VerificationResult check(VerifyRequest request) {
-        return evaluate(request, false);
+        return evaluate(request, Operation.CHECK);
     }
 
     /** Uses up a valid code: of any number of concurrent verifications of one code, exactly one succeeds. */
     public VerificationResult verify(VerifyRequest request) {
-        return evaluate(request, true);
+        return evaluate(request, Operation.VERIFY);
     }
 
     /** The current window of every code rate limit of the user. */
@@ -160,8 +159,8 @@ public final class CodeService {
         Inputs.userId(userId);
         List<RateLimitDecision> states = new ArrayList<>();
         for (CodeType type : CodeType.values()) {
-            states.add(rateLimiter.current(userId, sendAction(type), settings.sendLimit()));
-            states.add(rateLimiter.current(userId, verifyAction(type), settings.verifyLimit()));
+            states.add(rateLimiter.current(userId, sendAction(type), policy.sendLimit()));
+            states.add(rateLimiter.current(userId, verifyAction(type), policy.verifyLimit()));
         }
         return states;
     }
@@ -215,12 +214,12 @@ public final class CodeService {
     }
 
     private Optional<IssueResult> refuseWhileLockedOut(String userId, CodeType type, ClientContext client) {
-        RateLimitDecision failures = rateLimiter.current(userId, verifyAction(type), settings.verifyLimit());
+        RateLimitDecision failures = rateLimiter.current(userId, verifyAction(type), policy.verifyLimit());
         return failures.limitReached() ? Optional.of(rateLimited(userId, failures, client)) : Optional.empty();
     }
 
     private Optional<IssueResult> refuseOverSendLimit(String userId, CodeType type, ClientContext client) {
-        RateLimitDecision requests = rateLimiter.acquire(userId, sendAction(type), settings.sendLimit());
+        RateLimitDecision requests = rateLimiter.acquire(userId, sendAction(type), policy.sendLimit());
         return requests.allowed() ? Optional.empty() : Optional.of(rateLimited(userId, requests, client));
     }
 
@@ -228,52 +227,93 @@ public final class CodeService {
         Map<String, String> details = new LinkedHashMap<>();
         details.put("action", decision.action());
         details.put("limit", Integer.toString(decision.limit()));
-        details.put("resetsAt", Timestamps.format(decision.resetsAt()));
+        details.put("resetsAt", Instants.iso(decision.resetsAt()));
         audit.recordFailure(userId, AuditEventType.RATE_LIMITED, "RATE_LIMITED", details, client);
         return new IssueResult.RateLimited(decision.action(), decision.resetsAt(),
                 decision.retryAfterSeconds(clock.instant()));
     }
 
-    private VerificationResult evaluate(VerifyRequest request, boolean consume) {
+    /** What is asked of a presented code: only to say whether it is valid, or to use it up. */
+    private enum Operation {
+        CHECK, VERIFY;
+
+        /** As the audit entry's {@code operation} detail names it. */
+        String detail() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * One presented code as {@link #evaluate} has read it: the request, what is asked of it, its format and
+     * what the caller claims about it (userId, codeType), which the store's condition enforces.
+     */
+    private record Attempt(VerifyRequest request, Operation operation, CodeFormat format, CodeExpectation expectation) {
+
+        String code() {
+            return request.code();
+        }
+
+        ClientContext client() {
+            return request.client();
+        }
+
+        /** The user and type to file a failure under: the claimed ones, else the stored code's. */
+        Optional<Subject> subject(Optional<VerificationCode> stored) {
+            Optional<String> userId = expectation.userId().or(() -> stored.map(VerificationCode::userId));
+            Optional<CodeType> type = expectation.codeType().or(() -> stored.map(VerificationCode::codeType));
+            return userId.isPresent() && type.isPresent()
+                    ? Optional.of(new Subject(userId.get(), type.get())) : Optional.empty();
+        }
+    }
+
+    /** Whose codes of which type an outcome is audited and counted under. */
+    private record Subject(String userId, CodeType type) {
+    }
+
+    private VerificationResult evaluate(VerifyRequest request, Operation operation) {
         String code = Inputs.required("code", request.code());
         CodeFormat format = CodeDigests.formatOf(code).orElseThrow(() -> new InvalidInputException("code",
                 "must be a numeric code of " + CodeFormat.MIN_NUMERIC_LENGTH + " to " + CodeFormat.MAX_NUMERIC_LENGTH
                         + " digits or a " + SecureTokens.RANDOM_TOKEN_LENGTH + "-character link code"));
         Optional<String> userId = request.userId().map(Inputs::userId);
-        Optional<CodeType> type = request.codeType();
+        Attempt attempt = new Attempt(request, operation, format, new CodeExpectation(userId, request.codeType()));
         if (format == CodeFormat.LINK) {
             // 256 random bits protect a link code; it is tested at once, in one conditional write.
-            return test(request, consume, format, code, userId, type, Optional.empty());
+            return test(attempt, Optional.empty());
         }
         // A short code is only ever tested against one user's code of one type.
-        String user = userId.orElseThrow(() -> new InvalidInputException("userId", "is required to verify a numeric code"));
-        CodeType codeType = type.orElseThrow(() -> new InvalidInputException("codeType",
-                "is required to verify a numeric code"));
+        Subject subject = new Subject(
+                userId.orElseThrow(() -> new InvalidInputException("userId", "is required to verify a numeric code")),
+                request.codeType().orElseThrow(() -> new InvalidInputException("codeType",
+                        "is required to verify a numeric code")));
         // The attempt takes its place in the failure count before the code is tested, so that of any number of
         // simultaneous guesses only the first `limit` are ever tested; a success gives its place back.
-        RateLimitDecision attempt = rateLimiter.acquire(user, verifyAction(codeType), settings.verifyLimit());
-        if (!attempt.allowed()) {
+        RateLimitDecision place = rateLimiter.acquire(subject.userId(), verifyAction(subject.type()),
+                policy.verifyLimit());
+        if (!place.allowed()) {
             // Past the limit: the code is not tested, and the codes were invalidated when the limit was reached.
-            return failed(request, consume, format, FailureReason.TOO_MANY_ATTEMPTS, user, codeType, false);
+            return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
         }
-        return test(request, consume, format, code, userId, type, Optional.of(attempt));
+        return test(attempt, Optional.of(place));
     }
 
-    private VerificationResult test(VerifyRequest request, boolean consume, CodeFormat format, String code,
-                                    Optional<String> userId, Optional<CodeType> type,
-                                    Optional<RateLimitDecision> attempt) {
-        CodeExpectation expectation = new CodeExpectation(userId, type);
+    /**
+     * Tests the code under each key of the ring, current key first. {@code place} is the attempt's place in
+     * the failure count (NUMERIC codes only), given back when the code turns out valid.
+     */
+    private VerificationResult test(Attempt attempt, Optional<RateLimitDecision> place) {
+        CodeExpectation expectation = attempt.expectation();
         Instant now = clock.instant();
-        List<String> digests = keys.candidateDigests(
-                CodeDigests.input(format, userId.orElse(""), type.orElse(null), code));
+        List<String> digests = keys.candidateDigests(CodeDigests.input(attempt.format(),
+                expectation.userId().orElse(""), expectation.codeType().orElse(null), attempt.code()));
 
         Optional<VerificationCode> found = Optional.empty();
         for (String digest : digests) {
-            if (consume) {
+            if (attempt.operation() == Operation.VERIFY) {
                 ConsumeOutcome outcome = codes.consumeCode(digest, expectation, now);
                 if (outcome instanceof ConsumeOutcome.Consumed consumed) {
-                    attempt.ifPresent(slot -> rateLimiter.release(consumed.code().userId(), slot));
-                    return succeeded(consumed.code(), request.client());
+                    place.ifPresent(slot -> rateLimiter.release(consumed.code().userId(), slot));
+                    return succeeded(consumed.code(), attempt.client());
                 }
                 found = ((ConsumeOutcome.Rejected) outcome).current();
             } else {
@@ -288,9 +328,9 @@ public final class CodeService {
         }
 
         Optional<VerificationCode> matching = found.filter(expectation::matches);
-        if (!consume && matching.isPresent() && matching.get().isActiveAt(now)) {
+        if (attempt.operation() == Operation.CHECK && matching.isPresent() && matching.get().isActiveAt(now)) {
             VerificationCode valid = matching.get();
-            attempt.ifPresent(slot -> rateLimiter.release(valid.userId(), slot));
+            place.ifPresent(slot -> rateLimiter.release(valid.userId(), slot));
             return new VerificationResult.Valid(valid.userId(), valid.codeType(), valid.expiresAt());
         }
         FailureReason reason = matching.map(stored -> stored.used() ? FailureReason.USED
@@ -298,16 +338,14 @@ public final class CodeService {
                         // The condition failed although the item looked valid: it was used up concurrently.
                         : FailureReason.USED)
                 .orElse(FailureReason.NOT_FOUND);
-        Optional<String> subject = userId.or(() -> matching.map(VerificationCode::userId));
-        Optional<CodeType> subjectType = type.or(() -> matching.map(VerificationCode::codeType));
-        if (subject.isEmpty() || subjectType.isEmpty()) {
+        Optional<Subject> subject = attempt.subject(matching);
+        if (subject.isEmpty()) {
             // A link code nobody issued: there is no user to audit.
-            return new VerificationResult.Invalid(reason, request.userId(), request.codeType());
+            return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
         }
         // The attempt whose place is the limit itself starts the lock-out.
-        boolean limitReached = attempt.map(RateLimitDecision::limitReached).orElse(false);
-        return failed(request, consume, format, limitReached ? FailureReason.TOO_MANY_ATTEMPTS : reason,
-                subject.get(), subjectType.get(), limitReached);
+        boolean limitReached = place.map(RateLimitDecision::limitReached).orElse(false);
+        return failed(attempt, subject.get(), limitReached ? FailureReason.TOO_MANY_ATTEMPTS : reason, limitReached);
     }
 
     private VerificationResult succeeded(VerificationCode code, ClientContext client) {
@@ -316,15 +354,15 @@ public final class CodeService {
         return new VerificationResult.Valid(code.userId(), code.codeType(), code.expiresAt());
     }
 
-    private VerificationResult failed(VerifyRequest request, boolean consume, CodeFormat format, FailureReason reason,
-                                      String userId, CodeType type, boolean startsLockOut) {
-        Map<String, String> details = details(type, format);
-        details.put("operation", consume ? "verify" : "check");
-        audit.recordFailure(userId, AuditEventType.CODE_VERIFICATION_FAILED, reason.name(), details, request.client());
+    private VerificationResult failed(Attempt attempt, Subject subject, FailureReason reason, boolean startsLockOut) {
+        Map<String, String> details = details(subject.type(), attempt.format());
+        details.put("operation", attempt.operation().detail());
+        audit.recordFailure(subject.userId(), AuditEventType.CODE_VERIFICATION_FAILED, reason.name(), details,
+                attempt.client());
         if (startsLockOut) {
-            invalidate(userId, type, FailureReason.TOO_MANY_ATTEMPTS.name(), request.client());
+            invalidate(subject.userId(), subject.type(), FailureReason.TOO_MANY_ATTEMPTS.name(), attempt.client());
         }
-        return new VerificationResult.Invalid(reason, request.userId(), request.codeType());
+        return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
     }
 
     private static Map<String, String> details(CodeType type, CodeFormat format) {

@@ -6,7 +6,7 @@ import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
 import java.time.Clock;
@@ -56,8 +56,8 @@ public final class DeviceService {
 
         String secret = tokens.randomToken();
         String tokenId = keys.currentDigest(digestInput(deviceId, secret));
-        Instant now = Timestamps.truncate(clock.instant());
-        Instant expiresAt = Timestamps.wholeSecond(now.plus(deviceTtl));
+        Instant now = Instants.toMillis(clock.instant());
+        Instant expiresAt = Instants.wholeSecond(now.plus(deviceTtl));
         DeviceToken token = new DeviceToken(deviceId, tokenId, userId, deviceType, deviceName, pushToken, now,
                 client.ipAddress(), client.userAgent(), now, expiresAt);
 
@@ -79,8 +79,8 @@ public final class DeviceService {
             throw new InvalidInputException("secret", "must be the " + SecureTokens.RANDOM_TOKEN_LENGTH
                     + "-character secret returned when the device was registered");
         }
-        Instant now = Timestamps.truncate(clock.instant());
-        Instant newExpiry = Timestamps.wholeSecond(now.plus(deviceTtl));
+        Instant now = Instants.toMillis(clock.instant());
+        Instant newExpiry = Instants.wholeSecond(now.plus(deviceTtl));
         ClientContext context = client.withDeviceId(device);
         Optional<DeviceToken> found = Optional.empty();
         for (String tokenId : keys.candidateDigests(digestInput(device, presented))) {

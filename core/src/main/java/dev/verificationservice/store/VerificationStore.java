@@ -7,8 +7,10 @@ import dev.verificationservice.ratelimit.RateLimitRepository;
 
 /**
  * The whole storage SPI: one table holding codes, devices, audit entries and rate-limit counters. Each
- * provider (embedded SQLite, DynamoDB) implements it with the same keys, declared once in
- * {@link dev.verificationservice.table.TableKeys}, and passes the same contract test suite.
+ * provider (embedded SQLite, DynamoDB) implements it with the same keys and items, declared once in the
+ * single-table model module ({@code verification-table}, which depends on this core and never the other way
+ * round), and passes the same contract test suite. Every method may throw
+ * {@link dev.verificationservice.spi.StoreException} when the store fails or cannot be reached.
  *
  * <p>A provider never decides validity on its own beyond the conditions of its conditional writes: every
  * read hands back what is stored, and the domain compares ttl with its clock.

@@ -5,7 +5,7 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.server.config.Requests;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.server.config.JsonTimes;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +23,7 @@ public class AuditController {
     public record AuditEventView(String timestamp, String eventType, boolean success, String failureReason,
                                  Map<String, String> details, String ipAddress, String userAgent, String deviceId) {
         static AuditEventView of(AuditEntry entry) {
-            return new AuditEventView(Timestamps.format(entry.timestamp()), entry.eventType().name(), entry.success(),
+            return new AuditEventView(JsonTimes.format(entry.timestamp()), entry.eventType().name(), entry.success(),
                     entry.failureReason().orElse(null), entry.details(), entry.ipAddress().orElse(null),
                     entry.userAgent().orElse(null), entry.deviceId().orElse(null));
         }

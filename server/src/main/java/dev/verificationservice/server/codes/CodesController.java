@@ -15,7 +15,7 @@ import dev.verificationservice.server.delivery.DeliveryConfiguration;
 import dev.verificationservice.server.delivery.RoutingCodeSender;
 import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.server.metrics.VerificationMetrics;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.validation.InvalidInputException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -89,7 +89,7 @@ public class CodesController {
             metrics.rateLimited(limited.action());
             Map<String, Object> properties = new LinkedHashMap<>();
             properties.put("action", limited.action());
-            properties.put("resetsAt", Timestamps.format(limited.resetsAt()));
+            properties.put("resetsAt", JsonTimes.format(limited.resetsAt()));
             properties.put("retryAfterSeconds", limited.retryAfterSeconds());
             throw new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "RATE_LIMITED", "Too many requests for "
                     + limited.action() + "; try again after " + properties.get("resetsAt") + ".", properties);
@@ -104,7 +104,7 @@ public class CodesController {
         IssueResult.Issued issued = (IssueResult.Issued) result;
         metrics.codeSent(type.name(), method.name());
         return new SendCodeResponse(issued.codeType().name(), issued.deliveryMethod().name(), issued.format().name(),
-                issued.maskedTarget(), Timestamps.format(issued.expiresAt()));
+                issued.maskedTarget(), JsonTimes.format(issued.expiresAt()));
     }
 
     @PostMapping(path = "/check", consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -113,7 +113,7 @@ public class CodesController {
         record(result, false);
         if (result instanceof VerificationResult.Valid valid) {
             return new CheckResponse(true, null, valid.userId(), valid.codeType().name(),
-                    Timestamps.format(valid.expiresAt()));
+                    JsonTimes.format(valid.expiresAt()));
         }
         return new CheckResponse(false, ((VerificationResult.Invalid) result).reason().name(), null, null, null);
     }

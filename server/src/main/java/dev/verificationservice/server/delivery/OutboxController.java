@@ -2,7 +2,7 @@ package dev.verificationservice.server.delivery;
 
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.server.errors.ApiProblem;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.server.config.JsonTimes;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -36,7 +36,7 @@ public class OutboxController {
                 Map.of()));
         return new OutboxResponse(outbox.messages().stream()
                 .map(message -> new OutboxMessage(message.channel().name(), message.to(), message.codeType().name(),
-                        message.code(), message.body(), Timestamps.format(message.sentAt())))
+                        message.code(), message.body(), JsonTimes.format(message.sentAt())))
                 .toList());
     }
 }

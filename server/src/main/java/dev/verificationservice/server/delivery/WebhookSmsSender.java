@@ -3,7 +3,7 @@ package dev.verificationservice.server.delivery;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DeliveryException;
 import dev.verificationservice.codes.OutgoingCode;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.server.config.JsonTimes;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,7 +56,7 @@ public final class WebhookSmsSender implements CodeSender {
         payload.put("to", message.deliveryTarget());
         payload.put("message", renderer.render(message).body());
         payload.put("codeType", message.codeType().name());
-        payload.put("expiresAt", Timestamps.format(message.expiresAt()));
+        payload.put("expiresAt", JsonTimes.format(message.expiresAt()));
         String body = json.writeValueAsString(payload);
         String timestamp = Long.toString(clock.instant().getEpochSecond());
         HttpRequest request = HttpRequest.newBuilder(url)

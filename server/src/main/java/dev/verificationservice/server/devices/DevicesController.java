@@ -9,7 +9,7 @@ import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.server.config.Requests;
 import dev.verificationservice.server.metrics.VerificationMetrics;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.server.config.JsonTimes;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.http.HttpStatus;
@@ -56,8 +56,8 @@ public class DevicesController {
                              String userAgent) {
         static DeviceView of(DeviceToken token) {
             return new DeviceView(token.deviceId(), token.tokenId(), token.deviceType(), token.deviceName().orElse(null),
-                    token.pushToken().orElse(null), Timestamps.format(token.lastActiveAt()),
-                    Timestamps.format(token.createdAt()), Timestamps.format(token.expiresAt()),
+                    token.pushToken().orElse(null), JsonTimes.format(token.lastActiveAt()),
+                    JsonTimes.format(token.createdAt()), JsonTimes.format(token.expiresAt()),
                     token.ipAddress().orElse(null), token.userAgent().orElse(null));
         }
     }
@@ -85,7 +85,7 @@ public class DevicesController {
                 ClientContext.of(body.ipAddress(), body.userAgent(), null)));
         metrics.devicesAdded();
         return new RegisterDeviceResponse(device.deviceId(), device.tokenId(), device.secret(),
-                Timestamps.format(device.expiresAt()));
+                JsonTimes.format(device.expiresAt()));
     }
 
     @PostMapping(path = "/v1/devices/verify", consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -94,7 +94,7 @@ public class DevicesController {
         DeviceVerification result = verification.devices().verify(body.deviceId(), body.secret(),
                 ClientContext.of(body.ipAddress(), body.userAgent(), null));
         if (result instanceof DeviceVerification.Valid valid) {
-            return new VerifyDeviceResponse(true, null, valid.userId(), Timestamps.format(valid.expiresAt()));
+            return new VerifyDeviceResponse(true, null, valid.userId(), JsonTimes.format(valid.expiresAt()));
         }
         return new VerifyDeviceResponse(false, ((DeviceVerification.Invalid) result).reason().name(), null, null);
     }

@@ -22,12 +22,7 @@ public class ProblemErrorController implements ErrorController {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         HttpStatus status = code instanceof Integer value && HttpStatus.resolve(value) != null
                 ? HttpStatus.valueOf(value) : HttpStatus.NOT_FOUND;
-        String problemCode = switch (status) {
-            case NOT_FOUND -> "NOT_FOUND";
-            case METHOD_NOT_ALLOWED -> "METHOD_NOT_ALLOWED";
-            case BAD_REQUEST -> "BAD_REQUEST";
-            default -> status.is5xxServerError() ? "INTERNAL_ERROR" : "REQUEST_REFUSED";
-        };
+        String problemCode = Problems.codeForContainerStatus(status.value());
         String detail = status == HttpStatus.NOT_FOUND && code == null
                 ? "No such endpoint. The API is described at /v3/api-docs."
                 : status.getReasonPhrase() + ".";

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 
 /**
@@ -22,10 +21,7 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         if (status < 400 || response.getContentWritten() > 0 || !response.setErrorReported()) {
             return;
         }
-        HttpStatus resolved = HttpStatus.resolve(status);
-        String reason = resolved == null ? "Error" : resolved.getReasonPhrase();
-        String code = status == 400 ? "BAD_REQUEST" : status >= 500 ? "INTERNAL_ERROR" : "REQUEST_REFUSED";
-        String body = Problems.json(status, reason, code, "The request was refused before it reached the service: "
+        String body = Problems.json(status, Problems.codeForContainerStatus(status), "The request was refused before it reached the service: "
                 + "check the path (no encoded '/', '\\' or NUL) and the size of the URL and headers.");
         try {
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);

@@ -1,7 +1,7 @@
 package dev.verificationservice.server.ratelimit;
 
 import dev.verificationservice.Verification;
-import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.server.config.JsonTimes;
 import java.util.List;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -27,8 +27,8 @@ public class RateLimitsController {
     @GetMapping(path = "/v1/users/{userId}/rate-limits", produces = MediaType.APPLICATION_JSON_VALUE)
     public LimitsResponse limits(@PathVariable String userId) {
         return new LimitsResponse(verification.codes().rateLimits(userId).stream()
-                .map(limit -> new LimitView(limit.action(), Timestamps.format(limit.windowStart()), limit.count(),
-                        limit.limit(), Timestamps.format(limit.resetsAt())))
+                .map(limit -> new LimitView(limit.action(), JsonTimes.format(limit.windowStart()), limit.count(),
+                        limit.limit(), JsonTimes.format(limit.resetsAt())))
                 .toList());
     }
 }

@@ -2,7 +2,7 @@ package dev.verificationservice.server.store;
 
 import dev.verificationservice.server.config.StartupException;
 import dev.verificationservice.server.config.VerificationProperties;
-import dev.verificationservice.store.StoreException;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;

@@ -1,6 +1,6 @@
 package dev.verificationservice.server.store;
 
-import dev.verificationservice.store.StoreException;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

@@ -27,7 +27,7 @@ import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
-import dev.verificationservice.store.StoreException;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.validation.InvalidInputException;

@@ -10,6 +10,8 @@ public enum AccessPattern {
     CONSUME_CODE,
     /** Query GSI1 for a user's codes of one type, then BatchWriteItem deletes. */
     INVALIDATE_CODES,
+    /** Query GSI1 for a user's codes of one type, without deleting (issuing keeps only the newest). */
+    FIND_CODES,
     /** DeleteItem of one code after a failed delivery. */
     DELETE_CODE,
     /** TransactWriteItems: the device token and its DEVICE_ADDED audit entry. */

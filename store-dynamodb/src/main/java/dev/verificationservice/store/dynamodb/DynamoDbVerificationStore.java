@@ -12,7 +12,7 @@ import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.TouchOutcome;
 import dev.verificationservice.ratelimit.RateLimitCounter;
-import dev.verificationservice.store.StoreException;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
@@ -179,7 +179,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public List<VerificationCode> findCodes(String userId, CodeType codeType) {
         return queryIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType), Optional.empty(),
-                AccessPattern.INVALIDATE_CODES).stream()
+                AccessPattern.FIND_CODES).stream()
                 .map(DynamoDbItems::fromAttributeValues).map(TableItems::code).toList();
     }
 
@@ -298,7 +298,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta) {
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
-        Map<String, Object> attributes = TableItems.counterAttributes(userId, action, windowStart, expiresAt);
+        // The counter's own attributes (userId, action, windowStart, ttl) come from the model, bound as :<name>.
+        Map<String, AttributeValue> values = new HashMap<>();
+        DynamoDbItems.toAttributeValues(TableItems.counterAttributes(userId, action, windowStart, expiresAt))
+                .forEach((name, value) -> values.put(":" + name, value));
+        values.put(":delta", n(delta));
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(keyOf(key))
@@ -306,12 +310,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .expressionAttributeNames(Map.of(
                         "#count", ItemAttributes.COUNT, "#userId", ItemAttributes.USER_ID, "#action", ItemAttributes.ACTION,
                         "#windowStart", ItemAttributes.WINDOW_START, "#ttl", ItemAttributes.TTL))
-                .expressionAttributeValues(Map.of(
-                        ":delta", n(delta),
-                        ":userId", s(userId),
-                        ":action", s(action),
-                        ":windowStart", s((String) attributes.get(ItemAttributes.WINDOW_START)),
-                        ":ttl", n(expiresAt.getEpochSecond())))
+                .expressionAttributeValues(values)
                 .returnValues(ReturnValue.UPDATED_NEW)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();

@@ -189,7 +189,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         Map<AccessPattern, ConsumedCapacityRecorder.Usage> usage =
                 ((DynamoDbVerificationStore) store).consumedCapacity().snapshot();
         assertThat(usage).containsKeys(AccessPattern.INSERT_CODE, AccessPattern.CONSUME_CODE,
-                AccessPattern.INVALIDATE_CODES, AccessPattern.COUNT_RATE_LIMIT, AccessPattern.APPEND_AUDIT,
+                AccessPattern.INVALIDATE_CODES, AccessPattern.FIND_CODES, AccessPattern.COUNT_RATE_LIMIT, AccessPattern.APPEND_AUDIT,
                 AccessPattern.READ_RATE_LIMIT);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).requests()).isEqualTo(1);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).capacityUnits()).isPositive();

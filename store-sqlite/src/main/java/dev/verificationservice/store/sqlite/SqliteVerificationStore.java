@@ -17,7 +17,7 @@ import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.TouchOutcome;
 import dev.verificationservice.ratelimit.RateLimitCounter;
-import dev.verificationservice.store.StoreException;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
@@ -89,7 +89,8 @@ public final class SqliteVerificationStore implements VerificationStore {
     private static final int BUSY_TIMEOUT_MILLIS = 30_000;
     private static final int SWEEP_BATCH = 500;
 
-    // Statements. Named :placeholders are documentation only; JDBC binds by position.
+    // Statements, each the SQL form of one DynamoDB request of the same access pattern. JDBC binds the ?
+    // parameters by position; the binding code beside each use says which value goes where.
     private static final String SELECT_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ?";
     private static final String INSERT_IF_ABSENT =
             "INSERT INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pk, sk) DO NOTHING";
@@ -263,12 +264,12 @@ public final class SqliteVerificationStore implements VerificationStore {
         Map<String, Object> auditItem = TableItems.auditItem(deviceAdded);
         inTransaction("register a device", connection -> {
             if (insertIfAbsent(connection, tokenItem) != 1) {
-                throw new StoreException("device registration refused: a token with key " + tokenItem.get("PK") + " / "
-                        + tokenItem.get("SK") + " already exists; nothing was written");
+                throw new StoreException("device registration refused: a token with key " + TableItems.string(tokenItem, ItemAttributes.PK)
+                        + " / " + TableItems.string(tokenItem, ItemAttributes.SK) + " already exists; nothing was written");
             }
             if (insertIfAbsent(connection, auditItem) != 1) {
                 throw new StoreException("device registration refused: the DEVICE_ADDED audit key "
-                        + auditItem.get("SK") + " is taken; nothing was written, retry the registration");
+                        + TableItems.string(auditItem, ItemAttributes.SK) + " is taken; nothing was written, retry the registration");
             }
             return null;
         });
@@ -338,12 +339,8 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     @Override
     public long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta) {
+        Map<String, Object> item = TableItems.counterItem(userId, action, windowStart, expiresAt, delta);
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
-        Map<String, Object> item = new LinkedHashMap<>();
-        item.put(ItemAttributes.PK, key.pk());
-        item.put(ItemAttributes.SK, key.sk());
-        item.putAll(TableItems.counterAttributes(userId, action, windowStart, expiresAt));
-        item.put(COUNT, delta);
         try (Connection connection = dataSource.getConnection();
              PreparedStatement upsert = connection.prepareStatement(INCREMENT_COUNTER)) {
             upsert.setString(1, key.pk());

@@ -145,7 +145,10 @@ public final class TableItems {
 
     // RateLimitCounter
 
-    /** The attributes of a counter besides its key and {@code count}, which the atomic ADD maintains. */
+    /**
+     * The attributes of a counter besides its key and {@code count}: what the atomic ADD sets beside the count,
+     * so that the item carries the seed's attributes however it came into being.
+     */
     public static Map<String, Object> counterAttributes(String userId, String action, Instant windowStart,
                                                         Instant expiresAt) {
         Map<String, Object> item = new LinkedHashMap<>();
@@ -153,6 +156,18 @@ public final class TableItems {
         item.put(ACTION, action);
         item.put(WINDOW_START, Timestamps.format(windowStart));
         item.put(TTL, epochSeconds(expiresAt));
+        return item;
+    }
+
+    /** A whole counter item holding {@code count}: what a store writes when the window has no counter yet. */
+    public static Map<String, Object> counterItem(String userId, String action, Instant windowStart, Instant expiresAt,
+                                                  long count) {
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.putAll(counterAttributes(userId, action, windowStart, expiresAt));
+        item.put(COUNT, count);
         return item;
     }
 

@@ -1,4 +1,4 @@
-package dev.verificationservice.store;
+package dev.verificationservice.spi;
 
 /** The store failed or refused a write; the message says which item and why, never a secret. */
 public class StoreException extends RuntimeException {

@@ -1,0 +1,169 @@
+package dev.verificationservice.server.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import dev.verificationservice.Verification;
+import dev.verificationservice.codes.ArchitectureViolationFixture;
+import dev.verificationservice.server.VerificationServerApplication;
+import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
+import dev.verificationservice.store.sqlite.SqliteVerificationStore;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The direction of every dependency between the modules, pinned:
+ * <pre>
+ * server ──▶ stores (sqlite, dynamodb) ──▶ table (single-table model) ──▶ core (domain + SPI)
+ *    └──────────────────────────────────────────────────────────────────▶ core
+ * </pre>
+ * The domain knows neither the table model nor any store; the server knows the stores only to build them and
+ * never the table model; no store knows the server; the core's packages form no cycle.
+ *
+ * <p>Each module is recognised by its packages, read off the module's own classes (its jar or classes
+ * directory), so a package added to a module is covered without editing this test.
+ */
+class ArchitectureTest {
+
+    private static final JavaClasses PRODUCTION = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.verificationservice");
+
+    private static final Set<String> CORE = packagesOfModule(Verification.class);
+    private static final Set<String> TABLE = packagesOfModule(tableModel());
+    private static final Set<String> STORES = union(packagesOfModule(SqliteVerificationStore.class),
+            packagesOfModule(DynamoDbVerificationStore.class));
+    private static final Set<String> SERVER = packagesOfModule(VerificationServerApplication.class);
+
+    static final ArchRule DOMAIN_KNOWS_NO_TABLE_MODEL_AND_NO_STORE = noClasses()
+            .that(resideIn("are in the domain (verification-core)", CORE))
+            .should().dependOnClassesThat(resideIn("are in the table model, a store or the server",
+                    union(TABLE, union(STORES, SERVER))))
+            .because("the domain is the centre: the single-table model and the stores are built around it");
+
+    static final ArchRule SERVER_KNOWS_NO_TABLE_MODEL = noClasses()
+            .that(resideIn("are in the server", SERVER))
+            .should().dependOnClassesThat(resideIn("are in the single-table model (verification-table)", TABLE))
+            .because("the HTTP API speaks the domain's records; how items are keyed is the stores' business");
+
+    static final ArchRule STORES_KNOW_NO_SERVER = noClasses()
+            .that(resideIn("are in a store or the table model", union(STORES, TABLE)))
+            .should().dependOnClassesThat(resideIn("are in the server", SERVER))
+            .because("a store is a library that any host application can use");
+
+    static final ArchRule CORE_PACKAGES_FORM_NO_CYCLE = slices()
+            .assignedFrom(packagesOf("the core", CORE))
+            .should().beFreeOfCycles();
+
+    static final ArchRule MODEL_AND_STORE_PACKAGES_FORM_NO_CYCLE = slices()
+            .assignedFrom(packagesOf("the table model and the stores", union(TABLE, STORES)))
+            .should().beFreeOfCycles();
+
+    @Test
+    void theDomainKnowsNoTableModelAndNoStore() {
+        DOMAIN_KNOWS_NO_TABLE_MODEL_AND_NO_STORE.check(PRODUCTION);
+    }
+
+    @Test
+    void theServerKnowsNoTableModel() {
+        SERVER_KNOWS_NO_TABLE_MODEL.check(PRODUCTION);
+    }
+
+    @Test
+    void noStoreKnowsTheServer() {
+        STORES_KNOW_NO_SERVER.check(PRODUCTION);
+    }
+
+    @Test
+    void theCorePackagesFormNoCycle() {
+        CORE_PACKAGES_FORM_NO_CYCLE.check(PRODUCTION);
+    }
+
+    @Test
+    void theModelAndStorePackagesFormNoCycle() {
+        MODEL_AND_STORE_PACKAGES_FORM_NO_CYCLE.check(PRODUCTION);
+    }
+
+    @Test
+    void theModulesWereFound() {
+        assertThat(CORE).contains("dev.verificationservice.codes", "dev.verificationservice.spi");
+        assertThat(TABLE).containsExactly("dev.verificationservice.table");
+        assertThat(STORES).contains("dev.verificationservice.store.sqlite", "dev.verificationservice.store.dynamodb");
+        assertThat(SERVER).contains("dev.verificationservice.server.codes");
+    }
+
+    /** The rule catches what it is there for: a domain class in a core package that imports the table model. */
+    @Test
+    void aDomainClassImportingTheTableModelBreaksTheBuild() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(ArchitectureViolationFixture.class);
+
+        assertThat(DOMAIN_KNOWS_NO_TABLE_MODEL_AND_NO_STORE.evaluate(withViolation).hasViolation()).isTrue();
+    }
+
+    private static Class<?> tableModel() {
+        try {
+            // By name: this test, like the server, must not compile against the table model.
+            return Class.forName("dev.verificationservice.table.TableKeys");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("the single-table model is not on the test classpath", e);
+        }
+    }
+
+    /** The packages of the production classes that come from the same jar or directory as {@code member}. */
+    private static Set<String> packagesOfModule(Class<?> member) {
+        String location = locationOf(member);
+        Set<String> packages = PRODUCTION.stream()
+                .filter(type -> type.getSource().isPresent()
+                        && type.getSource().get().getUri().toString().contains(location))
+                .map(JavaClass::getPackageName)
+                .collect(Collectors.toSet());
+        if (packages.isEmpty()) {
+            throw new IllegalStateException("no classes found for the module at " + location);
+        }
+        return packages;
+    }
+
+    private static String locationOf(Class<?> member) {
+        try {
+            // Compared as a path: a class in a jar has a jar: URI that holds the jar's path.
+            return Path.of(member.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static DescribedPredicate<JavaClass> resideIn(String description, Set<String> packages) {
+        return DescribedPredicate.describe(description, type -> packages.contains(type.getPackageName()));
+    }
+
+    private static SliceAssignment packagesOf(String description, Set<String> packages) {
+        return new SliceAssignment() {
+            @Override
+            public SliceIdentifier getIdentifierOf(JavaClass type) {
+                return packages.contains(type.getPackageName())
+                        ? SliceIdentifier.of(type.getPackageName()) : SliceIdentifier.ignore();
+            }
+
+            @Override
+            public String getDescription() {
+                return "packages of " + description;
+            }
+        };
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).collect(Collectors.toUnmodifiableSet());
+    }
+}
