@@ -34,7 +34,7 @@ public final class Verification {
         SecretKeyRing keys = Objects.requireNonNull(builder.keys, "keys");
         CodeSender sender = Objects.requireNonNull(builder.sender, "sender");
         SecureTokens tokens = new SecureTokens();
-        this.rateLimiter = new RateLimiter(store, builder.clock);
+        this.rateLimiter = new RateLimiter(store, builder.clock, tokens);
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
         this.codes = new CodeService(store, rateLimiter, audit, sender, keys, tokens, builder.clock,
                 builder.settings.codePolicy());

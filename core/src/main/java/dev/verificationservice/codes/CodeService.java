@@ -1,5 +1,6 @@
 package dev.verificationservice.codes;
 
+import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
@@ -115,7 +116,9 @@ public final class CodeService {
             String digest = keys.currentDigest(CodeDigests.input(format, userId, type, plaintext));
             VerificationCode candidate = new VerificationCode(digest, userId, type, format, method, maskedTarget,
                     false, createdAt, expiresAt);
-            if (codes.insertCode(candidate)) {
+            // The issue id lets the store tell a retry of this very insert (answer lost) from a key collision;
+            // a retry must not make this request generate and deliver a second code.
+            if (codes.insertCode(candidate, tokens.attemptId())) {
                 stored = candidate;
             }
         }
@@ -309,11 +312,13 @@ public final class CodeService {
 
         Optional<VerificationCode> found = Optional.empty();
         for (String digest : digests) {
-            if (attempt.operation() == Operation.VERIFY) {
-                ConsumeOutcome outcome = codes.consumeCode(digest, expectation, now);
-                if (outcome instanceof ConsumeOutcome.Consumed consumed) {
-                    place.ifPresent(slot -> rateLimiter.release(consumed.code().userId(), slot));
-                    return succeeded(consumed.code(), attempt.client());
+            if (attempt.operation() == Operation.VERIFY && attempt.format() == CodeFormat.NUMERIC) {
+                // userId and codeType are known, so the audit entry's partition is too: one atomic write, no read.
+                String userId = expectation.userId().orElseThrow();
+                CodeType type = expectation.codeType().orElseThrow();
+                ConsumeOutcome outcome = consume(digest, userId, type, attempt, place, now);
+                if (outcome instanceof ConsumeOutcome.Consumed) {
+                    return new VerificationResult.Valid(userId, type, Optional.empty());
                 }
                 found = ((ConsumeOutcome.Rejected) outcome).current();
             } else {
@@ -321,6 +326,18 @@ public final class CodeService {
                 // key and code attribute disagree, however it came about, is never taken as this code.
                 found = codes.findCode(digest)
                         .filter(stored -> SecureTokens.constantTimeEquals(stored.digest(), digest));
+                if (attempt.operation() == Operation.VERIFY && found.isPresent()) {
+                    // A LINK code names no user: the read says whose it is, so that its CODE_VERIFIED entry can be
+                    // written in the same atomic step as the consume. The condition re-checks everything.
+                    VerificationCode stored = found.get();
+                    if (expectation.matches(stored) && stored.isActiveAt(now)) {
+                        ConsumeOutcome outcome = consume(digest, stored.userId(), stored.codeType(), attempt, place, now);
+                        if (outcome instanceof ConsumeOutcome.Consumed) {
+                            return new VerificationResult.Valid(stored.userId(), stored.codeType(), Optional.empty());
+                        }
+                        found = ((ConsumeOutcome.Rejected) outcome).current();
+                    }
+                }
             }
             if (found.isPresent()) {
                 break;
@@ -330,8 +347,8 @@ public final class CodeService {
         Optional<VerificationCode> matching = found.filter(expectation::matches);
         if (attempt.operation() == Operation.CHECK && matching.isPresent() && matching.get().isActiveAt(now)) {
             VerificationCode valid = matching.get();
-            place.ifPresent(slot -> rateLimiter.release(valid.userId(), slot));
-            return new VerificationResult.Valid(valid.userId(), valid.codeType(), valid.expiresAt());
+            place.ifPresent(rateLimiter::release);
+            return new VerificationResult.Valid(valid.userId(), valid.codeType(), Optional.of(valid.expiresAt()));
         }
         FailureReason reason = matching.map(stored -> stored.used() ? FailureReason.USED
                         : stored.isExpiredAt(now) ? FailureReason.EXPIRED
@@ -348,10 +365,13 @@ public final class CodeService {
         return failed(attempt, subject.get(), limitReached ? FailureReason.TOO_MANY_ATTEMPTS : reason, limitReached);
     }
 
-    private VerificationResult succeeded(VerificationCode code, ClientContext client) {
-        audit.recordSuccess(code.userId(), AuditEventType.CODE_VERIFIED, details(code.codeType(), code.format()),
-                client);
-        return new VerificationResult.Valid(code.userId(), code.codeType(), code.expiresAt());
+    /** The one atomic write of a successful verification: code used, CODE_VERIFIED written, place given back. */
+    private ConsumeOutcome consume(String digest, String userId, CodeType type, Attempt attempt,
+                                   Optional<RateLimitDecision> place, Instant now) {
+        AuditEntry verified = audit.newEntry(userId, AuditEventType.CODE_VERIFIED, true, Optional.empty(),
+                details(type, attempt.format()), attempt.client());
+        return codes.consumeCode(new CodeConsumption(digest, userId, type, now, tokens.attemptId(), verified,
+                place.flatMap(RateLimitDecision::place)));
     }
 
     private VerificationResult failed(Attempt attempt, Subject subject, FailureReason reason, boolean startsLockOut) {

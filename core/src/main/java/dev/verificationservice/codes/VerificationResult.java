@@ -8,8 +8,13 @@ public sealed interface VerificationResult {
 
     boolean valid();
 
-    /** The code is valid (check) or was valid and is now used up (verify). */
-    record Valid(String userId, CodeType codeType, Instant expiresAt) implements VerificationResult {
+    /**
+     * The code is valid (check) or was valid and is now used up (verify).
+     *
+     * @param expiresAt until when the code stays valid: present after a check; empty after a verify, since a
+     *                  used code has no validity left
+     */
+    record Valid(String userId, CodeType codeType, Optional<Instant> expiresAt) implements VerificationResult {
         @Override
         public boolean valid() {
             return true;

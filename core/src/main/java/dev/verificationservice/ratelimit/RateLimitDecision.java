@@ -2,13 +2,22 @@ package dev.verificationservice.ratelimit;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The answer of one atomic count: {@code count} is this event's place in its window.
  *
  * @param resetsAt the end of the window, when the count starts again from zero
+ * @param place    the place this event took, when it was counted (to give it back); empty for a reading of
+ *                 the current state, and for an event past the limit, which takes no place
  */
-public record RateLimitDecision(String action, long count, int limit, Instant windowStart, Instant resetsAt) {
+public record RateLimitDecision(String action, long count, int limit, Instant windowStart, Instant resetsAt,
+                                Optional<Place> place) {
+
+    /** A reading of a window's state, which counts nothing. */
+    public RateLimitDecision(String action, long count, int limit, Instant windowStart, Instant resetsAt) {
+        this(action, count, limit, windowStart, resetsAt, Optional.empty());
+    }
 
     /** This event is within the limit: the first {@code limit} events of a window are. */
     public boolean allowed() {

@@ -3,15 +3,32 @@ package dev.verificationservice.ratelimit;
 import java.time.Instant;
 import java.util.Optional;
 
-/** Storage SPI for rate-limit counters. */
+/**
+ * Storage SPI for rate-limit counters. Every write here must be correct when it runs twice: networks drop
+ * answers and clients retry, so each place is named by its attempt id and recognised when it comes again.
+ */
 public interface RateLimitRepository {
 
     /**
-     * Adds {@code delta} to the window's counter atomically (creating it at {@code delta}) and returns the new
-     * count. Under any concurrency every increment sees a distinct count, which is what makes a limit exact.
-     * A negative delta gives a slot back.
+     * Takes the next place in the window's counter for {@code place.attemptId()}, atomically, and returns it
+     * (1 for the window's first attempt). Under any concurrency every attempt gets a distinct place, which is
+     * what makes a limit exact.
+     *
+     * <ul>
+     *   <li>If this attempt already holds a place in the window (its earlier write was applied and this is a
+     *   retry), that place is returned and nothing is counted again.</li>
+     *   <li>Places are handed out only up to {@code ceiling}: when the counter already holds {@code ceiling},
+     *   nothing is written and {@code ceiling + 1} is returned. An attempt past the limit is refused whatever
+     *   its exact place, and the counter item stays small however long an attack lasts.</li>
+     * </ul>
      */
-    long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta);
+    long takePlace(Place place, long ceiling);
+
+    /**
+     * Gives an attempt's place back (a verification that turned out valid): the count goes down by one and the
+     * attempt's mark is removed, both only if the mark is still there, so a place is never given back twice.
+     */
+    void givePlaceBack(Place place);
 
     /** The counter of one window, if it exists and its ttl is after {@code now}. */
     Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now);

@@ -1,13 +1,16 @@
 package dev.verificationservice.ratelimit;
 
+import dev.verificationservice.security.SecureTokens;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
- * Fixed-window rate limits on top of one atomic counter per window. Every counted event is one atomic
- * ADD that returns the new count, so under any concurrency the events of a window get the distinct counts
- * 1, 2, 3, ... and exactly {@code limit} of them are allowed.
+ * Fixed-window rate limits on top of one atomic counter per window. Every counted event takes a place in
+ * one atomic write that returns it, so under any concurrency the events of a window get the distinct places
+ * 1, 2, 3, ... and exactly {@code limit} of them are allowed. Each event is named by a random attempt id
+ * written with its place, so a retried write counts once (see {@link RateLimitRepository#takePlace}).
  */
 public final class RateLimiter {
 
@@ -16,10 +19,16 @@ public final class RateLimiter {
 
     private final RateLimitRepository counters;
     private final Clock clock;
+    private final SecureTokens tokens;
 
-    public RateLimiter(RateLimitRepository counters, Clock clock) {
+    public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens) {
         this.counters = counters;
         this.clock = clock;
+        this.tokens = tokens;
+    }
+
+    public RateLimiter(RateLimitRepository counters, Clock clock) {
+        this(counters, clock, new SecureTokens());
     }
 
     /** Counts one event of {@code action} for the user and says whether it is within the policy. */
@@ -27,17 +36,19 @@ public final class RateLimiter {
         Instant now = clock.instant();
         Instant windowStart = windowStart(now, policy.window());
         Instant windowEnd = windowStart.plus(policy.window());
-        long count = counters.addToCounter(userId, action, windowStart, windowEnd.plus(COUNTER_GRACE), 1);
-        return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd);
+        Place place = new Place(new CounterWindow(userId, action, windowStart, windowEnd.plus(COUNTER_GRACE)),
+                tokens.attemptId());
+        long count = counters.takePlace(place, policy.limit());
+        return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd,
+                count <= policy.limit() ? Optional.of(place) : Optional.empty());
     }
 
     /**
-     * Gives back the slot an earlier {@link #acquire} took, in the same window: for events counted before
-     * their outcome was known that turned out not to count (a verification that succeeded).
+     * Gives back the place an earlier {@link #acquire} took: for events counted before their outcome was known
+     * that turned out not to count (a verification that succeeded). Does nothing for an event that took none.
      */
-    public void release(String userId, RateLimitDecision acquired) {
-        counters.addToCounter(userId, acquired.action(), acquired.windowStart(),
-                acquired.resetsAt().plus(COUNTER_GRACE), -1);
+    public void release(RateLimitDecision acquired) {
+        acquired.place().ifPresent(counters::givePlaceBack);
     }
 
     /** The current window's count without counting anything (zero when the window has no counter yet). */

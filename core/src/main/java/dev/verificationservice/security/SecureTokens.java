@@ -41,6 +41,19 @@ public final class SecureTokens {
         return URL_ENCODER.encodeToString(bytes);
     }
 
+    /** Random bytes in an attempt id: 128 bits, so two attempts never share one. */
+    public static final int ATTEMPT_ID_BYTES = 16;
+
+    /**
+     * A random id for one attempt at a write (22 base64url characters): written with the write, so that a
+     * retry of the same attempt is recognised. Not a secret. Short enough for a DynamoDB ClientRequestToken.
+     */
+    public String attemptId() {
+        byte[] bytes = new byte[ATTEMPT_ID_BYTES];
+        random.nextBytes(bytes);
+        return URL_ENCODER.encodeToString(bytes);
+    }
+
     /** {@code bytes} random bytes as lower-case hex, for unique suffixes that carry no secret. */
     public String randomHex(int bytes) {
         byte[] raw = new byte[bytes];

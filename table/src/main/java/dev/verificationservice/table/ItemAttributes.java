@@ -1,8 +1,10 @@
 package dev.verificationservice.table;
 
 /**
- * Attribute names of the single table, as in the seed model. {@code codeFormat} is the one addition: a
- * request may choose a code's format, and verification must know which digest input to rebuild.
+ * Attribute names of the single table, as in the seed model. The additions: {@code codeFormat} (a request
+ * may choose a code's format, and verification must know which digest input to rebuild) and the attempt
+ * ids that make every conditional write safe to retry ({@code issuedBy}, {@code consumedBy},
+ * {@code place_<attemptId>}).
  */
 public final class ItemAttributes {
 
@@ -26,6 +28,10 @@ public final class ItemAttributes {
     public static final String DELIVERY_METHOD = "deliveryMethod";
     public static final String DELIVERY_TARGET = "deliveryTarget";
     public static final String IS_USED = "isUsed";
+    /** Added to the seed: the id of the request that wrote the code, so a retried insert is recognised. */
+    public static final String ISSUED_BY = "issuedBy";
+    /** Added to the seed: the id of the attempt that used the code up, so a retried consume is recognised. */
+    public static final String CONSUMED_BY = "consumedBy";
 
     // DeviceToken
     public static final String TOKEN_ID = "tokenId";
@@ -45,6 +51,11 @@ public final class ItemAttributes {
     public static final String ACTION = "action";
     public static final String WINDOW_START = "windowStart";
     public static final String COUNT = "count";
+    /**
+     * Added to the seed: {@code place_<attemptId>} holds the place an attempt took in the window, so a retried
+     * count is recognised and a place is given back once. At most {@code limit} of them per window.
+     */
+    public static final String PLACE_PREFIX = "place_";
 
     private ItemAttributes() {
     }

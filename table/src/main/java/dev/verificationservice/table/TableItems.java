@@ -34,6 +34,13 @@ public final class TableItems {
 
     // VerificationCode
 
+    /** The code's item as a request with id {@code issueId} writes it. */
+    public static Map<String, Object> codeItem(VerificationCode code, String issueId) {
+        Map<String, Object> item = codeItem(code);
+        item.put(ISSUED_BY, issueId);
+        return item;
+    }
+
     public static Map<String, Object> codeItem(VerificationCode code) {
         TableKeys.PrimaryKey key = TableKeys.code(code.digest());
         TableKeys.IndexKey index = TableKeys.codeIndex(code.userId(), code.codeType(), code.createdAt());
@@ -65,6 +72,16 @@ public final class TableItems {
                 bool(item, IS_USED),
                 Timestamps.parse(string(item, CREATED_AT)),
                 Instant.ofEpochSecond(number(item, TTL)));
+    }
+
+    /** The id of the request that wrote this code, if it was written with one. */
+    public static Optional<String> issuedBy(Map<String, Object> item) {
+        return optionalString(item, ISSUED_BY);
+    }
+
+    /** The id of the attempt that used this code up, if one did. */
+    public static Optional<String> consumedBy(Map<String, Object> item) {
+        return optionalString(item, CONSUMED_BY);
     }
 
     // DeviceToken
@@ -143,6 +160,14 @@ public final class TableItems {
                 item.containsKey(TTL) ? Optional.of(Instant.ofEpochSecond(number(item, TTL))) : Optional.empty());
     }
 
+    /**
+     * Whether a stored audit item is this very entry (a retried append whose first answer was lost), compared
+     * after both went through the same mapping, so that number and map encodings of the store do not matter.
+     */
+    public static boolean isSameAuditEntry(Map<String, Object> stored, AuditEntry entry) {
+        return audit(stored).equals(audit(auditItem(entry)));
+    }
+
     // RateLimitCounter
 
     /**
@@ -169,6 +194,16 @@ public final class TableItems {
         item.putAll(counterAttributes(userId, action, windowStart, expiresAt));
         item.put(COUNT, count);
         return item;
+    }
+
+    /** The attribute that holds the place an attempt took in a counter window. */
+    public static String placeAttribute(String attemptId) {
+        return PLACE_PREFIX + attemptId;
+    }
+
+    /** The place this attempt holds in the counter item, if it holds one. */
+    public static Optional<Long> place(Map<String, Object> item, String attemptId) {
+        return item.get(placeAttribute(attemptId)) instanceof Number place ? Optional.of(place.longValue()) : Optional.empty();
     }
 
     public static RateLimitCounter counter(Map<String, Object> item) {

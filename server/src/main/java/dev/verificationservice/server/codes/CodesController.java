@@ -113,7 +113,7 @@ public class CodesController {
         record(result, false);
         if (result instanceof VerificationResult.Valid valid) {
             return new CheckResponse(true, null, valid.userId(), valid.codeType().name(),
-                    JsonTimes.format(valid.expiresAt()));
+                    valid.expiresAt().map(JsonTimes::format).orElse(null));
         }
         return new CheckResponse(false, ((VerificationResult.Invalid) result).reason().name(), null, null, null);
     }

@@ -3,10 +3,14 @@ package dev.verificationservice.server.config;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -75,7 +79,13 @@ public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
     private static String loadOrGenerate(Path file, SecureRandom random, String what, boolean announce) {
         try {
             if (Files.exists(file)) {
-                return Files.readString(file, StandardCharsets.UTF_8).trim();
+                String key = Files.readString(file, StandardCharsets.UTF_8).trim();
+                if (key.isEmpty()) {
+                    throw new StartupException("The " + what + " file " + file.toAbsolutePath() + " is empty.",
+                            "Delete it to have a new " + what + " generated on the next start (codes, devices or "
+                                    + "clients that used the old one stop working), or write the key into it.");
+                }
+                return key;
             }
             createOwnerOnlyDirectory(file.getParent());
             // API keys go into headers, so they use the URL-safe alphabet; HMAC keys use standard base64.
@@ -110,13 +120,42 @@ public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
         }
     }
 
+    /**
+     * Writes the key so that a crash at any moment leaves either no file or the whole key: into an owner-only
+     * temporary file, forced to disk, then moved into place atomically (failing if another process got there
+     * first), and the directory forced so that the move itself survives a power loss.
+     */
     private static void writeOwnerOnly(Path file, String content) throws IOException {
+        Path temporary = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        Files.deleteIfExists(temporary);
         try {
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        } catch (UnsupportedOperationException e) {
-            Files.createFile(file);
+            try {
+                Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (UnsupportedOperationException e) {
+                Files.createFile(temporary);
+            }
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap((content + "\n").getBytes(StandardCharsets.UTF_8)));
+                channel.force(true);
+            }
+            try {
+                // ATOMIC_MOVE would replace an existing file; createLink fails instead, so the first writer wins.
+                Files.createLink(file, temporary);
+            } catch (UnsupportedOperationException e) {
+                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
         }
-        Files.writeString(file, content + "\n", StandardCharsets.UTF_8);
+        forceDirectory(file.getParent());
+    }
+
+    private static void forceDirectory(Path directory) {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // Not every platform can sync a directory; the key file itself is already on disk.
+        }
     }
 
     private static List<String> nonBlank(List<String> values) {

@@ -26,6 +26,8 @@ public record VerificationProperties(
         @DefaultValue Sms sms,
         @DefaultValue("http://localhost:8080/reset-password?code={code}") String linkUrl,
         @DefaultValue("100") int outboxSize,
+        @DefaultValue("false") boolean devOutbox,
+        @DefaultValue("PT2S") Duration readinessTimeout,
         Map<String, String> templates) {
 
     public enum StoreKind { EMBEDDED, DYNAMODB }
@@ -35,9 +37,16 @@ public record VerificationProperties(
      * @param endpoint    empty for AWS; a URL for a DynamoDB-compatible endpoint
      * @param requireTtl  refuse to start unless TTL is enabled on {@code ttl}; turn off only for local engines
      *                    without TTL (validity never depends on TTL, only cleanup does)
+     * @param callTimeout    the longest one store operation may take, all SDK retries included
+     * @param attemptTimeout the longest one HTTP attempt may take (connect, send, answer)
+     * @param maxAttempts    attempts per operation, the first included (the SDK's standard retry strategy,
+     *                       with backoff and jitter, for throttling, 5xx, timeouts and broken connections)
      */
     public record Dynamodb(@DefaultValue("verification") String table, String endpoint,
-                           @DefaultValue("true") boolean requireTtl) {
+                           @DefaultValue("true") boolean requireTtl,
+                           @DefaultValue("PT3S") Duration callTimeout,
+                           @DefaultValue("PT1S") Duration attemptTimeout,
+                           @DefaultValue("3") int maxAttempts) {
 
         /** DynamoDB's own rule for table names, checked here so that a typo fails at start, not on first use. */
         public Dynamodb {
@@ -45,7 +54,21 @@ public record VerificationProperties(
                 throw new IllegalArgumentException("VERIFICATION_DYNAMODB_TABLE must be 3 to 255 characters of "
                         + "letters, digits, '_', '-' and '.'");
             }
+            if (callTimeout.isNegative() || callTimeout.isZero() || attemptTimeout.isNegative() || attemptTimeout.isZero()
+                    || attemptTimeout.compareTo(callTimeout) > 0) {
+                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_ATTEMPT_TIMEOUT and VERIFICATION_DYNAMODB_CALL_TIMEOUT "
+                        + "must be positive, the attempt timeout no longer than the call timeout");
+            }
+            if (maxAttempts < 1 || maxAttempts > 10) {
+                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_MAX_ATTEMPTS must be between 1 and 10");
+            }
         }
+
+        /** With the default timeouts and attempts. */
+        public Dynamodb(String table, String endpoint, boolean requireTtl) {
+            this(table, endpoint, requireTtl, Duration.ofSeconds(3), Duration.ofSeconds(1), 3);
+        }
+
         public boolean hasEndpoint() {
             return endpoint != null && !endpoint.isBlank();
         }
@@ -94,5 +117,14 @@ public record VerificationProperties(
 
     public boolean anyDeliveryChannel() {
         return smtp.enabled() || sms.provider() != SmsProvider.NONE;
+    }
+
+    /**
+     * The development outbox runs only when no channel is configured, and then only on the embedded store or
+     * when asked for explicitly: on DynamoDB a forgotten SMTP variable must stop the service, not turn it into
+     * one that answers 202 and delivers nothing while showing every code to any key holder.
+     */
+    public boolean outboxAllowed() {
+        return !anyDeliveryChannel() && (store == StoreKind.EMBEDDED || devOutbox);
     }
 }

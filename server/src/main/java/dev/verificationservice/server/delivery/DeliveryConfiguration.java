@@ -22,7 +22,8 @@ import software.amazon.awssdk.services.sns.SnsClient;
 /**
  * The delivery channels: SMTP for EMAIL when {@code VERIFICATION_SMTP_HOST} is set; Amazon SNS or a signed
  * webhook for SMS when {@code VERIFICATION_SMS_PROVIDER} says so. With no channel at all, and only then,
- * the development outbox takes every code and the service says loudly that it is in development mode.
+ * the development outbox takes every code and the service says loudly that it is in development mode; on the
+ * dynamodb store only with {@code VERIFICATION_DEV_OUTBOX=true}, and otherwise the service refuses to start.
  */
 @Configuration(proxyBeanMethods = false)
 public class DeliveryConfiguration {
@@ -47,7 +48,12 @@ public class DeliveryConfiguration {
 
     @Bean(destroyMethod = "close")
     public DeliveryChannels deliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock) {
-        if (!properties.anyDeliveryChannel()) {
+        if (!properties.anyDeliveryChannel() && !properties.outboxAllowed()) {
+            throw new StartupException("No delivery channel is configured, and the development outbox does not run on the "
+                    + "dynamodb store unless asked for.", "Configure VERIFICATION_SMTP_HOST and/or VERIFICATION_SMS_PROVIDER. "
+                    + "For a test deployment that should keep codes in memory instead, set VERIFICATION_DEV_OUTBOX=true.");
+        }
+        if (properties.outboxAllowed()) {
             DevelopmentOutbox outbox = new DevelopmentOutbox(clock, properties.outboxSize(),
                     message -> renderer.render(message).body());
             LOG.warn("DEVELOPMENT MODE: no delivery channel is configured, so codes are NOT sent. They are kept in "

@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -74,8 +75,20 @@ public class StoreConfiguration {
     /** A client for the configured endpoint (or AWS), region and credentials from the default AWS chains. */
     public static DynamoDbClient dynamoDbClient(VerificationProperties.Dynamodb settings) {
         // A builder, not a built client: the SDK then owns the connection pool and closes it with the client.
+        // Bounded in time and attempts: a store that is down, slow or throttling gives 503 within callTimeout,
+        // never a hung request. The standard strategy retries throttling, 5xx, timeouts and broken connections
+        // with backoff and jitter; every write of the store is safe to run twice (see its class Javadoc).
         DynamoDbClientBuilder builder = DynamoDbClient.builder()
-                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(100));
+                .httpClientBuilder(ApacheHttpClient.builder()
+                        .maxConnections(100)
+                        .connectionTimeout(settings.attemptTimeout())
+                        .connectionAcquisitionTimeout(settings.attemptTimeout())
+                        .socketTimeout(settings.attemptTimeout()))
+                .overrideConfiguration(override -> override
+                        .apiCallTimeout(settings.callTimeout())
+                        .apiCallAttemptTimeout(settings.attemptTimeout())
+                        .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                                .maxAttempts(settings.maxAttempts()).build()));
         if (settings.hasEndpoint()) {
             builder.endpointOverride(URI.create(settings.endpoint()));
         }

@@ -5,12 +5,14 @@ import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
 
 import dev.verificationservice.audit.AuditEntry;
-import dev.verificationservice.codes.CodeExpectation;
+import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.TouchOutcome;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
@@ -25,13 +27,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DeleteRequest;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
@@ -41,6 +44,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
@@ -49,27 +53,46 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * The single table on Amazon DynamoDB, or any endpoint that speaks its API.
  *
  * <p><b>Algorithm.</b> Every access pattern is one request (or one paginated query followed by batched
- * deletes), and every write that depends on validity carries its condition:
+ * deletes), and every write that depends on validity carries its condition. Every write is also correct when
+ * it runs twice: the SDK retries a request whose answer was lost, so each conditional write carries an
+ * attempt id that the store recognises when its own earlier write makes the condition fail.
  * <ul>
- *   <li>new code or audit entry: PutItem with {@value #KEY_IS_NEW}; {@code ConditionalCheckFailed} means
- *   the key was taken, and the domain picks another;</li>
- *   <li>consume a code: UpdateItem {@value #MARK_USED} with {@value #CODE_IS_CONSUMABLE} (plus the
- *   expected userId and codeType), {@code ReturnValuesOnConditionCheckFailure=ALL_OLD}: when the condition
- *   fails, DynamoDB hands back the item as it was, and the domain tells USED from EXPIRED without a second
- *   read. An engine that does not return the old item is read once more with a consistent GetItem (see
- *   {@code conditionFailureReturnsItem});</li>
- *   <li>use a device token: UpdateItem {@value #SLIDE_DEVICE} with {@value #TOKEN_IS_ACTIVE}, the same way;</li>
+ *   <li>new code: PutItem with {@value #KEY_IS_NEW} and {@code issuedBy = <issueId>},
+ *   {@code ReturnValuesOnConditionCheckFailure=ALL_OLD}. {@code ConditionalCheckFailed} with this
+ *   {@code issuedBy} is the retry of this very insert (stored); with another, a key collision (the domain
+ *   generates another code);</li>
+ *   <li>new audit entry: PutItem with {@value #KEY_IS_NEW}; a failed condition on an item equal to this entry
+ *   is this entry's own retry (written); otherwise the domain picks another entry id;</li>
+ *   <li>consume a code: one TransactWriteItems: Update {@value #MARK_USED} on {@value #CODE_IS_CONSUMABLE}
+ *   (ALL_OLD on failure), Put of the CODE_VERIFIED entry on {@value #KEY_IS_NEW}, and for a NUMERIC code
+ *   Update {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}. The attempt id is the ClientRequestToken,
+ *   so DynamoDB answers the SDK's retry of a committed transaction "done" without applying it again. Outcomes:
+ *   committed: consumed; the code's condition failed and its {@code consumedBy} is this attempt: consumed
+ *   (this attempt's transaction was applied before); failed otherwise: rejected, and the old item says why
+ *   (USED, EXPIRED, NOT_FOUND); only the give-back's condition failed (the counter was reset meanwhile): the
+ *   transaction is sent again without it; TransactionConflict (another transaction on an item at that
+ *   moment): sent again, up to {@value #MAX_CONSUME_ATTEMPTS} times; anything else: a StoreException, nothing
+ *   written. An engine that does not return the old item is read once with a consistent GetItem;</li>
+ *   <li>use a device token: UpdateItem {@value #SLIDE_DEVICE} with {@value #TOKEN_IS_ACTIVE} (setting the same
+ *   values twice is harmless);</li>
  *   <li>register a device: TransactWriteItems of two conditional puts (the token and its DEVICE_ADDED
- *   entry); a cancellation names each item's reason;</li>
- *   <li>count a rate-limited event: UpdateItem {@value #ADD_DELTA} returning {@code UPDATED_NEW}; DynamoDB
- *   serialises updates of one item, so every caller gets a distinct count;</li>
+ *   entry) with a ClientRequestToken; a cancellation names each item's reason;</li>
+ *   <li>take a rate-limit place: UpdateItem {@value #TAKE_PLACE} on {@value #PLACE_IS_FREE}, returning
+ *   {@code UPDATED_NEW}. DynamoDB serialises updates of one item, so every attempt gets a distinct place. A
+ *   failed condition whose old item holds this attempt's mark is a retry: that place. One without the mark
+ *   means the counter is at the ceiling: refused, nothing counted. Give a place back: UpdateItem
+ *   {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}; a failed condition means it was given back already;</li>
  *   <li>invalidate codes, revoke devices: Query GSI1 followed to its last page, then BatchWriteItem
- *   deletes in groups of 25, retrying unprocessed items with backoff;</li>
+ *   deletes in groups of 25, retrying unprocessed items with backoff (deleting twice is harmless);</li>
  *   <li>every Query filters {@value #NOT_EXPIRED} (audit: {@value #RETAINED}) because TTL deletes late;
  *   GetItem results are returned as stored and the domain compares their ttl with its clock.</li>
  * </ul>
  * Each request asks for {@code ReturnConsumedCapacity=TOTAL}, added up per {@link AccessPattern} in the
  * {@link ConsumedCapacityRecorder}.
+ *
+ * <p><b>Failures.</b> Any {@code SdkException} (throttling, a 5xx, a timeout, a refused or reset
+ * connection, retries exhausted) becomes a {@link StoreException}; how long the SDK may try is set on the
+ * client by whoever builds it (the server bounds every call and every attempt).
  *
  * <p>GSI1 is eventually consistent, as DynamoDB global indexes are: a code written a moment before an
  * invalidation query may be missed by it. This is the seed design's trade-off; codes still expire.
@@ -78,19 +101,30 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     // Expressions: every one the store sends, named once.
     static final String KEY_IS_NEW = "attribute_not_exists(PK)";
-    static final String MARK_USED = "SET #isUsed = :true";
-    static final String CODE_IS_CONSUMABLE = "attribute_exists(PK) AND #isUsed = :false AND #ttl > :now";
-    static final String AND_USER_MATCHES = " AND #userId = :userId";
-    static final String AND_CODE_TYPE_MATCHES = " AND #codeType = :codeType";
+    static final String MARK_USED = "SET #isUsed = :true, #consumedBy = :attemptId";
+    static final String CODE_IS_CONSUMABLE = "attribute_exists(PK) AND #isUsed = :false AND #ttl > :now"
+            + " AND #userId = :userId AND #codeType = :codeType";
     static final String SLIDE_DEVICE = "SET #lastActiveAt = :now, #ttl = :newTtl";
     static final String TOKEN_IS_ACTIVE = "attribute_exists(PK) AND #ttl > :nowSeconds";
-    static final String ADD_DELTA = "ADD #count :delta SET #userId = :userId, #action = :action,"
-            + " #windowStart = :windowStart, #ttl = :ttl";
+    /** The count and the attempt's mark get the same new value: the old count plus one (operands read the old item). */
+    static final String TAKE_PLACE = "SET #count = if_not_exists(#count, :zero) + :one,"
+            + " #place = if_not_exists(#count, :zero) + :one,"
+            + " #userId = :userId, #action = :action, #windowStart = :windowStart, #ttl = :ttl";
+    static final String PLACE_IS_FREE = "attribute_not_exists(#place) AND (attribute_not_exists(#count) OR #count < :ceiling)";
+    static final String GIVE_PLACE_BACK = "SET #count = #count - :one REMOVE #place";
+    static final String PLACE_IS_HELD = "attribute_exists(#place)";
     static final String GSI1_BEGINS_WITH = "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)";
     static final String AUDIT_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
     static final String COUNTER_WINDOW = "PK = :pk AND SK = :sk";
     static final String NOT_EXPIRED = "#ttl > :now";
     static final String RETAINED = "attribute_not_exists(#ttl) OR #ttl > :now";
+
+    /** DynamoDB's cancellation reason for an item whose condition failed. */
+    static final String CONDITION_FAILED = "ConditionalCheckFailed";
+    /** DynamoDB's cancellation reason for an item another transaction was writing at the same moment. */
+    static final String TRANSACTION_CONFLICT = "TransactionConflict";
+    /** How often a consume cancelled by a concurrent transaction on its items is tried again. */
+    private static final int MAX_CONSUME_ATTEMPTS = 4;
 
     /** BatchWriteItem takes at most 25 requests. */
     static final int BATCH_WRITE_LIMIT = 25;
@@ -126,8 +160,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     // Codes
 
     @Override
-    public boolean insertCode(VerificationCode code) {
-        return putIfNew(TableItems.codeItem(code), AccessPattern.INSERT_CODE);
+    public boolean insertCode(VerificationCode code, String issueId) {
+        Optional<Map<String, Object>> holder = putIfNew(TableItems.codeItem(code, issueId), TableKeys.code(code.digest()),
+                AccessPattern.INSERT_CODE);
+        // Written now, or the key is held by this very request: its earlier try was applied and the answer lost.
+        return holder.isEmpty() || holder.flatMap(TableItems::issuedBy).filter(issueId::equals).isPresent();
     }
 
     @Override
@@ -136,36 +173,89 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     }
 
     @Override
-    public ConsumeOutcome consumeCode(String digest, CodeExpectation expectation, Instant now) {
-        TableKeys.PrimaryKey key = TableKeys.code(digest);
-        Map<String, String> names = new HashMap<>(Map.of("#isUsed", ItemAttributes.IS_USED, "#ttl", ItemAttributes.TTL));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(
-                ":true", bool(true), ":false", bool(false), ":now", n(now.getEpochSecond())));
-        StringBuilder condition = new StringBuilder(CODE_IS_CONSUMABLE);
-        expectation.userId().ifPresent(userId -> {
-            condition.append(AND_USER_MATCHES);
-            names.put("#userId", ItemAttributes.USER_ID);
-            values.put(":userId", s(userId));
-        });
-        expectation.codeType().ifPresent(type -> {
-            condition.append(AND_CODE_TYPE_MATCHES);
-            names.put("#codeType", ItemAttributes.CODE_TYPE);
-            values.put(":codeType", s(type.name()));
-        });
-        UpdateItemRequest request = UpdateItemRequest.builder()
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
+        boolean giveBack = consumption.placeToGiveBack().isPresent();
+        for (int attempt = 1; ; attempt++) {
+            TransactWriteItemsRequest request = consumeRequest(consumption, giveBack);
+            try {
+                capacity.record(AccessPattern.CONSUME_CODE, client.transactWriteItems(request).consumedCapacity());
+                return new ConsumeOutcome.Consumed();
+            } catch (TransactionCanceledException e) {
+                capacity.record(AccessPattern.CONSUME_CODE, List.of());
+                List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
+                String codeReason = reasonCode(reasons, 0);
+                if (CONDITION_FAILED.equals(codeReason)) {
+                    Optional<Map<String, Object>> current = reasons.get(0).hasItem() && !reasons.get(0).item().isEmpty()
+                            ? Optional.of(DynamoDbItems.fromAttributeValues(reasons.get(0).item()))
+                            : conditionFailureReturnsItem ? Optional.empty() : getItem(key, AccessPattern.CONSUME_CODE);
+                    if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                        // This attempt's transaction was applied before (its answer lost): the code, its audit
+                        // entry and the give-back are all there. A retry, not a second use.
+                        return new ConsumeOutcome.Consumed();
+                    }
+                    return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                }
+                if (giveBack && CONDITION_FAILED.equals(reasonCode(reasons, 2))) {
+                    // The place to give back is gone (the window's counter was reset meanwhile): consume without it.
+                    giveBack = false;
+                    continue;
+                }
+                if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
+                        && attempt < MAX_CONSUME_ATTEMPTS) {
+                    // Another transaction was writing one of the items at this moment: nothing was written; the
+                    // next try meets its outcome (usually USED, through the condition).
+                    continue;
+                }
+                throw new StoreException("the verification was cancelled and nothing was written: "
+                        + describeCancellation(request, reasons) + "; retry the verification", e);
+            } catch (SdkException e) {
+                throw failure("consume a code", e);
+            }
+        }
+    }
+
+    /**
+     * The one transaction of a successful verification: the code marked used (and stamped with the attempt id)
+     * on the consumable condition, its CODE_VERIFIED entry, and, for a NUMERIC code, the attempt's place in the
+     * failure count given back while its mark is there. The attempt id is the ClientRequestToken: the SDK's own
+     * retry after a commit whose answer was lost is answered "done" by DynamoDB; a later retry is recognised
+     * by {@code consumedBy}.
+     */
+    TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack) {
+        TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
+        List<TransactWriteItem> items = new ArrayList<>();
+        items.add(TransactWriteItem.builder().update(Update.builder()
                 .tableName(tableName)
                 .key(keyOf(key))
                 .updateExpression(MARK_USED)
-                .conditionExpression(condition.toString())
-                .expressionAttributeNames(names)
-                .expressionAttributeValues(values)
-                .returnValues(ReturnValue.ALL_NEW)
+                .conditionExpression(CODE_IS_CONSUMABLE)
+                .expressionAttributeNames(Map.of("#isUsed", ItemAttributes.IS_USED, "#ttl", ItemAttributes.TTL,
+                        "#consumedBy", ItemAttributes.CONSUMED_BY, "#userId", ItemAttributes.USER_ID,
+                        "#codeType", ItemAttributes.CODE_TYPE))
+                .expressionAttributeValues(Map.of(":true", bool(true), ":false", bool(false),
+                        ":now", n(consumption.now().getEpochSecond()), ":attemptId", s(consumption.attemptId()),
+                        ":userId", s(consumption.userId()), ":codeType", s(consumption.codeType().name())))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build()).build());
+        items.add(conditionalPut(TableItems.auditItem(consumption.verified())));
+        if (giveBack) {
+            Place place = consumption.placeToGiveBack().orElseThrow();
+            items.add(TransactWriteItem.builder().update(Update.builder()
+                    .tableName(tableName)
+                    .key(keyOf(counterKey(place.window())))
+                    .updateExpression(GIVE_PLACE_BACK)
+                    .conditionExpression(PLACE_IS_HELD)
+                    .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
+                            "#place", TableItems.placeAttribute(place.attemptId())))
+                    .expressionAttributeValues(Map.of(":one", n(1)))
+                    .build()).build());
+        }
+        return TransactWriteItemsRequest.builder()
+                .transactItems(items)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .clientRequestToken(consumption.attemptId())
                 .build();
-        return conditionalUpdate(request, key, AccessPattern.CONSUME_CODE,
-                item -> new ConsumeOutcome.Consumed(TableItems.code(item)),
-                current -> new ConsumeOutcome.Rejected(current.map(TableItems::code)));
     }
 
     @Override
@@ -201,9 +291,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         } catch (TransactionCanceledException e) {
             throw new StoreException("device registration was cancelled and nothing was written: "
                     + describeCancellation(request, e.cancellationReasons()), e);
-        } catch (DynamoDbException e) {
-            throw new StoreException("device registration failed and nothing was written: "
-                    + errorCode(e) + " from DynamoDB TransactWriteItems", e);
+        } catch (SdkException e) {
+            throw failure("register a device (TransactWriteItems; nothing was written)", e);
         }
     }
 
@@ -262,7 +351,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     @Override
     public boolean appendAudit(AuditEntry entry) {
-        return putIfNew(TableItems.auditItem(entry), AccessPattern.APPEND_AUDIT);
+        Optional<Map<String, Object>> holder = putIfNew(TableItems.auditItem(entry),
+                TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId()), AccessPattern.APPEND_AUDIT);
+        // Written now, or held by this very entry: a retried put whose first answer was lost.
+        return holder.isEmpty() || TableItems.isSameAuditEntry(holder.get(), entry);
     }
 
     @Override
@@ -296,27 +388,66 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     // Rate limits
 
     @Override
-    public long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta) {
-        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
+    public long takePlace(Place place, long ceiling) {
+        CounterWindow window = place.window();
+        TableKeys.PrimaryKey key = counterKey(window);
+        String mark = TableItems.placeAttribute(place.attemptId());
         // The counter's own attributes (userId, action, windowStart, ttl) come from the model, bound as :<name>.
         Map<String, AttributeValue> values = new HashMap<>();
-        DynamoDbItems.toAttributeValues(TableItems.counterAttributes(userId, action, windowStart, expiresAt))
-                .forEach((name, value) -> values.put(":" + name, value));
-        values.put(":delta", n(delta));
+        DynamoDbItems.toAttributeValues(TableItems.counterAttributes(window.userId(), window.action(),
+                window.windowStart(), window.expiresAt())).forEach((name, value) -> values.put(":" + name, value));
+        values.put(":zero", n(0));
+        values.put(":one", n(1));
+        values.put(":ceiling", n(ceiling));
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(keyOf(key))
-                .updateExpression(ADD_DELTA)
+                .updateExpression(TAKE_PLACE)
+                .conditionExpression(PLACE_IS_FREE)
                 .expressionAttributeNames(Map.of(
-                        "#count", ItemAttributes.COUNT, "#userId", ItemAttributes.USER_ID, "#action", ItemAttributes.ACTION,
-                        "#windowStart", ItemAttributes.WINDOW_START, "#ttl", ItemAttributes.TTL))
+                        "#count", ItemAttributes.COUNT, "#place", mark, "#userId", ItemAttributes.USER_ID,
+                        "#action", ItemAttributes.ACTION, "#windowStart", ItemAttributes.WINDOW_START,
+                        "#ttl", ItemAttributes.TTL))
                 .expressionAttributeValues(values)
                 .returnValues(ReturnValue.UPDATED_NEW)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
-        UpdateItemResponse response = call("count a rate-limited event", () -> client.updateItem(request));
-        capacity.record(AccessPattern.COUNT_RATE_LIMIT, response.consumedCapacity());
-        return Long.parseLong(response.attributes().get(ItemAttributes.COUNT).n());
+        return conditionalUpdate(request, key, AccessPattern.COUNT_RATE_LIMIT,
+                updated -> TableItems.number(updated, ItemAttributes.COUNT),
+                current -> {
+                    // The attempt already holds a place (a retry whose first answer was lost): that place.
+                    Optional<Long> taken = current.flatMap(item -> TableItems.place(item, place.attemptId()));
+                    // Otherwise the counter is at the ceiling: refused, and nothing was counted.
+                    return taken.orElseGet(() -> current.map(item -> TableItems.number(item, ItemAttributes.COUNT))
+                            .orElse(ceiling) + 1);
+                });
+    }
+
+    @Override
+    public void givePlaceBack(Place place) {
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(tableName)
+                .key(keyOf(counterKey(place.window())))
+                .updateExpression(GIVE_PLACE_BACK)
+                .conditionExpression(PLACE_IS_HELD)
+                .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
+                        "#place", TableItems.placeAttribute(place.attemptId())))
+                .expressionAttributeValues(Map.of(":one", n(1)))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        try {
+            capacity.record(AccessPattern.COUNT_RATE_LIMIT, client.updateItem(request).consumedCapacity());
+        } catch (ConditionalCheckFailedException e) {
+            // The mark is gone: given back already (this is a retry) or the window's counter was reset.
+            capacity.record(AccessPattern.COUNT_RATE_LIMIT, List.of());
+        } catch (SdkException e) {
+            throw failure("give back a rate-limit place", e);
+        }
+    }
+
+    private static TableKeys.PrimaryKey counterKey(CounterWindow window) {
+        return TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
     }
 
     @Override
@@ -350,18 +481,28 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     // Helpers
 
-    private boolean putIfNew(Map<String, Object> item, AccessPattern pattern) {
+    /**
+     * PutItem on {@value #KEY_IS_NEW}. Empty when the item was written; otherwise the item that holds the key
+     * (returned by the failed condition, or read once where the engine does not return it; an empty map if it
+     * vanished in between), so the caller can tell its own earlier write from another item's.
+     */
+    private Optional<Map<String, Object>> putIfNew(Map<String, Object> item, TableKeys.PrimaryKey key,
+                                                   AccessPattern pattern) {
         try {
             capacity.record(pattern, client.putItem(request -> request
                     .tableName(tableName)
                     .item(DynamoDbItems.toAttributeValues(item))
                     .conditionExpression(KEY_IS_NEW)
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
-            return true;
+            return Optional.empty();
         } catch (ConditionalCheckFailedException e) {
             capacity.record(pattern, List.of());
-            return false;
-        } catch (DynamoDbException e) {
+            if (e.hasItem() && !e.item().isEmpty()) {
+                return Optional.of(DynamoDbItems.fromAttributeValues(e.item()));
+            }
+            return Optional.of(getItem(key, pattern).orElse(Map.of()));
+        } catch (SdkException e) {
             throw failure("write an item", e);
         }
     }
@@ -388,7 +529,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             }
             // DynamoDB returns no item only when there is none; an engine without the feature needs a read.
             return refused.apply(conditionFailureReturnsItem ? Optional.empty() : getItem(key, pattern));
-        } catch (DynamoDbException e) {
+        } catch (SdkException e) {
             throw failure("update an item", e);
         }
     }
@@ -485,24 +626,34 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private static String describeCancellation(TransactWriteItemsRequest request, List<CancellationReason> reasons) {
         List<String> parts = new ArrayList<>();
         for (int i = 0; i < request.transactItems().size(); i++) {
-            Map<String, AttributeValue> item = request.transactItems().get(i).put().item();
-            String code = i < reasons.size() && reasons.get(i).code() != null ? reasons.get(i).code() : "unknown";
+            TransactWriteItem item = request.transactItems().get(i);
+            Map<String, AttributeValue> key = item.put() != null ? item.put().item() : item.update().key();
+            String code = Optional.ofNullable(reasonCode(reasons, i)).orElse("unknown");
             String message = i < reasons.size() && reasons.get(i).message() != null ? " (" + reasons.get(i).message() + ")" : "";
-            parts.add("item " + (i + 1) + " " + item.get(ItemAttributes.PK).s() + " / " + item.get(ItemAttributes.SK).s()
+            parts.add("item " + (i + 1) + " " + key.get(ItemAttributes.PK).s() + " / " + key.get(ItemAttributes.SK).s()
                     + ": " + code + message);
         }
         return String.join("; ", parts);
     }
 
-    private static String errorCode(DynamoDbException e) {
-        return e.awsErrorDetails() != null && e.awsErrorDetails().errorCode() != null
-                ? e.awsErrorDetails().errorCode() : e.getClass().getSimpleName();
+    /** The cancellation reason of the transaction's item at {@code index}, if DynamoDB gave one. */
+    private static String reasonCode(List<CancellationReason> reasons, int index) {
+        return index < reasons.size() ? reasons.get(index).code() : null;
+    }
+
+    /** The service's error code (ThrottlingException, ...) or, for a failure of the client itself, its type. */
+    private static String errorCode(SdkException e) {
+        if (e instanceof AwsServiceException service && service.awsErrorDetails() != null
+                && service.awsErrorDetails().errorCode() != null) {
+            return service.awsErrorDetails().errorCode();
+        }
+        return e.getClass().getSimpleName();
     }
 
     private <T> T call(String what, java.util.function.Supplier<T> request) {
         try {
             return request.get();
-        } catch (DynamoDbException e) {
+        } catch (SdkException e) {
             throw failure(what, e);
         }
     }
@@ -510,12 +661,17 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private void call(String what, Runnable request) {
         try {
             request.run();
-        } catch (DynamoDbException e) {
+        } catch (SdkException e) {
             throw failure(what, e);
         }
     }
 
-    private StoreException failure(String what, DynamoDbException e) {
+    /**
+     * Every failure of the SDK, of the service (throttling, a 500) or of the client (timeout, connection
+     * refused or reset, retries exhausted), becomes a StoreException: the caller answers 503 and the client
+     * retries later. The SDK has already retried within its bounded policy.
+     */
+    private StoreException failure(String what, SdkException e) {
         return new StoreException("DynamoDB could not " + what + " on table '" + tableName + "': " + errorCode(e)
                 + " - " + e.getMessage(), e);
     }

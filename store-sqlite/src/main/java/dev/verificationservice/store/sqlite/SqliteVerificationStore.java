@@ -1,6 +1,7 @@
 package dev.verificationservice.store.sqlite;
 
 import static dev.verificationservice.table.ItemAttributes.CODE_TYPE;
+import static dev.verificationservice.table.ItemAttributes.CONSUMED_BY;
 import static dev.verificationservice.table.ItemAttributes.COUNT;
 import static dev.verificationservice.table.ItemAttributes.IS_USED;
 import static dev.verificationservice.table.ItemAttributes.LAST_ACTIVE_AT;
@@ -10,12 +11,14 @@ import static dev.verificationservice.table.ItemAttributes.USER_ID;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.verificationservice.audit.AuditEntry;
-import dev.verificationservice.codes.CodeExpectation;
+import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.TouchOutcome;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
@@ -26,6 +29,7 @@ import dev.verificationservice.table.Timestamps;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,6 +44,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -54,25 +59,34 @@ import tools.jackson.databind.json.JsonMapper;
  * The single table in one SQLite file: the store that runs with no configuration at all.
  *
  * <p><b>Algorithm.</b> One row per item (see {@link SqliteSchema}). Each access pattern is one SQL
- * statement whose {@code WHERE} clause is the DynamoDB condition of the same pattern, so a condition and
- * the write it guards are one atomic step:
+ * statement, or one {@code BEGIN IMMEDIATE} transaction (which holds the database's single write lock from
+ * its first statement), whose {@code WHERE} clause is the DynamoDB condition of the same pattern, so a
+ * condition and the writes it guards are one atomic step:
  * <ul>
- *   <li>insert a code or an audit entry: {@code INSERT ... ON CONFLICT DO NOTHING}, i.e.
- *   {@code attribute_not_exists(PK)}; one row changed means written, none means the key was taken;</li>
- *   <li>consume a code: {@code UPDATE ... SET isUsed = true WHERE isUsed = false AND ttl > :now [AND userId
- *   AND codeType match] RETURNING item}; no row returned means the condition failed, and a read in the same
- *   {@code BEGIN IMMEDIATE} transaction returns the item as it was, like {@code ALL_OLD} on DynamoDB;</li>
- *   <li>slide a device token: the same shape with {@code ttl > :now};</li>
- *   <li>count a rate-limit event: {@code INSERT ... ON CONFLICT DO UPDATE SET count = count + :delta RETURNING
- *   count}, the atomic ADD;</li>
- *   <li>register a device: both inserts in one {@code BEGIN IMMEDIATE} transaction, rolled back unless
- *   both wrote a row;</li>
+ *   <li>insert a code: {@code INSERT ... ON CONFLICT DO NOTHING} ({@code attribute_not_exists(PK)}); one row
+ *   means written; none means the key is taken, and the stored item's {@code issuedBy} says whether by this
+ *   very request (stored, a retry) or by another code (the caller generates a new one);</li>
+ *   <li>append an audit entry: the same, and a taken key holding this very entry counts as written;</li>
+ *   <li>consume a code: in one transaction, {@code UPDATE ... SET isUsed = true, consumedBy = :attempt WHERE
+ *   isUsed = false AND ttl > :now AND userId AND codeType match}, then the {@code CODE_VERIFIED}
+ *   entry inserted and the attempt's failure-count place given back; if the entry's key were taken the whole
+ *   transaction rolls back. No row updated: the item as it is says why (like {@code ALL_OLD}), and one whose
+ *   {@code consumedBy} is this attempt is this attempt's own earlier success;</li>
+ *   <li>slide a device token: {@code UPDATE ... WHERE ttl > :now RETURNING item};</li>
+ *   <li>take a rate-limit place: in one transaction, read the window's counter; the attempt's mark
+ *   ({@code place_<attemptId>}) answers a retry; at the ceiling nothing is written; else {@code count + 1} and
+ *   the mark are written. Give a place back: count down and remove the mark, only while the mark is there;</li>
+ *   <li>register a device: both inserts in one transaction, rolled back unless both wrote a row;</li>
  *   <li>queries through GSI1 and the audit range filter {@code ttl > :now} themselves.</li>
  * </ul>
  *
- * <p><b>Concurrency.</b> The database runs in WAL mode with a busy timeout, behind a small connection pool;
- * SQLite runs one writer at a time, and every statement above is atomic, so the concurrent guarantees
- * (one consume wins, exact rate limits) hold across threads and across processes sharing the file.
+ * <p><b>Concurrency.</b> The database runs in WAL mode behind a small connection pool; SQLite runs one
+ * writer at a time, and every step above is atomic, so the concurrent guarantees (one consume wins, exact
+ * rate limits) hold across threads and across processes sharing the file.
+ *
+ * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss.
+ * Lock waits are bounded ({@link #LOCK_WAIT} for the lock, the same for a pooled connection); past them a
+ * request fails with a {@link StoreException}. The database files are created owner-only.
  *
  * <p><b>Expiry.</b> A background sweep deletes rows whose ttl passed long ago. It is housekeeping only,
  * exactly like DynamoDB TTL: every read and conditional write decides validity from {@code ttl} itself.
@@ -86,7 +100,15 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(SqliteVerificationStore.class);
     private static final int POOL_SIZE = 4;
-    private static final int BUSY_TIMEOUT_MILLIS = 30_000;
+    /**
+     * How long a statement waits for another writer's lock, and how long a request waits for a pooled
+     * connection: together they bound how long a request can hang on a busy or stuck database (at most about
+     * twice this), after which it fails with a StoreException (503, retry).
+     */
+    public static final Duration LOCK_WAIT = Duration.ofSeconds(5);
+    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
+    /** The database and the files SQLite keeps beside it. */
+    private static final List<String> DATABASE_FILES = List.of("", "-wal", "-shm", "-journal");
     private static final int SWEEP_BATCH = 500;
 
     // Statements, each the SQL form of one DynamoDB request of the same access pattern. JDBC binds the ?
@@ -97,11 +119,11 @@ public final class SqliteVerificationStore implements VerificationStore {
     private static final String PUT_ITEM =
             "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?)";
     private static final String DELETE_ITEM = "DELETE FROM items WHERE pk = ? AND sk = ?";
-    private static final String CONSUME_CODE = "UPDATE items SET item = json_set(item, '$." + IS_USED + "', json('true'))"
-            + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + IS_USED + "') = 0 AND ttl > ?";
-    private static final String AND_USER_MATCHES = " AND json_extract(item, '$." + USER_ID + "') = ?";
-    private static final String AND_CODE_TYPE_MATCHES = " AND json_extract(item, '$." + CODE_TYPE + "') = ?";
-    private static final String RETURNING_ITEM = " RETURNING item";
+    /** attribute_exists(PK) AND isUsed = false AND ttl > :now AND userId = :userId AND codeType = :codeType. */
+    private static final String CONSUME_CODE = "UPDATE items SET item = json_set(item, '$." + IS_USED + "', json('true'),"
+            + " '$." + CONSUMED_BY + "', ?)"
+            + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + IS_USED + "') = 0 AND ttl > ?"
+            + " AND json_extract(item, '$." + USER_ID + "') = ? AND json_extract(item, '$." + CODE_TYPE + "') = ?";
     private static final String TOUCH_DEVICE = "UPDATE items SET ttl = ?, item = json_set(item, '$." + LAST_ACTIVE_AT
             + "', ?, '$." + TTL + "', ?) WHERE pk = ? AND sk = ? AND ttl > ? RETURNING item";
     private static final String DELETE_BY_GSI1_PREFIX =
@@ -114,9 +136,6 @@ public final class SqliteVerificationStore implements VerificationStore {
             + " AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
     private static final String SELECT_AUDIT_RANGE_BEFORE = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
             + " AND sk < ? AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
-    private static final String INCREMENT_COUNTER = "INSERT INTO items (pk, sk, ttl, item) VALUES (?, ?, ?, ?)"
-            + " ON CONFLICT (pk, sk) DO UPDATE SET item = json_set(items.item, '$." + COUNT + "',"
-            + " json_extract(items.item, '$." + COUNT + "') + ?) RETURNING json_extract(item, '$." + COUNT + "')";
     private static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
     private static final String SWEEP = "DELETE FROM items WHERE (pk, sk) IN"
             + " (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl < ? LIMIT " + SWEEP_BATCH + ")";
@@ -135,8 +154,10 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.sweepGrace = sweepGrace;
         SQLiteConfig config = new SQLiteConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-        config.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
-        config.setBusyTimeout(BUSY_TIMEOUT_MILLIS);
+        // FULL: a commit is on disk before it is acknowledged. With NORMAL, a power loss can roll back the last
+        // commits: a used code usable again, failure counts lowered, a handed-out device secret gone.
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        config.setBusyTimeout((int) LOCK_WAIT.toMillis());
         // A transaction takes the write lock when it begins: no deadlock between two read-then-write transactions.
         config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
         SQLiteDataSource sqlite = new SQLiteDataSource(config);
@@ -146,8 +167,19 @@ public final class SqliteVerificationStore implements VerificationStore {
         pool.setPoolName("verification-sqlite");
         pool.setMaximumPoolSize(POOL_SIZE);
         pool.setMinimumIdle(1);
-        this.dataSource = new HikariDataSource(pool);
-        createSchema();
+        pool.setConnectionTimeout(LOCK_WAIT.toMillis());
+        try {
+            this.dataSource = new HikariDataSource(pool);
+        } catch (RuntimeException e) {
+            throw cannotOpen(databaseFile, e);
+        }
+        try {
+            createSchema();
+        } catch (StoreException e) {
+            dataSource.close();
+            throw cannotOpen(databaseFile, e);
+        }
+        restrictFilesToOwner(databaseFile);
         this.sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "verification-sqlite-sweep");
             thread.setDaemon(true);
@@ -173,7 +205,49 @@ public final class SqliteVerificationStore implements VerificationStore {
             throw new StoreException("cannot create the data directory " + dataDirectory.toAbsolutePath()
                     + ": " + e.getMessage() + "; set VERIFICATION_DATA_DIR to a writable directory", e);
         }
-        return new SqliteVerificationStore(dataDirectory.resolve(DATABASE_FILE), clock, sweepInterval, sweepGrace);
+        Path databaseFile = dataDirectory.resolve(DATABASE_FILE);
+        createOwnerOnly(databaseFile);
+        return new SqliteVerificationStore(databaseFile, clock, sweepInterval, sweepGrace);
+    }
+
+    /**
+     * Creates the database file owner-only before SQLite opens it, whatever the directory and the umask: SQLite
+     * gives its WAL and shared-memory files the database file's permissions. The files hold user ids, IP
+     * addresses and push tokens.
+     */
+    private static void createOwnerOnly(Path databaseFile) {
+        if (Files.exists(databaseFile)) {
+            return;
+        }
+        try {
+            Files.createFile(databaseFile, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
+        } catch (UnsupportedOperationException e) {
+            LOG.warn("Could not create {} owner-only: the file system has no POSIX permissions", databaseFile);
+        } catch (IOException e) {
+            throw new StoreException("cannot create the embedded database " + databaseFile.toAbsolutePath() + ": "
+                    + e.getMessage() + "; set VERIFICATION_DATA_DIR to a directory this user can write", e);
+        }
+    }
+
+    /** Files that existed before (an older version, a copy) are made owner-only too. */
+    private static void restrictFilesToOwner(Path databaseFile) {
+        for (String suffix : DATABASE_FILES) {
+            Path file = databaseFile.resolveSibling(databaseFile.getFileName() + suffix);
+            try {
+                if (Files.exists(file)) {
+                    Files.setPosixFilePermissions(file, OWNER_ONLY_FILE);
+                }
+            } catch (UnsupportedOperationException | IOException e) {
+                LOG.warn("Could not restrict {} to its owner: {}", file, e.getMessage());
+            }
+        }
+    }
+
+    private static StoreException cannotOpen(Path databaseFile, Exception e) {
+        String reason = e.getCause() != null && e.getCause().getMessage() != null ? e.getCause().getMessage() : e.getMessage();
+        return new StoreException("cannot open the embedded database " + databaseFile.toAbsolutePath() + ": " + reason
+                + "; check that it is a database this service wrote and that this user may read and write it"
+                + " (or point VERIFICATION_DATA_DIR at another directory)", e);
     }
 
     private static void restrictToOwner(Path directory) {
@@ -197,8 +271,16 @@ public final class SqliteVerificationStore implements VerificationStore {
     // Codes
 
     @Override
-    public boolean insertCode(VerificationCode code) {
-        return insertIfAbsent(TableItems.codeItem(code));
+    public boolean insertCode(VerificationCode code, String issueId) {
+        Map<String, Object> item = TableItems.codeItem(code, issueId);
+        return inTransaction("write a code", connection -> {
+            if (insertIfAbsent(connection, item) == 1) {
+                return true;
+            }
+            // The key is taken: by this very insert (a retry) or by another code, which the caller replaces.
+            return selectItem(connection, TableKeys.code(code.digest()))
+                    .flatMap(TableItems::issuedBy).filter(issueId::equals).isPresent();
+        });
     }
 
     @Override
@@ -212,30 +294,36 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     @Override
-    public ConsumeOutcome consumeCode(String digest, CodeExpectation expectation, Instant now) {
-        TableKeys.PrimaryKey key = TableKeys.code(digest);
-        String sql = CONSUME_CODE
-                + (expectation.userId().isPresent() ? AND_USER_MATCHES : "")
-                + (expectation.codeType().isPresent() ? AND_CODE_TYPE_MATCHES : "")
-                + RETURNING_ITEM;
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
+        Map<String, Object> auditItem = TableItems.auditItem(consumption.verified());
         return inTransaction("consume a code", connection -> {
-            try (PreparedStatement update = connection.prepareStatement(sql)) {
-                int index = 1;
-                update.setString(index++, key.pk());
-                update.setString(index++, key.sk());
-                update.setLong(index++, now.getEpochSecond());
-                if (expectation.userId().isPresent()) {
-                    update.setString(index++, expectation.userId().get());
-                }
-                if (expectation.codeType().isPresent()) {
-                    update.setString(index, expectation.codeType().get().name());
-                }
-                Optional<Map<String, Object>> updated = firstItem(update);
-                if (updated.isPresent()) {
-                    return new ConsumeOutcome.Consumed(TableItems.code(updated.get()));
-                }
+            boolean updated;
+            try (PreparedStatement update = connection.prepareStatement(CONSUME_CODE)) {
+                update.setString(1, consumption.attemptId());
+                update.setString(2, key.pk());
+                update.setString(3, key.sk());
+                update.setLong(4, consumption.now().getEpochSecond());
+                update.setString(5, consumption.userId());
+                update.setString(6, consumption.codeType().name());
+                updated = update.executeUpdate() == 1;
             }
-            return new ConsumeOutcome.Rejected(selectItem(connection, key).map(TableItems::code));
+            if (!updated) {
+                Optional<Map<String, Object>> current = selectItem(connection, key);
+                if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                    // This attempt used the code up already, with its audit entry: a retry, not a second use.
+                    return new ConsumeOutcome.Consumed();
+                }
+                return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+            }
+            if (insertIfAbsent(connection, auditItem) != 1) {
+                throw new StoreException("the CODE_VERIFIED audit key " + TableItems.string(auditItem, ItemAttributes.SK)
+                        + " is taken; nothing was written, retry the verification");
+            }
+            if (consumption.placeToGiveBack().isPresent()) {
+                givePlaceBack(connection, consumption.placeToGiveBack().get());
+            }
+            return new ConsumeOutcome.Consumed();
         });
     }
 
@@ -311,7 +399,15 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     @Override
     public boolean appendAudit(AuditEntry entry) {
-        return insertIfAbsent(TableItems.auditItem(entry));
+        Map<String, Object> item = TableItems.auditItem(entry);
+        return inTransaction("append an audit entry", connection -> {
+            if (insertIfAbsent(connection, item) == 1) {
+                return true;
+            }
+            // Taken by this very entry (a retry) counts as written; by another entry, the caller picks a new id.
+            return selectItem(connection, TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId()))
+                    .filter(stored -> TableItems.isSameAuditEntry(stored, entry)).isPresent();
+        });
     }
 
     @Override
@@ -338,25 +434,48 @@ public final class SqliteVerificationStore implements VerificationStore {
     // Rate limits
 
     @Override
-    public long addToCounter(String userId, String action, Instant windowStart, Instant expiresAt, long delta) {
-        Map<String, Object> item = TableItems.counterItem(userId, action, windowStart, expiresAt, delta);
-        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement upsert = connection.prepareStatement(INCREMENT_COUNTER)) {
-            upsert.setString(1, key.pk());
-            upsert.setString(2, key.sk());
-            upsert.setLong(3, expiresAt.getEpochSecond());
-            upsert.setString(4, json.writeValueAsString(item));
-            upsert.setLong(5, delta);
-            try (ResultSet result = upsert.executeQuery()) {
-                if (!result.next()) {
-                    throw new StoreException("the rate-limit counter " + key.pk() + " returned no count");
-                }
-                return result.getLong(1);
+    public long takePlace(Place place, long ceiling) {
+        CounterWindow window = place.window();
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        return inTransaction("count a rate-limited event", connection -> {
+            Optional<Map<String, Object>> current = selectItem(connection, key);
+            Optional<Long> taken = current.flatMap(item -> TableItems.place(item, place.attemptId()));
+            if (taken.isPresent()) {
+                return taken.get();
             }
-        } catch (SQLException e) {
-            throw failure("count a rate-limited event", e);
+            long count = current.map(item -> TableItems.number(item, COUNT)).orElse(0L);
+            if (count >= ceiling) {
+                return count + 1;
+            }
+            Map<String, Object> item = new LinkedHashMap<>(current.orElseGet(() -> TableItems.counterItem(
+                    window.userId(), window.action(), window.windowStart(), window.expiresAt(), 0)));
+            item.put(COUNT, count + 1);
+            item.put(TableItems.placeAttribute(place.attemptId()), count + 1);
+            putItem(connection, item);
+            return count + 1;
+        });
+    }
+
+    @Override
+    public void givePlaceBack(Place place) {
+        inTransaction("give back a rate-limit place", connection -> {
+            givePlaceBack(connection, place);
+            return null;
+        });
+    }
+
+    /** Count down by one and drop the attempt's mark, only while the mark is there: never twice. */
+    private void givePlaceBack(Connection connection, Place place) throws SQLException {
+        CounterWindow window = place.window();
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        Optional<Map<String, Object>> current = selectItem(connection, key);
+        if (current.isEmpty() || TableItems.place(current.get(), place.attemptId()).isEmpty()) {
+            return;
         }
+        Map<String, Object> item = new LinkedHashMap<>(current.get());
+        item.put(COUNT, TableItems.number(item, COUNT) - 1);
+        item.remove(TableItems.placeAttribute(place.attemptId()));
+        putItem(connection, item);
     }
 
     @Override
@@ -375,13 +494,21 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     // Operations
 
+    /**
+     * Ready when a write could happen now: takes the write lock ({@code BEGIN IMMEDIATE}) and rolls back at
+     * once. A database another process keeps locked, or a full or read-only disk, is not ready although it
+     * can still be read.
+     */
     @Override
     public void checkReady() {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            statement.executeQuery("SELECT count(*) FROM items WHERE pk = ''").close();
-        } catch (SQLException e) {
-            throw failure("check readiness", e);
-        }
+        inTransaction("check readiness (take the write lock)", connection -> {
+            try (Statement statement = connection.createStatement()) {
+                // A write statement takes the write lock even when it changes nothing; it is rolled back anyway.
+                statement.executeUpdate("DELETE FROM items WHERE pk = '' AND sk = ''");
+            }
+            connection.rollback();
+            return null;
+        });
     }
 
     /**
@@ -424,12 +551,17 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     /** Writes an item as it is, replacing any item with its key. For test fixtures that need a raw item. */
     void putItem(Map<String, Object> item) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement put = connection.prepareStatement(PUT_ITEM)) {
-            bindItem(put, item);
-            put.executeUpdate();
+        try (Connection connection = dataSource.getConnection()) {
+            putItem(connection, item);
         } catch (SQLException e) {
             throw failure("put an item", e);
+        }
+    }
+
+    private void putItem(Connection connection, Map<String, Object> item) throws SQLException {
+        try (PreparedStatement put = connection.prepareStatement(PUT_ITEM)) {
+            bindItem(put, item);
+            put.executeUpdate();
         }
     }
 
@@ -455,14 +587,6 @@ public final class SqliteVerificationStore implements VerificationStore {
             }
         } catch (SQLException e) {
             throw failure(what, e);
-        }
-    }
-
-    private boolean insertIfAbsent(Map<String, Object> item) {
-        try (Connection connection = dataSource.getConnection()) {
-            return insertIfAbsent(connection, item) == 1;
-        } catch (SQLException e) {
-            throw failure("write an item", e);
         }
     }
 
