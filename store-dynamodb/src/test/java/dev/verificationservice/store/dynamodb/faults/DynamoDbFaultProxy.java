@@ -1,0 +1,582 @@
+package dev.verificationservice.store.dynamodb.faults;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A fault-injecting HTTP proxy between a DynamoDB client (the AWS SDK) and a DynamoDB-compatible engine
+ * (dynalite in the tests), for the failures a real network and a real DynamoDB produce and a local engine
+ * never does.
+ *
+ * <p>Why: the store must stay exactly-once when a write is applied but its answer is lost and the SDK sends
+ * it again, and the server must answer 503 quickly when DynamoDB throttles or is down. Neither can be shown
+ * against a healthy engine. Point the client's {@code endpointOverride} at {@link #endpoint()} and
+ * {@linkplain #inject inject} {@link Fault faults}; every request the proxy sees is also
+ * {@linkplain #exchanges() recorded}, so that a test can count the store's round trips.
+ *
+ * <pre>{@code
+ * try (DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(dynalite.endpoint())) {
+ *     DynamoDbClient client = DynamoDbClient.builder().endpointOverride(proxy.endpoint())...build();
+ *     proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains("ADD #count"));
+ *     client.updateItem(...);                      // applied twice: once per attempt
+ *     assertThat(proxy.count("UpdateItem")).isEqualTo(2);
+ * }
+ * }</pre>
+ *
+ * <p>How: HTTP/1.1 with keep-alive on 127.0.0.1 and a free port, one platform thread per client connection,
+ * each with its own connection to the engine. Request and answer heads pass unchanged (the SDK checks the
+ * engine's {@code x-amz-crc32}); only chunked or close-delimited bodies are re-framed with a
+ * {@code Content-Length}, and {@code Expect: 100-continue} is answered by the proxy. Answers the proxy makes
+ * up carry no {@code x-amz-crc32}. The operation is the part of {@code X-Amz-Target} after the dot.
+ *
+ * <p>Thread-safe: tests inject, stop and read the recording from their own thread while connection threads
+ * serve requests. Faults are tried in the order they were injected; the first that matches hits the request.
+ */
+public final class DynamoDbFaultProxy implements AutoCloseable {
+
+    private static final String LOOPBACK = "127.0.0.1";
+    private static final String TARGET_HEADER = "X-Amz-Target";
+    /** How long {@link #resume()} keeps trying to listen on the port again before it gives up. */
+    private static final Duration REBIND_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    private final URI target;
+    private final InetSocketAddress engine;
+    private final int port;
+    private final URI endpoint;
+    private final ExecutorService workers;
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final List<FaultHandle> faults = new ArrayList<>(); // guarded by itself
+    private final List<Exchange> exchanges = new ArrayList<>(); // guarded by itself
+    private final AtomicLong sequence = new AtomicLong();
+    private final AtomicInteger acceptedConnections = new AtomicInteger();
+
+    private final Object lifecycle = new Object();
+    private ServerSocket server; // guarded by lifecycle; null while stopped or closed
+    private boolean stopped; // guarded by lifecycle
+    private boolean closed; // guarded by lifecycle
+
+    private DynamoDbFaultProxy(URI target, InetSocketAddress engine, ServerSocket server) {
+        this.target = target;
+        this.engine = engine;
+        this.server = server;
+        this.port = server.getLocalPort();
+        this.endpoint = URI.create("http://" + LOOPBACK + ":" + port);
+        AtomicInteger threads = new AtomicInteger();
+        this.workers = Executors.newCachedThreadPool(task -> {
+            Thread thread = new Thread(task, "dynamodb-fault-proxy-" + port + "-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Starts a proxy to the engine at {@code target} (an {@code http} URI such as dynalite's endpoint), listening
+     * on 127.0.0.1 and a free port.
+     */
+    public static DynamoDbFaultProxy start(URI target) {
+        Objects.requireNonNull(target, "target");
+        if (!"http".equalsIgnoreCase(target.getScheme()) || target.getHost() == null) {
+            throw new IllegalArgumentException("the proxy forwards plain HTTP; the target must look like "
+                    + "http://127.0.0.1:8000, not " + target);
+        }
+        InetSocketAddress engine = new InetSocketAddress(target.getHost(), target.getPort() < 0 ? 80 : target.getPort());
+        if (engine.isUnresolved()) {
+            throw new IllegalArgumentException("cannot resolve the target host of " + target);
+        }
+        ServerSocket server;
+        try {
+            server = listen(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on " + LOOPBACK + " for the fault proxy", e);
+        }
+        DynamoDbFaultProxy proxy = new DynamoDbFaultProxy(target, engine, server);
+        proxy.startAccepting(server);
+        return proxy;
+    }
+
+    /** Where clients connect: {@code http://127.0.0.1:<port>}. It stays the same across {@link #stop()} and {@link #resume()}. */
+    public URI endpoint() {
+        return endpoint;
+    }
+
+    /** The engine requests are forwarded to. */
+    public URI target() {
+        return target;
+    }
+
+    // ---------------------------------------------------------------------------------------------- faults
+
+    /** Puts a fault in force, after those already injected; the handle tells how often it hit and removes it. */
+    public FaultHandle inject(Fault fault) {
+        FaultHandle handle = new FaultHandle(fault, this);
+        synchronized (faults) {
+            faults.add(handle);
+        }
+        return handle;
+    }
+
+    /** The faults still in force, in the order they are tried. */
+    public List<FaultHandle> faults() {
+        synchronized (faults) {
+            faults.removeIf(handle -> !handle.isActive());
+            return List.copyOf(faults);
+        }
+    }
+
+    /** Removes every fault; the proxy forwards everything again (unless {@linkplain #stop() stopped}). */
+    public void clear() {
+        List<FaultHandle> removed;
+        synchronized (faults) {
+            removed = new ArrayList<>(faults);
+            faults.clear();
+        }
+        removed.forEach(FaultHandle::remove);
+    }
+
+    void forget(FaultHandle handle) {
+        synchronized (faults) {
+            faults.remove(handle);
+        }
+    }
+
+    /** The first fault in force that matches, counted as hit; lock order: faults, then the handle. */
+    private Optional<FaultHandle> claim(String operation, String body) {
+        synchronized (faults) {
+            Iterator<FaultHandle> candidates = faults.iterator();
+            while (candidates.hasNext()) {
+                FaultHandle handle = candidates.next();
+                boolean hit = handle.claim(operation, body);
+                if (!handle.isActive()) {
+                    candidates.remove();
+                }
+                if (hit) {
+                    return Optional.of(handle);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ engine up / down
+
+    /**
+     * "The engine is down": closes the listening socket, so that new connections are refused, and closes every
+     * open connection, so that requests in flight lose their answers and pooled connections are dead. A request
+     * already forwarded may still be applied by the engine. Stopping twice is harmless.
+     */
+    public void stop() {
+        synchronized (lifecycle) {
+            requireOpen();
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            closeQuietly(server);
+            server = null;
+        }
+        connections.forEach(Connection::abort);
+    }
+
+    /**
+     * Listens again on the same port after {@link #stop()}. The port is free in between; if another socket takes
+     * it meanwhile (unlikely on loopback), this keeps trying for a few seconds and then throws.
+     */
+    public void resume() {
+        synchronized (lifecycle) {
+            requireOpen();
+            if (!stopped) {
+                return;
+            }
+            ServerSocket reopened = listenAgain();
+            server = reopened;
+            stopped = false;
+            startAccepting(reopened);
+        }
+    }
+
+    /** Whether the proxy is {@linkplain #stop() stopped}. */
+    public boolean isStopped() {
+        synchronized (lifecycle) {
+            return stopped;
+        }
+    }
+
+    /** Stops listening, closes every connection (delayed requests are not forwarded) and ends its threads. */
+    @Override
+    public void close() {
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closeQuietly(server);
+            server = null;
+        }
+        connections.forEach(Connection::abort);
+        workers.shutdownNow();
+        try {
+            if (!workers.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                System.err.println("DynamoDbFaultProxy on port " + port + ": connection threads still running after "
+                        + CLOSE_TIMEOUT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("the fault proxy on port " + port + " is closed");
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- recording
+
+    /** Every request received since the start or the last {@link #clearRecording()}, in order of arrival. */
+    public List<Exchange> exchanges() {
+        synchronized (exchanges) {
+            return List.copyOf(exchanges);
+        }
+    }
+
+    /** The operations of {@link #exchanges()}, in order of arrival: one entry per attempt the client made. */
+    public List<String> operations() {
+        return exchanges().stream().map(Exchange::operation).toList();
+    }
+
+    /** How many requests of the operation arrived (every attempt, whatever its fate). */
+    public int count(String operation) {
+        return (int) exchanges().stream().filter(exchange -> exchange.operation().equals(operation)).count();
+    }
+
+    /** How many requests of the operation went (or, delayed, were to go) to the engine. */
+    public int forwardedCount(String operation) {
+        return (int) exchanges().stream()
+                .filter(exchange -> exchange.operation().equals(operation) && exchange.forwarded()).count();
+    }
+
+    /** Forgets the recorded requests, e.g. after a test's setup; the sequence numbers keep growing. */
+    public void clearRecording() {
+        synchronized (exchanges) {
+            exchanges.clear();
+        }
+    }
+
+    /** How many client connections the proxy accepted, e.g. to see that a client reconnected. */
+    public int acceptedConnections() {
+        return acceptedConnections.get();
+    }
+
+    private void record(String operation, Exchange.Outcome outcome, Optional<FaultHandle> fault) {
+        synchronized (exchanges) {
+            exchanges.add(new Exchange(sequence.incrementAndGet(), Instant.now(), operation, outcome,
+                    fault.map(FaultHandle::fault)));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ connections
+
+    private static ServerSocket listen(int port) throws IOException {
+        ServerSocket socket = new ServerSocket();
+        try {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(LOOPBACK), port), 128);
+            return socket;
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    private ServerSocket listenAgain() {
+        long deadline = System.nanoTime() + REBIND_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                return listen(port);
+            } catch (BindException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cannot listen on " + LOOPBACK + ":" + port + " again after "
+                            + REBIND_TIMEOUT + "; another socket took the port while the proxy was stopped", e);
+                }
+                try {
+                    TimeUnit.MILLISECONDS.sleep(20); // polling the OS for a free port; nothing to wait on
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while listening on port " + port + " again", e);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot listen on " + LOOPBACK + ":" + port + " again", e);
+            }
+        }
+    }
+
+    private void startAccepting(ServerSocket listening) {
+        Thread acceptor = new Thread(() -> accept(listening), "dynamodb-fault-proxy-" + port + "-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** Accepts until {@code listening} is closed by {@link #stop()} or {@link #close()}. */
+    private void accept(ServerSocket listening) {
+        while (true) {
+            Socket socket;
+            try {
+                socket = listening.accept();
+            } catch (IOException e) {
+                return;
+            }
+            Connection connection = new Connection(socket, new Upstream(engine));
+            synchronized (lifecycle) {
+                if (server != listening) { // stopped or closed meanwhile
+                    connection.abort();
+                    continue;
+                }
+                connections.add(connection);
+                acceptedConnections.incrementAndGet();
+            }
+            try {
+                workers.execute(() -> serve(connection));
+            } catch (RejectedExecutionException e) {
+                connection.abort();
+                connections.remove(connection);
+            }
+        }
+    }
+
+    /** Serves one client connection, one request after the other, until either side closes it. */
+    private void serve(Connection connection) {
+        connection.bind(Thread.currentThread());
+        try {
+            Socket client = connection.client;
+            client.setTcpNoDelay(true);
+            InputStream in = new BufferedInputStream(client.getInputStream());
+            OutputStream out = new BufferedOutputStream(client.getOutputStream());
+            boolean open = true;
+            while (open) {
+                Optional<Http.Head> head = Http.readHead(in);
+                if (head.isEmpty()) {
+                    return;
+                }
+                Http.Head requestHead = head.get();
+                if (requestHead.hasToken("Expect", "100-continue")) {
+                    out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                    out.flush();
+                    requestHead = requestHead.without("Expect");
+                }
+                open = handle(connection, Http.readRequest(in, requestHead), out);
+            }
+        } catch (IOException e) {
+            // the client went away, the proxy aborted the connection, or the engine failed (reported in forward)
+        } catch (InterruptedException e) {
+            // stop() or close() ended a delay: the request is not forwarded
+        } catch (RuntimeException e) {
+            System.err.println("DynamoDbFaultProxy on port " + port + ": closing a connection after " + e);
+            e.printStackTrace();
+        } finally {
+            connection.abort();
+            connections.remove(connection);
+            connection.unbind();
+        }
+    }
+
+    /** Handles one request; returns whether the connection stays open for the next. */
+    private boolean handle(Connection connection, Http.Message request, OutputStream out)
+            throws IOException, InterruptedException {
+        String operation = operationOf(request.head());
+        if (isStoppedOrClosed()) {
+            record(operation, Exchange.Outcome.REFUSED_WHILE_STOPPED, Optional.empty());
+            return false;
+        }
+        Optional<FaultHandle> hit = claim(operation, new String(request.body(), StandardCharsets.UTF_8));
+        Fault.Action action = hit.map(handle -> handle.fault().action()).orElse(null);
+        record(operation, outcomeOf(action), hit);
+
+        if (action == null) {
+            return forward(connection, request, out);
+        } else if (action instanceof Fault.Action.DropAnswer) {
+            forwardedAnswer(connection, request); // applied; the answer is read and thrown away
+            return false;
+        } else if (action instanceof Fault.Action.Reset) {
+            connection.reset();
+            return false;
+        } else if (action instanceof Fault.Action.Delay delay) {
+            TimeUnit.NANOSECONDS.sleep(delay.duration().toNanos());
+            return forward(connection, request, out);
+        } else if (action instanceof Fault.Action.Throttle throttle) {
+            answerError(out, 400, "Bad Request", "com.amazonaws.dynamodb.v20120810#" + throttle.error().code(),
+                    throttle.error().message());
+            return !request.head().closes();
+        } else if (action instanceof Fault.Action.ServerError error) {
+            answerError(out, 500, "Internal Server Error", "com.amazon.coral.service#InternalFailure", error.message());
+            return !request.head().closes();
+        }
+        throw new IllegalStateException("unknown fault action " + action);
+    }
+
+    private boolean forward(Connection connection, Http.Message request, OutputStream out) throws IOException {
+        Http.Message response = forwardedAnswer(connection, request);
+        Http.write(out, response.head(), response.body());
+        return !(request.head().closes() || response.head().closes());
+    }
+
+    private Http.Message forwardedAnswer(Connection connection, Http.Message request) throws IOException {
+        try {
+            return connection.upstream.exchange(request);
+        } catch (IOException e) {
+            if (!isStoppedOrClosed()) {
+                System.err.println("DynamoDbFaultProxy on port " + port + ": no answer from the engine at " + target
+                        + " to " + operationOf(request.head()) + " (" + e + "); closing the client connection");
+            }
+            throw e;
+        }
+    }
+
+    private static void answerError(OutputStream out, int status, String reason, String type, String message)
+            throws IOException {
+        byte[] body = ("{\"__type\":\"" + json(type) + "\",\"message\":\"" + json(message) + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        Http.Head head = new Http.Head("HTTP/1.1 " + status + " " + reason, List.of(
+                new Http.Header("x-amzn-RequestId", requestId()),
+                new Http.Header("Content-Type", "application/x-amz-json-1.0"),
+                new Http.Header("Content-Length", Integer.toString(body.length))));
+        Http.write(out, head, body);
+    }
+
+    private static Exchange.Outcome outcomeOf(Fault.Action action) {
+        if (action == null) {
+            return Exchange.Outcome.FORWARDED;
+        } else if (action instanceof Fault.Action.DropAnswer) {
+            return Exchange.Outcome.ANSWER_DROPPED;
+        } else if (action instanceof Fault.Action.Reset) {
+            return Exchange.Outcome.RESET;
+        } else if (action instanceof Fault.Action.Delay) {
+            return Exchange.Outcome.DELAYED;
+        } else if (action instanceof Fault.Action.Throttle) {
+            return Exchange.Outcome.THROTTLED;
+        } else if (action instanceof Fault.Action.ServerError) {
+            return Exchange.Outcome.SERVER_ERROR;
+        }
+        throw new IllegalStateException("unknown fault action " + action);
+    }
+
+    /** {@code DynamoDB_20120810.UpdateItem} -> {@code UpdateItem}; empty without the header. */
+    private static String operationOf(Http.Head head) {
+        String target = head.header(TARGET_HEADER).orElse("");
+        return target.substring(target.lastIndexOf('.') + 1);
+    }
+
+    private boolean isStoppedOrClosed() {
+        synchronized (lifecycle) {
+            return stopped || closed;
+        }
+    }
+
+    private static String requestId() {
+        String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        StringBuilder id = new StringBuilder(52);
+        for (int i = 0; i < 52; i++) {
+            id.append(alphabet.charAt(ThreadLocalRandom.current().nextInt(alphabet.length())));
+        }
+        return id.toString();
+    }
+
+    private static String json(String text) {
+        StringBuilder escaped = new StringBuilder(text.length() + 8);
+        for (char c : text.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                escaped.append('\\').append(c);
+            } else if (c < 0x20) {
+                escaped.append(String.format("\\u%04x", (int) c));
+            } else {
+                escaped.append(c);
+            }
+        }
+        return escaped.toString();
+    }
+
+    private static void closeQuietly(Closeable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (IOException ignored) {
+            // closing is all that is wanted
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DynamoDbFaultProxy[" + endpoint + " -> " + target + (isStopped() ? ", stopped" : "") + "]";
+    }
+
+    /** A client connection, its connection to the engine, and the thread serving them. */
+    private static final class Connection {
+        final Socket client;
+        final Upstream upstream;
+        private Thread thread; // guarded by this
+
+        Connection(Socket client, Upstream upstream) {
+            this.client = client;
+            this.upstream = upstream;
+        }
+
+        synchronized void bind(Thread serving) {
+            thread = serving;
+        }
+
+        /** Called when serving ends; clears an interrupt from {@link #abort()} before the pool reuses the thread. */
+        synchronized void unbind() {
+            thread = null;
+            Thread.interrupted();
+        }
+
+        /** Closes both sides and wakes the serving thread if it sleeps in a delay. */
+        synchronized void abort() {
+            closeQuietly(client);
+            upstream.close();
+            if (thread != null && thread != Thread.currentThread()) {
+                thread.interrupt();
+            }
+        }
+
+        /** Closes the client connection with a TCP RST instead of a FIN. */
+        void reset() {
+            try {
+                client.setSoLinger(true, 0);
+            } catch (IOException ignored) {
+                // closing is what matters
+            }
+            closeQuietly(client);
+        }
+    }
+}
