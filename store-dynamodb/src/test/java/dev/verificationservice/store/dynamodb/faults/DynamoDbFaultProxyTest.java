@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -48,6 +49,7 @@ import software.amazon.awssdk.services.dynamodb.model.ThrottlingException;
  * Each fault of {@link DynamoDbFaultProxy} against dynalite, through a real {@link DynamoDbClient} on the Apache
  * HTTP client, as the store uses it: what the SDK does with it and what the engine ends up holding.
  */
+@Timeout(20)
 class DynamoDbFaultProxyTest {
 
     @RegisterExtension
