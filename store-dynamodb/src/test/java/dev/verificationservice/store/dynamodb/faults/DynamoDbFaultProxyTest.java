@@ -13,9 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -233,6 +235,21 @@ class DynamoDbFaultProxyTest {
             assertThat(exchange.outcome()).isEqualTo(Outcome.DELAYED);
             assertThat(exchange.forwarded()).isTrue();
         });
+    }
+
+    @Test
+    void stoppingDuringADelayFailsTheCallAtOnceWithoutForwarding() throws Exception {
+        DynamoDbClient client = notRetrying();
+        FaultHandle delay = proxy.inject(Fault.delay("PutItem", Duration.ofSeconds(10)));
+        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> client.putItem(request -> request
+                .tableName(table).item(Map.of("id", s(id)))));
+
+        assertThat(delay.awaitApplied(1, Duration.ofSeconds(5))).as("the request reached the proxy").isTrue();
+        proxy.stop();
+
+        assertThatThrownBy(() -> call.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SdkClientException.class);
+        assertThat(itemInEngine(id)).isEmpty();
+        assertThat(proxy.exchanges()).extracting(Exchange::outcome).containsExactly(Outcome.DELAYED);
     }
 
     @Test
