@@ -33,7 +33,8 @@ class DynamoDbApiTest extends AbstractApiTest {
     @DynamicPropertySource
     static void dynamoDb(DynamicPropertyRegistry registry) {
         String endpoint = DYNALITE.get().endpoint().toString();
-        int exitCode = CreateTableCommand.create(new VerificationProperties.Dynamodb(TABLE, endpoint, false));
+        int exitCode = CreateTableCommand.create(new VerificationProperties.Dynamodb(TABLE, endpoint, false,
+                java.time.Duration.ofSeconds(3), java.time.Duration.ofSeconds(1), 3));
         // The table is created; only TTL cannot be enabled on dynalite, which create-table reports as a difference.
         assertThat(exitCode).isEqualTo(2);
         registry.add("verification.store", () -> "dynamodb");

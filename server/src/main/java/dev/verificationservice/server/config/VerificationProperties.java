@@ -16,6 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record VerificationProperties(
         @DefaultValue("embedded") StoreKind store,
         @DefaultValue("./data") Path dataDir,
+        @DefaultValue("PT5S") Duration embeddedLockWait,
         @DefaultValue Dynamodb dynamodb,
         List<String> apiKeys,
         List<String> secretKeys,
@@ -62,11 +63,6 @@ public record VerificationProperties(
             if (maxAttempts < 1 || maxAttempts > 10) {
                 throw new IllegalArgumentException("VERIFICATION_DYNAMODB_MAX_ATTEMPTS must be between 1 and 10");
             }
-        }
-
-        /** With the default timeouts and attempts. */
-        public Dynamodb(String table, String endpoint, boolean requireTtl) {
-            this(table, endpoint, requireTtl, Duration.ofSeconds(3), Duration.ofSeconds(1), 3);
         }
 
         public boolean hasEndpoint() {

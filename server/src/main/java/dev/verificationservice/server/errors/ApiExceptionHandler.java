@@ -84,6 +84,13 @@ public class ApiExceptionHandler {
         return null;
     }
 
+    /** The container refused a query parameter while it was read; the query filter lets none through, but be safe. */
+    @ExceptionHandler(org.apache.tomcat.util.http.InvalidParameterException.class)
+    ResponseEntity<ProblemDetail> invalidParameter(RuntimeException e) {
+        return ResponseEntity.badRequest().body(Problems.of(HttpStatus.BAD_REQUEST, "MALFORMED_QUERY",
+                "The query string is not valid: every parameter needs a name and valid percent-encoded UTF-8.", Map.of()));
+    }
+
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
     ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
         return ResponseEntity.badRequest().body(Problems.invalidInput(e.getName(), e.getName() + ": has the wrong type"));

@@ -2,6 +2,7 @@ package dev.verificationservice.server.errors;
 
 import java.io.IOException;
 import java.io.Writer;
+import jakarta.servlet.http.HttpServletResponse;
 import java.nio.charset.StandardCharsets;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
@@ -20,6 +21,11 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         int status = response.getStatus();
         if (status < 400 || response.getContentWritten() > 0 || !response.setErrorReported()) {
             return;
+        }
+        if (status == HttpServletResponse.SC_NOT_IMPLEMENTED) {
+            // The container implements no such method (CONNECT): for a client that is a method not allowed here.
+            response.setStatus(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
+            status = HttpServletResponse.SC_METHOD_NOT_ALLOWED;
         }
         String body = Problems.json(status, Problems.codeForContainerStatus(status), "The request was refused before it reached the service: "
                 + "check the path (no encoded '/', '\\' or NUL) and the size of the URL and headers.");

@@ -38,7 +38,9 @@ public class StoreConfiguration {
 
     private static VerificationStore openEmbedded(VerificationProperties properties, Clock clock) {
         try {
-            SqliteVerificationStore store = SqliteVerificationStore.open(properties.dataDir(), clock);
+            SqliteVerificationStore store = SqliteVerificationStore.open(properties.dataDir(), clock,
+                    SqliteVerificationStore.DEFAULT_SWEEP_INTERVAL, SqliteVerificationStore.DEFAULT_SWEEP_GRACE,
+                    properties.embeddedLockWait());
             LOG.info("Embedded store: {}", properties.dataDir().toAbsolutePath().resolve(SqliteVerificationStore.DATABASE_FILE));
             return store;
         } catch (StoreException e) {

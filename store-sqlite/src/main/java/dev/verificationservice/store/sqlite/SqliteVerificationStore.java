@@ -85,7 +85,7 @@ import tools.jackson.databind.json.JsonMapper;
  * rate limits) hold across threads and across processes sharing the file.
  *
  * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss.
- * Lock waits are bounded ({@link #LOCK_WAIT} for the lock, the same for a pooled connection); past them a
+ * Lock waits are bounded ({@link #DEFAULT_LOCK_WAIT} by default for the lock, the same for a pooled connection); past them a
  * request fails with a {@link StoreException}. The database files are created owner-only.
  *
  * <p><b>Expiry.</b> A background sweep deletes rows whose ttl passed long ago. It is housekeeping only,
@@ -105,7 +105,7 @@ public final class SqliteVerificationStore implements VerificationStore {
      * connection: together they bound how long a request can hang on a busy or stuck database (at most about
      * twice this), after which it fails with a StoreException (503, retry).
      */
-    public static final Duration LOCK_WAIT = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_LOCK_WAIT = Duration.ofSeconds(5);
     private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
     /** The database and the files SQLite keeps beside it. */
     private static final List<String> DATABASE_FILES = List.of("", "-wal", "-shm", "-journal");
@@ -149,7 +149,8 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final Duration sweepGrace;
     private final ScheduledExecutorService sweeper;
 
-    private SqliteVerificationStore(Path databaseFile, Clock clock, Duration sweepInterval, Duration sweepGrace) {
+    private SqliteVerificationStore(Path databaseFile, Clock clock, Duration sweepInterval, Duration sweepGrace,
+                                    Duration lockWait) {
         this.clock = clock;
         this.sweepGrace = sweepGrace;
         SQLiteConfig config = new SQLiteConfig();
@@ -157,7 +158,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         // FULL: a commit is on disk before it is acknowledged. With NORMAL, a power loss can roll back the last
         // commits: a used code usable again, failure counts lowered, a handed-out device secret gone.
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
-        config.setBusyTimeout((int) LOCK_WAIT.toMillis());
+        config.setBusyTimeout((int) lockWait.toMillis());
         // A transaction takes the write lock when it begins: no deadlock between two read-then-write transactions.
         config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
         SQLiteDataSource sqlite = new SQLiteDataSource(config);
@@ -167,7 +168,8 @@ public final class SqliteVerificationStore implements VerificationStore {
         pool.setPoolName("verification-sqlite");
         pool.setMaximumPoolSize(POOL_SIZE);
         pool.setMinimumIdle(1);
-        pool.setConnectionTimeout(LOCK_WAIT.toMillis());
+        // Hikari's floor is 250 ms.
+        pool.setConnectionTimeout(Math.max(250, lockWait.toMillis()));
         try {
             this.dataSource = new HikariDataSource(pool);
         } catch (RuntimeException e) {
@@ -196,6 +198,15 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     public static SqliteVerificationStore open(Path dataDirectory, Clock clock, Duration sweepInterval,
                                                Duration sweepGrace) {
+        return open(dataDirectory, clock, sweepInterval, sweepGrace, DEFAULT_LOCK_WAIT);
+    }
+
+    /**
+     * @param lockWait how long a statement waits for another writer's lock, and a request for a pooled
+     *                 connection, before it fails with a {@link StoreException}
+     */
+    public static SqliteVerificationStore open(Path dataDirectory, Clock clock, Duration sweepInterval,
+                                               Duration sweepGrace, Duration lockWait) {
         try {
             if (!Files.isDirectory(dataDirectory)) {
                 Files.createDirectories(dataDirectory);
@@ -207,7 +218,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         }
         Path databaseFile = dataDirectory.resolve(DATABASE_FILE);
         createOwnerOnly(databaseFile);
-        return new SqliteVerificationStore(databaseFile, clock, sweepInterval, sweepGrace);
+        return new SqliteVerificationStore(databaseFile, clock, sweepInterval, sweepGrace, lockWait);
     }
 
     /**
@@ -547,6 +558,16 @@ public final class SqliteVerificationStore implements VerificationStore {
     public void close() {
         sweeper.shutdownNow();
         dataSource.close();
+    }
+
+    /** The value of a PRAGMA on the store's own connections (settings are per connection). For tests. */
+    String pragma(String name) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery("PRAGMA " + name)) {
+            return result.next() ? result.getString(1) : null;
+        } catch (SQLException e) {
+            throw failure("read PRAGMA " + name, e);
+        }
     }
 
     /** Writes an item as it is, replacing any item with its key. For test fixtures that need a raw item. */

@@ -1,15 +1,21 @@
 package dev.verificationservice.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
 import dev.verificationservice.store.contract.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -101,5 +107,67 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
         assertThat(swept).isEqualTo(2);
         assertThat(allRawItems()).hasSize(3)
                 .noneSatisfy(item -> assertThat(item.get("codeType")).isEqualTo(CodeType.EMAIL_VERIFICATION.name()));
+    }
+
+    // Durability and failure (SPEC §12)
+
+    @Test
+    void everyCommitIsSyncedToDiskBeforeItIsAcknowledged() {
+        // 2 = FULL: with NORMAL, a power loss may roll back acknowledged commits in WAL mode.
+        assertThat(((SqliteVerificationStore) store).pragma("synchronous")).isEqualTo("2");
+    }
+
+    @Test
+    void theDatabaseFilesAreOwnerOnlyInADirectoryThatAlreadyExisted() throws Exception {
+        // The JUnit temp directory existed before the store opened; the files hold user ids, IPs, push tokens.
+        sendEmailCode("alice");
+        for (String name : List.of("verification.db", "verification.db-wal", "verification.db-shm")) {
+            assertThat(Files.getPosixFilePermissions(dataDirectory.resolve(name)))
+                    .as(name).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        }
+    }
+
+    @Test
+    void aWorldReadableDatabaseFromBeforeIsMadeOwnerOnly(@TempDir Path other) throws Exception {
+        Path file = other.resolve(SqliteVerificationStore.DATABASE_FILE);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+
+        try (SqliteVerificationStore reopened = SqliteVerificationStore.open(other, clock)) {
+            assertThat(Files.getPosixFilePermissions(file)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        }
+    }
+
+    @Test
+    void aFileThatIsNotADatabaseIsRefusedNamingTheFileAndWhatToDo(@TempDir Path other) throws Exception {
+        Path file = other.resolve(SqliteVerificationStore.DATABASE_FILE);
+        Files.writeString(file, "this is not a database, it is a note that someone saved here by mistake\n".repeat(20));
+
+        assertThatThrownBy(() -> SqliteVerificationStore.open(other, clock)).isInstanceOf(StoreException.class)
+                .hasMessageContaining(file.toAbsolutePath().toString())
+                .hasMessageContaining("VERIFICATION_DATA_DIR");
+    }
+
+    @Test
+    void aLockedDatabaseFailsWithinTheLockWaitIsNotReadyAndRecoversOnItsOwn(@TempDir Path other) throws Exception {
+        try (SqliteVerificationStore locked = SqliteVerificationStore.open(other, clock, Duration.ofDays(1),
+                Duration.ofHours(1), Duration.ofMillis(300));
+             Connection holder = DriverManager.getConnection("jdbc:sqlite:" + other.resolve(SqliteVerificationStore.DATABASE_FILE))) {
+            Place place = new Place(new CounterWindow("alice", "SEND_EMAIL_VERIFICATION", START, START.plusSeconds(4500)),
+                    "attempt-1");
+            try (Statement statement = holder.createStatement()) {
+                // Another process holds the write lock (a stuck writer, a backup tool).
+                statement.execute("BEGIN EXCLUSIVE");
+
+                assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+                    assertThatThrownBy(locked::checkReady).isInstanceOf(StoreException.class)
+                            .hasMessageContaining("readiness");
+                    assertThatThrownBy(() -> locked.takePlace(place, 5)).isInstanceOf(StoreException.class);
+                });
+
+                statement.execute("COMMIT");
+            }
+            locked.checkReady();
+            assertThat(locked.takePlace(place, 5)).isEqualTo(1);
+        }
     }
 }
