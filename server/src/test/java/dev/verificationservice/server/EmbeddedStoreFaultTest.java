@@ -30,7 +30,7 @@ import org.springframework.test.context.DynamicPropertySource;
         "verification.api-keys=" + AbstractApiTest.API_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
         "verification.embedded-lock-wait=PT0.3S",
-        "verification.readiness-timeout=PT2S"})
+        "verification.readiness-timeout=PT2S", "management.endpoint.health.show-details=always"})
 @Import(TestClockConfiguration.class)
 class EmbeddedStoreFaultTest {
 
@@ -79,7 +79,8 @@ class EmbeddedStoreFaultTest {
             assertThat(rows(statement)).as("nothing was written while the store was locked").isEqualTo(rowsBefore);
         }
 
-        assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(200);
+        Answer recovered = api.get("/actuator/health/readiness");
+        assertThat(recovered.status()).as(recovered.raw().body()).isEqualTo(200);
         assertThat(api.post("/v1/codes", send).status()).isEqualTo(202);
     }
 

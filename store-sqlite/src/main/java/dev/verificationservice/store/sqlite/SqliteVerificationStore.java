@@ -159,8 +159,8 @@ public final class SqliteVerificationStore implements VerificationStore {
         // commits: a used code usable again, failure counts lowered, a handed-out device secret gone.
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
         config.setBusyTimeout((int) lockWait.toMillis());
-        // A transaction takes the write lock when it begins: no deadlock between two read-then-write transactions.
-        config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+        // Transactions are begun as BEGIN IMMEDIATE (see inTransaction): they take the write lock when they begin,
+        // so two read-then-write transactions never deadlock.
         SQLiteDataSource sqlite = new SQLiteDataSource(config);
         sqlite.setUrl("jdbc:sqlite:" + databaseFile.toAbsolutePath());
         HikariConfig pool = new HikariConfig();
@@ -506,18 +506,14 @@ public final class SqliteVerificationStore implements VerificationStore {
     // Operations
 
     /**
-     * Ready when a write could happen now: takes the write lock ({@code BEGIN IMMEDIATE}) and rolls back at
-     * once. A database another process keeps locked, or a full or read-only disk, is not ready although it
+     * Ready when a write could happen now: takes the write lock ({@code BEGIN IMMEDIATE}) and ends the empty
+     * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
     @Override
     public void checkReady() {
         inTransaction("check readiness (take the write lock)", connection -> {
-            try (Statement statement = connection.createStatement()) {
-                // A write statement takes the write lock even when it changes nothing; it is rolled back anyway.
-                statement.executeUpdate("DELETE FROM items WHERE pk = '' AND sk = ''");
-            }
-            connection.rollback();
+            // Holding the write lock is the proof; the empty transaction then commits nothing.
             return null;
         });
     }
@@ -593,21 +589,40 @@ public final class SqliteVerificationStore implements VerificationStore {
         T run(Connection connection) throws SQLException;
     }
 
+    /**
+     * Runs {@code body} in one {@code BEGIN IMMEDIATE} transaction, written out as SQL on a connection that stays
+     * in auto-commit mode: the driver then keeps no transaction state of its own that a failed BEGIN (the
+     * database was locked past the lock wait) could leave out of step with SQLite's. On any failure the
+     * transaction is rolled back; a connection that cannot even roll back is evicted from the pool.
+     */
     private <T> T inTransaction(String what, TransactionBody<T> body) {
         try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(false);
+            try (Statement begin = connection.createStatement()) {
+                begin.execute("BEGIN IMMEDIATE");
+            }
             try {
                 T result = body.run(connection);
-                connection.commit();
+                try (Statement commit = connection.createStatement()) {
+                    commit.execute("COMMIT");
+                }
                 return result;
             } catch (SQLException | RuntimeException e) {
-                connection.rollback();
+                rollBack(connection);
                 throw e;
-            } finally {
-                connection.setAutoCommit(true);
             }
         } catch (SQLException e) {
             throw failure(what, e);
+        }
+    }
+
+    private void rollBack(Connection connection) {
+        try (Statement rollback = connection.createStatement()) {
+            rollback.execute("ROLLBACK");
+        } catch (SQLException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("no transaction is active")) {
+                LOG.warn("Could not roll back on the embedded store; dropping the connection: {}", e.getMessage());
+                dataSource.evictConnection(connection);
+            }
         }
     }
 
