@@ -183,10 +183,53 @@ abstract class AbstractApiTest {
         assertThat(sent.text("maskedTarget")).isEqualTo("+44******0123");
         String link = codeFromOutbox();
 
+        Answer someoneElses = api.post("/v1/codes/verify", Map.of("code", link, "userId", newUser()));
+        assertThat(someoneElses.json().get("valid").asBoolean()).isFalse();
+        assertThat(someoneElses.text("reason")).as("a LINK code named for another user").isEqualTo("NOT_FOUND");
+
         Answer verified = api.post("/v1/codes/verify", Map.of("code", link));
         assertThat(verified.json().get("valid").asBoolean()).isTrue();
         assertThat(verified.text("userId")).isEqualTo(user);
         assertThat(verified.text("codeType")).isEqualTo("PASSWORD_RESET");
+    }
+
+    @Test
+    void aChunkedBodyOverSixteenKilobytesIsRefusedWhileItIsRead() throws Exception {
+        String user = newUser();
+        byte[] body = ("{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\",\"deliveryMethod\":\"EMAIL\","
+                + "\"deliveryTarget\":\"jane@example.com\",\"userAgent\":\"" + "a".repeat(20_000) + "\"}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        // A body of unknown length goes chunked: no Content-Length tells the service the size up front.
+        java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/v1/codes"))
+                        .header("Authorization", "Bearer " + API_KEY).header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+                                () -> new java.io.ByteArrayInputStream(body)))
+                        .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+
+        assertThat(answer.statusCode()).isEqualTo(413);
+        assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(type ->
+                assertThat(type).startsWith("application/problem+json"));
+        assertThat(answer.body()).contains("BODY_TOO_LARGE");
+        assertThat(api.get("/v1/users/" + user + "/audit").json().get("events")).as("nothing written").isEmpty();
+    }
+
+    @Test
+    void metricsNeverCarryAUserIdATargetOrACode() {
+        String user = "metrics-" + newUser();
+        sendEmailCode(user);
+        String code = codeFromOutbox();
+        verify(user, code);
+        api.post("/v1/codes", Map.of("userId", user, "codeType", "PHONE_VERIFICATION", "deliveryMethod", "SMS",
+                "deliveryTarget", "+447700900987"));
+
+        String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
+
+        assertThat(metrics).contains("verification_codes_sent_total", "verification_codes_verified_total");
+        // Label values are quoted: a code would show as "123456" (unquoted digits are measured values).
+        assertThat(metrics).doesNotContain(user, "jane@example.com", "example.com", "+447700900987", "447700900987",
+                "\"" + code + "\"");
     }
 
     @Test

@@ -24,6 +24,8 @@ import org.springframework.test.context.DynamicPropertySource;
 @Import(TestClockConfiguration.class)
 class SmtpDownTest {
 
+    private static java.nio.file.Path dataDirectory;
+
     @LocalServerPort
     int port;
 
@@ -35,7 +37,8 @@ class SmtpDownTest {
         }
         int unreachable = closed;
         registry.add("verification.smtp.port", () -> unreachable);
-        registry.add("verification.data-dir", Files.createTempDirectory("verification-smtp-down")::toString);
+        dataDirectory = Files.createTempDirectory("verification-smtp-down");
+        registry.add("verification.data-dir", dataDirectory::toString);
     }
 
     @Test
@@ -52,5 +55,21 @@ class SmtpDownTest {
         Answer audit = api.get("/v1/users/down-user/audit");
         assertThat(audit.json().get("events").get(0).get("eventType").asString()).isEqualTo("CODE_DELIVERY_FAILED");
         assertThat(audit.raw().body()).doesNotContain("CODE_SENT");
+        assertThat(storedCodesOf("down-user")).as("the undelivered code is deleted, not left usable").isZero();
+    }
+
+    private static long storedCodesOf(String userId) {
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:sqlite:"
+                + dataDirectory.resolve("verification.db"));
+             java.sql.PreparedStatement query = connection.prepareStatement(
+                     "SELECT count(*) FROM items WHERE gsi1pk = ? AND gsi1sk LIKE 'CODE#%'")) {
+            query.setString(1, "USER#" + userId);
+            try (java.sql.ResultSet rows = query.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -133,11 +133,14 @@ public class ApiExceptionHandler {
 
     @ExceptionHandler(StoreException.class)
     ResponseEntity<ProblemDetail> storeUnavailable(StoreException e) {
-        LOG.error("Store failure: {}", e.getMessage(), e);
+        // One line per failed request: during an outage every request fails the same way, and a stack trace
+        // each would bury the log. The cause's type is in the message; the trace is at DEBUG.
+        LOG.warn("Store unavailable, answered 503: {}", e.getMessage());
+        LOG.debug("Store failure", e);
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "5")
                 .body(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE",
-                        "The store could not complete the request; nothing was changed that the request depends on. "
-                                + "Retry shortly.", Map.of()));
+                        "The store could not complete the request in time. Retry after the time in Retry-After.",
+                        Map.of()));
     }
 
     @ExceptionHandler(Exception.class)

@@ -727,9 +727,12 @@ public abstract class AbstractVerificationStoreContractTest {
                 .withVerifyLimit(new RateLimitPolicy(50, Duration.ofMinutes(15)));
         Verification service = build(keys, outbox, generous);
 
-        runConcurrently(8, () -> service.codes().issue(
+        List<IssueResult> results = runConcurrently(8, () -> service.codes().issue(
                 CodeRequest.of("joy", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "joy@example.com")));
 
+        assertThat(results).as("all eight were issued and delivered").hasSize(8)
+                .allSatisfy(result -> assertThat(result).isInstanceOf(IssueResult.Issued.class));
+        assertThat(outbox.messages()).hasSize(8);
         assertThat(allRawItems()).filteredOn(item -> "joy".equals(item.get("userId")) && item.containsKey("codeType"))
                 .hasSize(1);
         long working = outbox.messages().stream()

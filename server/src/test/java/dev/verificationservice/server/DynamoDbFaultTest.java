@@ -1,0 +1,258 @@
+package dev.verificationservice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.verificationservice.server.ApiClient.Answer;
+import dev.verificationservice.server.config.VerificationProperties;
+import dev.verificationservice.server.store.CreateTableCommand;
+import dev.verificationservice.store.dynamodb.Dynalite;
+import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.store.dynamodb.faults.Fault;
+import dev.verificationservice.store.dynamodb.faults.FaultHandle;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import dev.verificationservice.store.contract.MutableClock;
+
+/**
+ * The API on dynalite behind a fault-injecting proxy (SPEC §12): answers lost after the write was applied
+ * (the SDK retries), throttling, a slow engine, an engine that is down. Each test asserts what the client
+ * sees (503 STORE_UNAVAILABLE with Retry-After, within the configured call timeout) and what the table holds
+ * afterwards (no double count, no second or missing code, no duplicate audit entry), then full recovery.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "verification.api-keys=" + AbstractApiTest.API_KEY,
+        "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
+        "verification.dev-outbox=true",
+        "verification.dynamodb.call-timeout=PT2S",
+        "verification.dynamodb.attempt-timeout=PT0.5S",
+        "verification.dynamodb.max-attempts=3",
+        "verification.readiness-timeout=PT1S"})
+@Import(TestClockConfiguration.class)
+class DynamoDbFaultTest {
+
+    @RegisterExtension
+    static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
+    private static final String TABLE = "verification-faults-" + UUID.randomUUID();
+    private static final AtomicInteger USERS = new AtomicInteger();
+    private static DynamoDbFaultProxy proxy;
+
+    static {
+        System.setProperty("aws.region", "us-east-1");
+        System.setProperty("aws.accessKeyId", "test");
+        System.setProperty("aws.secretAccessKey", "test");
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    MutableClock clock;
+
+    ApiClient api;
+
+    @DynamicPropertySource
+    static void dynamoDbBehindTheProxy(DynamicPropertyRegistry registry) {
+        proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint());
+        String endpoint = proxy.endpoint().toString();
+        CreateTableCommand.create(new VerificationProperties.Dynamodb(TABLE, endpoint, false, Duration.ofSeconds(3),
+                Duration.ofSeconds(1), 3));
+        registry.add("verification.store", () -> "dynamodb");
+        registry.add("verification.dynamodb.table", () -> TABLE);
+        registry.add("verification.dynamodb.endpoint", () -> endpoint);
+        registry.add("verification.dynamodb.require-ttl", () -> "false");
+    }
+
+    @AfterAll
+    static void stopProxy() {
+        proxy.close();
+    }
+
+    @BeforeEach
+    void connect() {
+        api = new ApiClient(port, AbstractApiTest.API_KEY);
+        clock.set(TestClockConfiguration.START);
+    }
+
+    @AfterEach
+    void healEverything() {
+        proxy.clear();
+        if (proxy.isStopped()) {
+            proxy.resume();
+        }
+    }
+
+    private static String newUser() {
+        return "fault-" + USERS.incrementAndGet() + "-" + System.nanoTime();
+    }
+
+    private Answer send(String user) {
+        return api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION", "deliveryMethod", "EMAIL",
+                "deliveryTarget", "jane@example.com"));
+    }
+
+    private Answer verify(String user, String code) {
+        return api.post("/v1/codes/verify", Map.of("code", code, "userId", user, "codeType", "EMAIL_VERIFICATION"));
+    }
+
+    private String latestCode() {
+        return api.get("/dev/outbox").json().get("messages").get(0).get("code").asString();
+    }
+
+    private long count(String user, String action) {
+        for (var limit : api.get("/v1/users/" + user + "/rate-limits").json().get("limits")) {
+            if (limit.get("action").asString().equals(action)) {
+                return limit.get("count").asLong();
+            }
+        }
+        throw new AssertionError("no " + action + " in the rate limits");
+    }
+
+    private List<String> auditTypes(String user) {
+        return api.get("/v1/users/" + user + "/audit").json().get("events").valueStream()
+                .map(event -> event.get("eventType").asString()).toList();
+    }
+
+    /** The user's code items as the table holds them, read from the engine directly (not through the proxy). */
+    private int storedCodes(String user) {
+        return DYNALITE.get().client().query(QueryRequest.builder().tableName(TABLE).indexName("GSI1")
+                .keyConditionExpression("GSI1PK = :pk AND begins_with(GSI1SK, :prefix)")
+                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS("USER#" + user),
+                        ":prefix", AttributeValue.fromS("CODE#")))
+                .build()).count();
+    }
+
+    private static void assertUnavailable(Answer answer) {
+        assertThat(answer.status()).isEqualTo(503);
+        assertThat(answer.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(answer.text("code")).isEqualTo("STORE_UNAVAILABLE");
+        assertThat(answer.header("Retry-After")).matches("[1-9][0-9]*");
+    }
+
+    // Lost answers: the write was applied, the SDK sends it again
+
+    @Test
+    void aLostAnswerToTheSendCounterCountsTheSendOnce() {
+        String user = newUser();
+        FaultHandle drop = proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains("SEND_EMAIL_VERIFICATION"));
+
+        assertThat(send(user).status()).isEqualTo(202);
+
+        assertThat(drop.applied()).isEqualTo(1);
+        assertThat(count(user, "SEND_EMAIL_VERIFICATION")).isEqualTo(1);
+    }
+
+    @Test
+    void aLostAnswerToTheCodeInsertLeavesTheDeliveredCodeStoredAndNoOther() {
+        String user = newUser();
+        FaultHandle drop = proxy.inject(Fault.dropAnswer("PutItem").whenBodyContains("issuedBy"));
+
+        assertThat(send(user).status()).isEqualTo(202);
+        String delivered = latestCode();
+
+        assertThat(drop.applied()).isEqualTo(1);
+        assertThat(storedCodes(user)).as("one code item, not an orphan beside it").isEqualTo(1);
+        assertThat(api.post("/v1/codes/check", Map.of("code", delivered, "userId", user,
+                "codeType", "EMAIL_VERIFICATION")).json().get("valid").asBoolean())
+                .as("the delivered code is the stored one").isTrue();
+    }
+
+    @Test
+    void aLostAnswerToAnAuditAppendWritesOneEntry() {
+        String user = newUser();
+        FaultHandle drop = proxy.inject(Fault.dropAnswer("PutItem").whenBodyContains("CODE_SENT"));
+
+        assertThat(send(user).status()).isEqualTo(202);
+
+        assertThat(drop.applied()).isEqualTo(1);
+        assertThat(auditTypes(user)).containsExactly("CODE_SENT");
+    }
+
+    @Test
+    void aLostAnswerToAFailureCountCountsTheGuessOnce() {
+        String user = newUser();
+        send(user);
+        String code = latestCode();
+        FaultHandle drop = proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains("VERIFY_EMAIL_VERIFICATION"));
+
+        Answer wrong = verify(user, code.equals("000000") ? "111111" : "000000");
+
+        assertThat(wrong.json().get("reason").asString()).isEqualTo("NOT_FOUND");
+        assertThat(drop.applied()).isEqualTo(1);
+        assertThat(count(user, "VERIFY_EMAIL_VERIFICATION")).isEqualTo(1);
+    }
+
+    // The store falters: 503 with Retry-After within the call timeout, readiness DOWN, then recovery
+
+    @Test
+    void anEngineThatIsDownGives503AndReadinessDownAndTheServiceRecoversByItself() {
+        String user = newUser();
+        proxy.stop();
+
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            assertUnavailable(send(user));
+            assertUnavailable(verify(user, "123456"));
+            assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(503);
+        });
+
+        proxy.resume();
+        assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(200);
+        assertThat(send(user).status()).isEqualTo(202);
+    }
+
+    @Test
+    void aThrottlingEngineGives503WithinTheCallTimeoutNotAfterMinutesOfRetries() {
+        String user = newUser();
+        proxy.inject(Fault.throttle(Fault.ANY_OPERATION).always());
+
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertUnavailable(send(user)));
+
+        proxy.clear();
+        assertThat(send(user).status()).isEqualTo(202);
+    }
+
+    @Test
+    void anEngineThatAnswers500Gives503() {
+        String user = newUser();
+        proxy.inject(Fault.serverError(Fault.ANY_OPERATION).always());
+
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertUnavailable(send(user)));
+    }
+
+    @Test
+    void aSlowEngineGives503WhenEveryAttemptTimesOut() {
+        String user = newUser();
+        proxy.inject(Fault.delay(Fault.ANY_OPERATION, Duration.ofSeconds(5)).always());
+
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            assertUnavailable(send(user));
+            assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(503);
+        });
+    }
+
+    @Test
+    void oneThrottledRequestIsRetriedAndTheCallerNeverNotices() {
+        String user = newUser();
+        FaultHandle throttle = proxy.inject(Fault.throttle("UpdateItem"));
+
+        assertThat(send(user).status()).isEqualTo(202);
+        assertThat(throttle.applied()).isEqualTo(1);
+        assertThat(count(user, "SEND_EMAIL_VERIFICATION")).isEqualTo(1);
+    }
+}
