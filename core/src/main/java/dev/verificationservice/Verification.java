@@ -8,6 +8,7 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.support.UserSupport;
 import java.time.Clock;
 import java.util.Objects;
 
@@ -28,6 +29,7 @@ public final class Verification {
     private final DeviceService devices;
     private final AuditLog audit;
     private final RateLimiter rateLimiter;
+    private final UserSupport support;
 
     private Verification(Builder builder) {
         VerificationStore store = Objects.requireNonNull(builder.store, "store");
@@ -39,6 +41,7 @@ public final class Verification {
         this.codes = new CodeService(store, rateLimiter, audit, sender, keys, tokens, builder.clock,
                 builder.settings.codePolicy());
         this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl());
+        this.support = new UserSupport(codes, devices, audit, rateLimiter);
     }
 
     public static Builder builder() {
@@ -59,6 +62,11 @@ public final class Verification {
 
     public RateLimiter rateLimiter() {
         return rateLimiter;
+    }
+
+    /** What support staff may do for a user: the operator API's domain. */
+    public UserSupport support() {
+        return support;
     }
 
     public static final class Builder {

@@ -11,5 +11,7 @@ public enum AuditEventType {
     DEVICE_ADDED,
     DEVICE_VERIFIED,
     DEVICE_REVOKED,
-    DEVICES_REVOKED
+    DEVICES_REVOKED,
+    /** An operator lifted a rate limit or lock-out (details: action, operatorKeyId). */
+    RATE_LIMIT_RESET
 }

@@ -168,22 +168,55 @@ public final class CodeService {
         return states;
     }
 
+    /** The user's live codes of every type, newest first: what support staff may see (never a digest). */
+    public List<LiveCode> liveCodes(String userId) {
+        Inputs.userId(userId);
+        Instant now = clock.instant();
+        List<LiveCode> live = new ArrayList<>();
+        for (CodeType type : CodeType.values()) {
+            codes.findCodes(userId, type).stream().filter(code -> code.isActiveAt(now))
+                    .map(code -> new LiveCode(code.codeType(), code.format(), code.deliveryMethod(), code.maskedTarget(),
+                            code.createdAt(), code.expiresAt()))
+                    .forEach(live::add);
+        }
+        live.sort(Comparator.comparing(LiveCode::createdAt).reversed());
+        return live;
+    }
+
+    /**
+     * Deletes the user's codes of every type; audits CODES_INVALIDATED per type that had a live one, with
+     * {@code context} (for example the operator's key id) among its details.
+     */
+    public int invalidateAll(String userId, String reason, Map<String, String> context, ClientContext client) {
+        Inputs.userId(userId);
+        Instant now = clock.instant();
+        int total = 0;
+        for (CodeType type : CodeType.values()) {
+            int active = (int) codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
+            auditInvalidated(userId, type, active, reason, context, client);
+            total += active;
+        }
+        return total;
+    }
+
     /** Deletes the user's codes of a type; audits CODES_INVALIDATED when any was still active. */
     public int invalidate(String userId, CodeType type, String reason, ClientContext client) {
         Inputs.userId(userId);
         Instant now = clock.instant();
         int active = (int) codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
-        auditInvalidated(userId, type, active, reason, client);
+        auditInvalidated(userId, type, active, reason, Map.of(), client);
         return active;
     }
 
     /** CODES_INVALIDATED, when any of the deleted codes was still active. */
-    private void auditInvalidated(String userId, CodeType type, int active, String reason, ClientContext client) {
+    private void auditInvalidated(String userId, CodeType type, int active, String reason, Map<String, String> context,
+                                  ClientContext client) {
         if (active > 0) {
             Map<String, String> details = new LinkedHashMap<>();
             details.put("codeType", type.name());
             details.put("count", Integer.toString(active));
             details.put("reason", reason);
+            details.putAll(context);
             audit.recordSuccess(userId, AuditEventType.CODES_INVALIDATED, details, client);
         }
     }
@@ -213,7 +246,7 @@ public final class CodeService {
                 superseded += code.isActiveAt(now) ? 1 : 0;
             }
         }
-        auditInvalidated(userId, type, superseded, "CONCURRENT_REQUEST", client);
+        auditInvalidated(userId, type, superseded, "CONCURRENT_REQUEST", Map.of(), client);
     }
 
     private Optional<IssueResult> refuseWhileLockedOut(String userId, CodeType type, ClientContext client) {

@@ -30,6 +30,12 @@ public interface RateLimitRepository {
      */
     void givePlaceBack(Place place);
 
+    /**
+     * Deletes every window of one subject's action (through the counter's partition) and returns how many
+     * counters held a count. For an operator lifting a lock-out.
+     */
+    int deleteCounters(String userId, String action);
+
     /** The counter of one window, if it exists and its ttl is after {@code now}. */
     Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now);
 }

@@ -51,6 +51,11 @@ public final class RateLimiter {
         acquired.place().ifPresent(counters::givePlaceBack);
     }
 
+    /** Forgets every window of the action for the user (an operator lifting a lock-out); how many were cleared. */
+    public int reset(String userId, String action) {
+        return counters.deleteCounters(userId, action);
+    }
+
     /** The current window's count without counting anything (zero when the window has no counter yet). */
     public RateLimitDecision current(String userId, String action, RateLimitPolicy policy) {
         Instant now = clock.instant();

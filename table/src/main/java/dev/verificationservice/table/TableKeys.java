@@ -123,6 +123,11 @@ public final class TableKeys {
     // RateLimitCounter
 
     public static PrimaryKey rateLimitWindow(String userId, String action, Instant windowStart) {
-        return new PrimaryKey(RATELIMIT + userId + SEPARATOR + action, WINDOW + Timestamps.format(windowStart));
+        return new PrimaryKey(rateLimitPartition(userId, action), WINDOW + Timestamps.format(windowStart));
+    }
+
+    /** The partition holding every window of one subject's action. */
+    public static String rateLimitPartition(String userId, String action) {
+        return RATELIMIT + userId + SEPARATOR + action;
     }
 }

@@ -19,6 +19,7 @@ import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.LiveCode;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.codes.VerificationResult;
@@ -792,6 +793,53 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(store.takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a5"), 3)).isEqualTo(4);
         assertThat(store.takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a2"), 3)).isEqualTo(2);
         assertThat(verification.rateLimiter().current("sam", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(3);
+    }
+
+    @Test
+    void anOperatorLiftsALockOutAndTheCorrectCodeThenVerifiesWithTheLiftAudited() {
+        String code = sendEmailCode("lou");
+        for (int i = 0; i < 5; i++) {
+            verifyEmailCode("lou", wrongCode(code));
+        }
+        assertThat(reasonOf(verifyEmailCode("lou", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        verification.rateLimiter().acquire("lou", "SEND_PHONE_VERIFICATION", FIVE);
+
+        int cleared = verification.support().liftRateLimit("lou", "VERIFY_EMAIL_VERIFICATION", "key-1a2b", ClientContext.none());
+
+        assertThat(cleared).isEqualTo(1);
+        assertThat(verification.rateLimiter().current("lou", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
+        assertThat(verification.rateLimiter().current("lou", "SEND_PHONE_VERIFICATION", FIVE).count())
+                .as("other actions keep their counts").isEqualTo(1);
+        // The lock-out invalidated the old code; a new one verifies now.
+        String fresh = sendEmailCode("lou");
+        assertThat(verifyEmailCode("lou", fresh).valid()).isTrue();
+        AuditEntry lifted = verification.audit().query("lou", Optional.empty(), Optional.empty(), Optional.of(100),
+                Optional.empty()).entries().stream().filter(entry -> entry.eventType() == AuditEventType.RATE_LIMIT_RESET)
+                .findFirst().orElseThrow();
+        assertThat(lifted.details()).containsEntry("action", "VERIFY_EMAIL_VERIFICATION")
+                .containsEntry("operatorKeyId", "key-1a2b").containsEntry("windowsCleared", "1");
+        assertThatThrownBy(() -> verification.support().liftRateLimit("lou", "NOT_AN_ACTION", "key-1a2b",
+                ClientContext.none())).isInstanceOfSatisfying(InvalidInputException.class,
+                e -> assertThat(e.field()).isEqualTo("action"));
+    }
+
+    @Test
+    void anOperatorInvalidatesEveryLiveCodeOfAUserAndTheOverviewShowsNoDigest() {
+        sendEmailCode("max");
+        clock.advance(Duration.ofSeconds(40));
+        verification.codes().issue(CodeRequest.of("max", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL, "max@example.com"));
+        assertThat(verification.support().overview("max").liveCodes()).extracting(LiveCode::codeType)
+                .containsExactly(CodeType.PASSWORD_RESET, CodeType.EMAIL_VERIFICATION);
+        assertThat(verification.support().overview("max").toString()).doesNotContain(
+                store.findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest());
+
+        assertThat(verification.support().invalidateCodes("max", "key-9f", ClientContext.none())).isEqualTo(2);
+
+        assertThat(verification.support().overview("max").liveCodes()).isEmpty();
+        assertThat(verification.audit().query("max", Optional.empty(), Optional.empty(), Optional.of(100),
+                Optional.empty()).entries()).filteredOn(entry -> entry.eventType() == AuditEventType.CODES_INVALIDATED)
+                .hasSize(2).allSatisfy(entry -> assertThat(entry.details()).containsEntry("operatorKeyId", "key-9f")
+                        .containsEntry("reason", "OPERATOR"));
     }
 
     @Test

@@ -82,6 +82,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   failed condition whose old item holds this attempt's mark is a retry: that place. One without the mark
  *   means the counter is at the ceiling: refused, nothing counted. Give a place back: UpdateItem
  *   {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}; a failed condition means it was given back already;</li>
+ *   <li>lift a rate limit: Query the counter's partition (consistent), then BatchWriteItem deletes;</li>
  *   <li>invalidate codes, revoke devices: Query GSI1 followed to its last page, then BatchWriteItem
  *   deletes in groups of 25, retrying unprocessed items with backoff (deleting twice is harmless);</li>
  *   <li>every Query filters {@value #NOT_EXPIRED} (audit: {@value #RETAINED}) because TTL deletes late;
@@ -116,6 +117,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String GSI1_BEGINS_WITH = "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)";
     static final String AUDIT_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
     static final String COUNTER_WINDOW = "PK = :pk AND SK = :sk";
+    static final String COUNTER_PARTITION = "PK = :pk";
     static final String NOT_EXPIRED = "#ttl > :now";
     static final String RETAINED = "attribute_not_exists(#ttl) OR #ttl > :now";
 
@@ -448,6 +450,21 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     private static TableKeys.PrimaryKey counterKey(CounterWindow window) {
         return TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+    }
+
+    @Override
+    public int deleteCounters(String userId, String action) {
+        QueryRequest request = QueryRequest.builder()
+                .tableName(tableName)
+                .keyConditionExpression(COUNTER_PARTITION)
+                .expressionAttributeValues(Map.of(":pk", s(TableKeys.rateLimitPartition(userId, action))))
+                .consistentRead(true)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        List<Map<String, AttributeValue>> items = query(request, AccessPattern.RESET_RATE_LIMIT, Integer.MAX_VALUE);
+        deleteAll(items, AccessPattern.RESET_RATE_LIMIT);
+        return (int) items.stream().map(DynamoDbItems::fromAttributeValues)
+                .filter(item -> TableItems.number(item, ItemAttributes.COUNT) > 0).count();
     }
 
     @Override

@@ -136,6 +136,7 @@ public final class SqliteVerificationStore implements VerificationStore {
             + " AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
     private static final String SELECT_AUDIT_RANGE_BEFORE = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
             + " AND sk < ? AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
+    private static final String DELETE_PARTITION = "DELETE FROM items WHERE pk = ? RETURNING item";
     private static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
     private static final String SWEEP = "DELETE FROM items WHERE (pk, sk) IN"
             + " (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl < ? LIMIT " + SWEEP_BATCH + ")";
@@ -487,6 +488,18 @@ public final class SqliteVerificationStore implements VerificationStore {
         item.put(COUNT, TableItems.number(item, COUNT) - 1);
         item.remove(TableItems.placeAttribute(place.attemptId()));
         putItem(connection, item);
+    }
+
+    @Override
+    public int deleteCounters(String userId, String action) {
+        String partition = TableKeys.rateLimitPartition(userId, action);
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement(DELETE_PARTITION)) {
+            delete.setString(1, partition);
+            return (int) allItems(delete).stream().filter(item -> TableItems.number(item, COUNT) > 0).count();
+        } catch (SQLException e) {
+            throw failure("delete rate-limit counters", e);
+        }
     }
 
     @Override
