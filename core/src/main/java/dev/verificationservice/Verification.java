@@ -38,7 +38,7 @@ public final class Verification {
         SecureTokens tokens = new SecureTokens();
         this.rateLimiter = new RateLimiter(store, builder.clock, tokens);
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
-        this.codes = new CodeService(store, rateLimiter, audit, sender, keys, tokens, builder.clock,
+        this.codes = new CodeService(store, store, rateLimiter, audit, sender, keys, tokens, builder.clock,
                 builder.settings.codePolicy());
         this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl());
         this.support = new UserSupport(codes, devices, audit, rateLimiter);

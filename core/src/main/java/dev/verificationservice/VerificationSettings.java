@@ -5,6 +5,7 @@ import dev.verificationservice.codes.CodePolicy;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The tunable parts of the domain, with the product's defaults.
@@ -14,6 +15,12 @@ import java.util.Optional;
  * @param auditRetention how long audit entries are kept (90 days); empty keeps them forever
  * @param sendLimit      code requests per user and code type (5 per 15 minutes)
  * @param verifyLimit    failed verifications per user and code type (5 per 15 minutes)
+ * @param targetLimit    sends to one delivery target whatever the userId (5 per hour)
+ * @param ipLimit        sends per client IP address (20 per hour)
+ * @param resendCooldown a new code for the same user and type is refused this long after the last (30 s)
+ * @param smsBudget      SMS per window across all users; empty: no budget (the default)
+ * @param smsRegions     regions (ISO 3166 alpha-2) SMS may go to; empty: all (the default)
+ * @param deviceMaxLife  a remembered device must register again this long after it first did (365 days)
  */
 public record VerificationSettings(
         Duration codeTtl,
@@ -21,13 +28,23 @@ public record VerificationSettings(
         Optional<Duration> auditRetention,
         RateLimitPolicy sendLimit,
         RateLimitPolicy verifyLimit,
-        int defaultNumericLength) {
+        int defaultNumericLength,
+        RateLimitPolicy targetLimit,
+        RateLimitPolicy ipLimit,
+        Duration resendCooldown,
+        Optional<RateLimitPolicy> smsBudget,
+        Set<String> smsRegions,
+        Duration deviceMaxLife) {
 
     public static final Duration DEFAULT_CODE_TTL = Duration.ofMinutes(15);
     public static final Duration DEFAULT_DEVICE_TTL = Duration.ofDays(30);
     public static final Duration DEFAULT_AUDIT_RETENTION = Duration.ofDays(90);
     public static final RateLimitPolicy DEFAULT_SEND_LIMIT = new RateLimitPolicy(5, Duration.ofMinutes(15));
     public static final RateLimitPolicy DEFAULT_VERIFY_LIMIT = new RateLimitPolicy(5, Duration.ofMinutes(15));
+    public static final RateLimitPolicy DEFAULT_TARGET_LIMIT = new RateLimitPolicy(5, Duration.ofHours(1));
+    public static final RateLimitPolicy DEFAULT_IP_LIMIT = new RateLimitPolicy(20, Duration.ofHours(1));
+    public static final Duration DEFAULT_RESEND_COOLDOWN = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_DEVICE_MAX_LIFE = Duration.ofDays(365);
 
     public VerificationSettings {
         requirePositiveSeconds("codeTtl", codeTtl);
@@ -37,36 +54,78 @@ public record VerificationSettings(
             throw new IllegalArgumentException("defaultNumericLength must be between " + CodeFormat.MIN_NUMERIC_LENGTH
                     + " and " + CodeFormat.MAX_NUMERIC_LENGTH);
         }
+        if (resendCooldown == null || resendCooldown.isNegative()) {
+            throw new IllegalArgumentException("resendCooldown must be zero or positive");
+        }
+        requirePositiveSeconds("deviceMaxLife", deviceMaxLife);
+        smsRegions = Set.copyOf(smsRegions);
     }
 
     public static VerificationSettings defaults() {
         return new VerificationSettings(DEFAULT_CODE_TTL, DEFAULT_DEVICE_TTL, Optional.of(DEFAULT_AUDIT_RETENTION),
-                DEFAULT_SEND_LIMIT, DEFAULT_VERIFY_LIMIT, CodeFormat.DEFAULT_NUMERIC_LENGTH);
+                DEFAULT_SEND_LIMIT, DEFAULT_VERIFY_LIMIT, CodeFormat.DEFAULT_NUMERIC_LENGTH, DEFAULT_TARGET_LIMIT,
+                DEFAULT_IP_LIMIT, DEFAULT_RESEND_COOLDOWN, Optional.empty(), Set.of(), DEFAULT_DEVICE_MAX_LIFE);
     }
 
     /** The part of the settings that governs codes. */
     public CodePolicy codePolicy() {
-        return new CodePolicy(codeTtl, defaultNumericLength, sendLimit, verifyLimit);
+        return new CodePolicy(codeTtl, defaultNumericLength, sendLimit, verifyLimit, targetLimit, ipLimit,
+                resendCooldown, smsBudget, smsRegions);
     }
 
-    public VerificationSettings withCodeTtl(Duration ttl) {
-        return new VerificationSettings(ttl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength);
+    public VerificationSettings withCodeTtl(Duration value) {
+        return new VerificationSettings(value, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
     }
 
-    public VerificationSettings withDeviceTtl(Duration ttl) {
-        return new VerificationSettings(codeTtl, ttl, auditRetention, sendLimit, verifyLimit, defaultNumericLength);
+    public VerificationSettings withDeviceTtl(Duration value) {
+        return new VerificationSettings(codeTtl, value, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
     }
 
-    public VerificationSettings withAuditRetention(Optional<Duration> retention) {
-        return new VerificationSettings(codeTtl, deviceTtl, retention, sendLimit, verifyLimit, defaultNumericLength);
+    public VerificationSettings withAuditRetention(Optional<Duration> value) {
+        return new VerificationSettings(codeTtl, deviceTtl, value, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
     }
 
-    public VerificationSettings withSendLimit(RateLimitPolicy policy) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, policy, verifyLimit, defaultNumericLength);
+    public VerificationSettings withSendLimit(RateLimitPolicy value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, value, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
     }
 
-    public VerificationSettings withVerifyLimit(RateLimitPolicy policy) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, policy, defaultNumericLength);
+    public VerificationSettings withVerifyLimit(RateLimitPolicy value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, value, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+    }
+
+    public VerificationSettings withTargetLimit(RateLimitPolicy value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                value, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+    }
+
+    public VerificationSettings withIpLimit(RateLimitPolicy value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, value, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+    }
+
+    public VerificationSettings withResendCooldown(Duration value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, value, smsBudget, smsRegions, deviceMaxLife);
+    }
+
+    public VerificationSettings withSmsBudget(Optional<RateLimitPolicy> value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, value, smsRegions, deviceMaxLife);
+    }
+
+    public VerificationSettings withSmsRegions(Set<String> value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, value, deviceMaxLife);
+    }
+
+    public VerificationSettings withDeviceMaxLife(Duration value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, value);
     }
 
     private static void requirePositiveSeconds(String name, Duration duration) {

@@ -5,6 +5,7 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
@@ -28,17 +29,21 @@ import org.slf4j.LoggerFactory;
  * Issues, checks and verifies one-time codes.
  *
  * <ul>
- *   <li><b>Issue</b>: refuse while the user is locked out of verifying this type or has asked for too many
- *   codes; delete the user's earlier codes of the type; store the new code's HMAC under
- *   {@code attribute_not_exists(PK)} (a new code on collision); hand the code to the sender. A failed
- *   delivery deletes the code again.</li>
- *   <li><b>Verify</b>: one conditional write per key in the ring (current key first) marks the code used.
- *   There is no read before it: when the condition fails, the store hands back the item as it was, and
- *   that says NOT_FOUND, USED or EXPIRED.</li>
- *   <li><b>Failures</b> of NUMERIC codes are counted per user and type ({@code VERIFY_<codeType>}); the
- *   failure that reaches the limit invalidates the user's codes of that type, and until the window ends
- *   every failure answers TOO_MANY_ATTEMPTS and no new code of the type is issued. A failed check counts
- *   the same, so check is no guessing oracle. LINK codes carry 256 random bits and are not counted.</li>
+ *   <li><b>Issue</b>: normalise the target (an SMS number must be a real mobile number of an allowed region);
+ *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, SMS budget,
+ *   cooldown); delete the user's earlier codes of the type; store the new code's HMAC under
+ *   {@code attribute_not_exists(PK)} stamped with the request's id (a new code on a collision, the same one on
+ *   a retry); hand the code to the sender. A failed delivery deletes the code again.</li>
+ *   <li><b>Verify</b>: one atomic write per key in the ring (current key first) marks the code used, writes
+ *   its CODE_VERIFIED entry and gives a NUMERIC attempt's place back. When the condition fails, the store
+ *   hands back the item as it was, and that says NOT_FOUND, USED or EXPIRED. A LINK code is read first, to
+ *   learn the user its audit entry belongs to.</li>
+ *   <li><b>Failures</b> of NUMERIC codes are counted per user and type ({@code VERIFY_<codeType>}) over the
+ *   windows a live code may span, so no code ever has more than the limit of wrong guesses tested against it;
+ *   the failure that reaches the limit deletes the user's NUMERIC codes of that type, and until those
+ *   failures leave the counted windows every attempt answers TOO_MANY_ATTEMPTS untested and no new NUMERIC
+ *   code of the type is issued (a LINK code still is). A failed check counts the same, so check is no
+ *   guessing oracle. LINK codes carry 256 random bits and are not counted.</li>
  * </ul>
  */
 public final class CodeService {
@@ -54,9 +59,10 @@ public final class CodeService {
     private final SecureTokens tokens;
     private final Clock clock;
     private final CodePolicy policy;
+    private final SendAdmission admission;
 
-    public CodeService(CodeRepository codes, RateLimiter rateLimiter, AuditLog audit, CodeSender sender,
-                       SecretKeyRing keys, SecureTokens tokens, Clock clock, CodePolicy policy) {
+    public CodeService(CodeRepository codes, RateLimitRepository counters, RateLimiter rateLimiter, AuditLog audit,
+                       CodeSender sender, SecretKeyRing keys, SecureTokens tokens, Clock clock, CodePolicy policy) {
         this.codes = codes;
         this.rateLimiter = rateLimiter;
         this.audit = audit;
@@ -65,6 +71,7 @@ public final class CodeService {
         this.tokens = tokens;
         this.clock = clock;
         this.policy = policy;
+        this.admission = new SendAdmission(rateLimiter, counters, policy, keys, tokens, clock);
     }
 
     /** The rate-limit action that counts code requests of a type. */
@@ -84,7 +91,7 @@ public final class CodeService {
         if (!type.allows(method)) {
             throw new InvalidInputException("deliveryMethod", type + " codes are sent by " + type.deliveryMethods());
         }
-        String target = DeliveryTargets.validate(method, request.deliveryTarget());
+        String target = DeliveryTargets.normalize(method, request.deliveryTarget(), policy.smsRegions());
         CodeFormat format = request.format().orElse(type.defaultFormat());
         if (format == CodeFormat.LINK && request.numericLength().isPresent()) {
             throw new InvalidInputException("codeLength", "applies to NUMERIC codes only; a LINK code is always "
@@ -98,10 +105,9 @@ public final class CodeService {
         ClientContext client = request.client();
         String maskedTarget = DeliveryTargets.mask(method, target);
 
-        Optional<IssueResult> refused = refuseWhileLockedOut(userId, type, client)
-                .or(() -> refuseOverSendLimit(userId, type, client));
+        Optional<RateLimitDecision> refused = admission.admit(userId, type, format, method, target, client);
         if (refused.isPresent()) {
-            return refused.get();
+            return rateLimited(userId, refused.get(), client);
         }
 
         invalidate(userId, type, "NEW_CODE_REQUESTED", client);
@@ -163,7 +169,8 @@ public final class CodeService {
         List<RateLimitDecision> states = new ArrayList<>();
         for (CodeType type : CodeType.values()) {
             states.add(rateLimiter.current(userId, sendAction(type), policy.sendLimit()));
-            states.add(rateLimiter.current(userId, verifyAction(type), policy.verifyLimit()));
+            states.add(rateLimiter.currentOverWindows(userId, verifyAction(type), policy.verifyLimit(),
+                    policy.verifyLookBack()));
         }
         return states;
     }
@@ -222,6 +229,23 @@ public final class CodeService {
     }
 
     /**
+     * The lock-out of guessing deletes the user's NUMERIC codes of the type, the ones guessing threatens. A LINK
+     * code (256 random bits) is left alone: otherwise anyone able to send five wrong numeric guesses could kill
+     * a person's password-reset link.
+     */
+    private void invalidateNumeric(String userId, CodeType type, ClientContext client) {
+        Instant now = clock.instant();
+        int active = 0;
+        for (VerificationCode code : codes.findCodes(userId, type)) {
+            if (code.format() == CodeFormat.NUMERIC) {
+                codes.deleteCode(code.digest());
+                active += code.isActiveAt(now) ? 1 : 0;
+            }
+        }
+        auditInvalidated(userId, type, active, FailureReason.TOO_MANY_ATTEMPTS.name(), Map.of(), client);
+    }
+
+    /**
      * Two requests at once may each delete the earlier codes before either writes its own, leaving two live
      * codes. After writing, every request therefore deletes all of the user's codes of the type but the
      * newest (by createdAt, then digest): whatever the interleaving, the last request to finish sees every
@@ -247,16 +271,6 @@ public final class CodeService {
             }
         }
         auditInvalidated(userId, type, superseded, "CONCURRENT_REQUEST", Map.of(), client);
-    }
-
-    private Optional<IssueResult> refuseWhileLockedOut(String userId, CodeType type, ClientContext client) {
-        RateLimitDecision failures = rateLimiter.current(userId, verifyAction(type), policy.verifyLimit());
-        return failures.limitReached() ? Optional.of(rateLimited(userId, failures, client)) : Optional.empty();
-    }
-
-    private Optional<IssueResult> refuseOverSendLimit(String userId, CodeType type, ClientContext client) {
-        RateLimitDecision requests = rateLimiter.acquire(userId, sendAction(type), policy.sendLimit());
-        return requests.allowed() ? Optional.empty() : Optional.of(rateLimited(userId, requests, client));
     }
 
     private IssueResult rateLimited(String userId, RateLimitDecision decision, ClientContext client) {
@@ -324,8 +338,10 @@ public final class CodeService {
                         "is required to verify a numeric code")));
         // The attempt takes its place in the failure count before the code is tested, so that of any number of
         // simultaneous guesses only the first `limit` are ever tested; a success gives its place back.
-        RateLimitDecision place = rateLimiter.acquire(subject.userId(), verifyAction(subject.type()),
-                policy.verifyLimit());
+        // Counted over the windows a live code may span: no code ever has more than the limit of wrong guesses
+        // tested against it, however the fixed windows fall across its life.
+        RateLimitDecision place = rateLimiter.acquireOverWindows(subject.userId(), verifyAction(subject.type()),
+                policy.verifyLimit(), policy.verifyLookBack());
         if (!place.allowed()) {
             // Past the limit: the code is not tested, and the codes were invalidated when the limit was reached.
             return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
@@ -413,7 +429,7 @@ public final class CodeService {
         audit.recordFailure(subject.userId(), AuditEventType.CODE_VERIFICATION_FAILED, reason.name(), details,
                 attempt.client());
         if (startsLockOut) {
-            invalidate(subject.userId(), subject.type(), FailureReason.TOO_MANY_ATTEMPTS.name(), attempt.client());
+            invalidateNumeric(subject.userId(), subject.type(), attempt.client());
         }
         return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
     }

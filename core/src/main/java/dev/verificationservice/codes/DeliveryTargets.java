@@ -1,6 +1,8 @@
 package dev.verificationservice.codes;
 
 import dev.verificationservice.validation.InvalidInputException;
+import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /** Checks and masks delivery targets: email addresses and E.164 phone numbers. */
@@ -18,8 +20,19 @@ public final class DeliveryTargets {
     private DeliveryTargets() {
     }
 
-    /** Returns the target if it suits the method, or names {@code deliveryTarget} in the error. */
+    /** Returns the target normalised if it suits the method, or names {@code deliveryTarget} in the error. */
     public static String validate(DeliveryMethod method, String target) {
+        return normalize(method, target, Set.of());
+    }
+
+    /**
+     * The target in the one form it is sent, stored (masked) and counted in: an email address with its domain in
+     * lower case (the local part as given: providers differ, and no provider's rules are guessed); a phone
+     * number in E.164, checked as a real SMS-capable number of an allowed region ({@link PhoneNumbers}).
+     *
+     * @param allowedSmsRegions regions SMS may go to; empty allows every region
+     */
+    public static String normalize(DeliveryMethod method, String target, Set<String> allowedSmsRegions) {
         if (target == null || target.isEmpty()) {
             throw new InvalidInputException("deliveryTarget", "is required");
         }
@@ -35,9 +48,20 @@ public final class DeliveryTargets {
                     throw new InvalidInputException("deliveryTarget",
                             "must be an E.164 phone number ('+' and 8 to 15 digits) for SMS delivery");
                 }
+                return PhoneNumbers.normalize(target, allowedSmsRegions);
             }
         }
-        return target;
+        int at = target.lastIndexOf('@');
+        return target.substring(0, at + 1) + target.substring(at + 1).toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The key a target is counted under (before it is digested): the normalised target, the email address in
+     * lower case as a whole, so that {@code Jane@x.io} and {@code jane@x.io} share one count (stricter, never
+     * laxer, than the provider).
+     */
+    public static String countingKey(DeliveryMethod method, String normalized) {
+        return method.name() + "|" + (method == DeliveryMethod.EMAIL ? normalized.toLowerCase(Locale.ROOT) : normalized);
     }
 
     /** {@code jane@example.com} becomes {@code j***@example.com}; {@code +441234561234} becomes {@code +44******1234}. */

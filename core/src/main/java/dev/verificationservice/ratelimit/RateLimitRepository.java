@@ -1,6 +1,7 @@
 package dev.verificationservice.ratelimit;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -17,6 +18,8 @@ public interface RateLimitRepository {
      * <ul>
      *   <li>If this attempt already holds a place in the window (its earlier write was applied and this is a
      *   retry), that place is returned and nothing is counted again.</li>
+     *   <li>An unnamed place ({@link Place#unnamed}) is counted without a mark and so cannot be recognised on a
+     *   retry; it cannot be given back either.</li>
      *   <li>Places are handed out only up to {@code ceiling}: when the counter already holds {@code ceiling},
      *   nothing is written and {@code ceiling + 1} is returned. An attempt past the limit is refused whatever
      *   its exact place, and the counter item stays small however long an attack lasts.</li>
@@ -38,4 +41,17 @@ public interface RateLimitRepository {
 
     /** The counter of one window, if it exists and its ttl is after {@code now}. */
     Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now);
+
+    /**
+     * The counters of the windows starting in {@code [fromWindowStart, toWindowStart]}, oldest first, whose ttl
+     * is after {@code now}: one query on the counter's partition.
+     */
+    List<RateLimitCounter> findCounters(String userId, String action, Instant fromWindowStart, Instant toWindowStart,
+                                        Instant now);
+
+    /**
+     * Claims the cooldown in one conditional write. Empty when this attempt holds it now (newly, or already: a
+     * retry); otherwise the moment the running cooldown ends.
+     */
+    Optional<Instant> claimCooldown(Cooldown cooldown);
 }

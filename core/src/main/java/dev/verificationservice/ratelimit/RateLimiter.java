@@ -4,7 +4,9 @@ import dev.verificationservice.security.SecureTokens;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Fixed-window rate limits on top of one atomic counter per window. Every counted event takes a place in
@@ -41,6 +43,90 @@ public final class RateLimiter {
         long count = counters.takePlace(place, policy.limit());
         return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd,
                 count <= policy.limit() ? Optional.of(place) : Optional.empty());
+    }
+
+    /**
+     * Counts one event without naming it (no mark in the counter): for limits too large to keep one mark per
+     * place in an item, such as a global budget. A lost answer and its retry may count it twice, which only
+     * makes the limit stricter; the place cannot be given back.
+     */
+    public RateLimitDecision acquireUnnamed(String subject, String action, RateLimitPolicy policy) {
+        Instant now = clock.instant();
+        Instant windowStart = windowStart(now, policy.window());
+        Instant windowEnd = windowStart.plus(policy.window());
+        long count = counters.takePlace(Place.unnamed(new CounterWindow(subject, action, windowStart,
+                windowEnd.plus(COUNTER_GRACE))), policy.limit());
+        return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd);
+    }
+
+    /**
+     * Counts one attempt against the limit over the current window and the {@code lookBack} windows before it:
+     * the attempt takes its place in the current window, and is allowed only if that place plus the counts of
+     * the earlier windows stays within the limit. For failure counts that must bound what happens to one code
+     * over its whole life, which spans more than one fixed window. An attempt refused because of the earlier
+     * windows takes no place (it is given back at once): only attempts that were let through ever count.
+     */
+    public RateLimitDecision acquireOverWindows(String userId, String action, RateLimitPolicy policy, int lookBack) {
+        if (lookBack == 0) {
+            return acquire(userId, action, policy);
+        }
+        Instant now = clock.instant();
+        Duration window = policy.window();
+        Instant windowStart = windowStart(now, window);
+        Map<Instant, Long> earlier = counts(userId, action, windowStart.minus(window.multipliedBy(lookBack)),
+                windowStart.minus(window), now);
+        long before = earlier.values().stream().mapToLong(Long::longValue).sum();
+        Place place = new Place(new CounterWindow(userId, action, windowStart,
+                windowStart.plus(window).plus(COUNTER_GRACE)), tokens.attemptId());
+        long taken = counters.takePlace(place, policy.limit());
+        long effective = before + taken;
+        boolean counted = taken <= policy.limit();
+        if (effective > policy.limit() && counted) {
+            counters.givePlaceBack(place);
+            counted = false;
+        }
+        Map<Instant, Long> all = new TreeMap<>(earlier);
+        all.put(windowStart, Math.min(taken, policy.limit()));
+        return new RateLimitDecision(action, effective, policy.limit(), windowStart,
+                lockEnd(all, windowStart, window, lookBack, policy.limit()), counted ? Optional.of(place) : Optional.empty());
+    }
+
+    /** The state over the current window and {@code lookBack} before it, counting nothing. */
+    public RateLimitDecision currentOverWindows(String userId, String action, RateLimitPolicy policy, int lookBack) {
+        Instant now = clock.instant();
+        Duration window = policy.window();
+        Instant windowStart = windowStart(now, window);
+        Map<Instant, Long> all = counts(userId, action, windowStart.minus(window.multipliedBy(lookBack)), windowStart, now);
+        long total = all.values().stream().mapToLong(Long::longValue).sum();
+        return new RateLimitDecision(action, total, policy.limit(), windowStart,
+                total >= policy.limit() ? lockEnd(all, windowStart, window, lookBack, policy.limit())
+                        : windowStart.plus(window));
+    }
+
+    private Map<Instant, Long> counts(String userId, String action, Instant from, Instant to, Instant now) {
+        Map<Instant, Long> counts = new TreeMap<>();
+        for (RateLimitCounter counter : counters.findCounters(userId, action, from, to, now)) {
+            counts.put(counter.windowStart(), counter.count());
+        }
+        return counts;
+    }
+
+    /**
+     * The first window boundary from which the windows still looked back on hold fewer than {@code limit}
+     * events: when a lock-out built from these counts ends. Without new events it ends at the latest when every
+     * window counted now has scrolled out of the look-back.
+     */
+    static Instant lockEnd(Map<Instant, Long> counts, Instant windowStart, Duration window, int lookBack, int limit) {
+        for (int ahead = 1; ahead <= lookBack + 1; ahead++) {
+            Instant boundary = windowStart.plus(window.multipliedBy(ahead));
+            Instant oldestCounted = boundary.minus(window.multipliedBy(lookBack));
+            long remaining = counts.entrySet().stream().filter(entry -> !entry.getKey().isBefore(oldestCounted))
+                    .mapToLong(Map.Entry::getValue).sum();
+            if (remaining < limit) {
+                return boundary;
+            }
+        }
+        return windowStart.plus(window.multipliedBy(lookBack + 1));
     }
 
     /**

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.verificationservice.validation.InvalidInputException;
 import java.time.Instant;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class DeliveryTargetsTest {
@@ -33,9 +35,46 @@ class DeliveryTargetsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"+12345678", "+441234561234", "+123456789012345"})
-    void acceptsE164Numbers(String number) {
+    @ValueSource(strings = {"+447700123456", "+4915112345678", "+33612345678", "+14155550100", "+819012345678"})
+    void acceptsMobileNumbersOfTheirCountry(String number) {
         assertThat(DeliveryTargets.validate(DeliveryMethod.SMS, number)).isEqualTo(number);
+    }
+
+    @Test
+    void anEmailAddressKeepsItsLocalPartAndGetsALowerCaseDomainAndCountsAsOneWhateverTheCase() {
+        String normalized = DeliveryTargets.validate(DeliveryMethod.EMAIL, "Jane.Doe@Example.COM");
+        assertThat(normalized).isEqualTo("Jane.Doe@example.com");
+        assertThat(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, normalized))
+                .isEqualTo(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "jane.doe@example.com"));
+        // No provider-specific tricks: dots and plus tags make other addresses.
+        assertThat(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "janedoe@example.com"))
+                .isNotEqualTo(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "jane.doe@example.com"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "+447700900123|is not a valid phone number",           // Ofcom's range for drama: no real number
+            "+442079460000|fixed line number of GB",               // a London landline
+            "+19005550123|premium rate number of US",              // the toll-fraud target
+            "+18005550199|toll free number of US",
+            "+99912345678|the country code is unknown"})
+    void refusesNumbersThatCannotReceiveAVerificationSmsAndSaysWhy(String number, String why) {
+        assertThatThrownBy(() -> DeliveryTargets.validate(DeliveryMethod.SMS, number))
+                .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+                    assertThat(e.field()).isEqualTo("deliveryTarget");
+                    assertThat(e.getMessage()).contains(why);
+                });
+    }
+
+    @Test
+    void aCountryOutsideTheAllowListIsRefusedNamingTheAllowedOnes() {
+        assertThat(DeliveryTargets.normalize(DeliveryMethod.SMS, "+447700123456", Set.of("GB", "IE")))
+                .isEqualTo("+447700123456");
+        assertThatThrownBy(() -> DeliveryTargets.normalize(DeliveryMethod.SMS, "+33612345678", Set.of("GB", "IE")))
+                .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+                    assertThat(e.field()).isEqualTo("deliveryTarget");
+                    assertThat(e.getMessage()).contains("FR").contains("[GB, IE]");
+                });
     }
 
     @ParameterizedTest

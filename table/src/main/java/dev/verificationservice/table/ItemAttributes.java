@@ -57,6 +57,12 @@ public final class ItemAttributes {
      */
     public static final String PLACE_PREFIX = "place_";
 
+    // Cooldown (an addition to the seed, in the counter's partition)
+    /** Epoch milliseconds until which the cooldown runs. */
+    public static final String BUSY_UNTIL = "busyUntil";
+    /** The attempt that claimed the running cooldown, so a retried claim is recognised. */
+    public static final String CLAIMED_BY = "claimedBy";
+
     private ItemAttributes() {
     }
 }

@@ -10,6 +10,7 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -194,6 +195,25 @@ public final class TableItems {
         item.putAll(counterAttributes(userId, action, windowStart, expiresAt));
         item.put(COUNT, count);
         return item;
+    }
+
+    /** The item of a cooldown claimed by {@code cooldown}; its ttl is when the cooldown ends plus the grace. */
+    public static Map<String, Object> cooldownItem(Cooldown cooldown, Instant expiresAt) {
+        TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(USER_ID, cooldown.userId());
+        item.put(ACTION, cooldown.action());
+        item.put(BUSY_UNTIL, cooldown.endsAt().toEpochMilli());
+        item.put(CLAIMED_BY, cooldown.attemptId());
+        item.put(TTL, epochSeconds(expiresAt));
+        return item;
+    }
+
+    /** When the cooldown held by this item ends. */
+    public static Instant busyUntil(Map<String, Object> item) {
+        return Instant.ofEpochMilli(number(item, BUSY_UNTIL));
     }
 
     /** The attribute that holds the place an attempt took in a counter window. */

@@ -14,6 +14,7 @@ import java.time.Instant;
  * DeviceToken       DEVICE#&lt;deviceId&gt;             TOKEN#&lt;tokenId&gt;               USER#&lt;userId&gt;  DEVICE#&lt;deviceId&gt;#&lt;tokenId&gt;
  * AuditLog          USER#&lt;userId&gt;                 AUDIT#&lt;timestamp&gt;#&lt;entryId&gt;
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
+ * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
  * </pre>
  *
  * <p>Ids that go into keys are checked by {@link dev.verificationservice.validation.Inputs} to contain no
@@ -31,6 +32,7 @@ public final class TableKeys {
     static final String AUDIT = "AUDIT#";
     static final String RATELIMIT = "RATELIMIT#";
     static final String WINDOW = "WINDOW#";
+    static final String COOLDOWN = "COOLDOWN";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -124,6 +126,11 @@ public final class TableKeys {
 
     public static PrimaryKey rateLimitWindow(String userId, String action, Instant windowStart) {
         return new PrimaryKey(rateLimitPartition(userId, action), WINDOW + Timestamps.format(windowStart));
+    }
+
+    /** The item holding the last claim of a cooldown, in the partition of the subject's action. */
+    public static PrimaryKey cooldown(String userId, String action) {
+        return new PrimaryKey(rateLimitPartition(userId, action), COOLDOWN);
     }
 
     /** The partition holding every window of one subject's action. */

@@ -339,7 +339,7 @@ final class Values {
 
     String e164() {
         if (random.nextInt(10) < 7) {
-            return pick(new String[] {"+447700900123", "+14155550100", "+33612345678", "+4915112345678", "+819012345678"});
+            return pick(new String[] {"+447700123456", "+14155550100", "+33612345678", "+4915112345678", "+819012345678"});
         }
         int digits = 8 + random.nextInt(8);
         StringBuilder number = new StringBuilder("+").append(1 + random.nextInt(9));

@@ -55,6 +55,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -231,8 +232,9 @@ public abstract class AbstractVerificationStoreContractTest {
     @Test
     void aNewCodeInvalidatesTheUsersEarlierCodesOfThatTypeOnly() {
         String first = sendEmailCode("alice");
-        verification.codes().issue(CodeRequest.of("alice", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+441234561234"));
+        verification.codes().issue(CodeRequest.of("alice", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+447700123456"));
         String phoneCode = latestCode();
+        clock.advance(Duration.ofSeconds(30));
         String second = sendEmailCode("alice");
 
         assertThat(reasonOf(verifyEmailCode("alice", first))).isEqualTo(FailureReason.NOT_FOUND);
@@ -279,6 +281,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(rotated.codes().verify(VerifyRequest.numeric(code, "alice", CodeType.EMAIL_VERIFICATION)).valid())
                 .isTrue();
 
+        clock.advance(Duration.ofSeconds(30));
         rotated.codes().issue(CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "a@example.com"));
         String underNewKey = latestCode();
         assertThat(reasonOf(verifyEmailCode("alice", underNewKey))).isEqualTo(FailureReason.NOT_FOUND);
@@ -303,6 +306,11 @@ public abstract class AbstractVerificationStoreContractTest {
         // Another user and another type are untouched.
         assertThat(verifyEmailCode("bob", sendEmailCode("bob")).valid()).isTrue();
 
+        // A live code may span two windows, so the failures count until they leave both: the lock-out ends when
+        // the window after theirs ends, and not before.
+        assertThat(((IssueResult.RateLimited) refused).resetsAt()).isEqualTo(START.plus(Duration.ofMinutes(30)));
+        clock.advance(Duration.ofMinutes(15));
+        assertThat(reasonOf(verifyEmailCode("alice", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
         clock.advance(Duration.ofMinutes(15));
         String fresh = sendEmailCode("alice");
         assertThat(verifyEmailCode("alice", fresh).valid()).isTrue();
@@ -366,6 +374,7 @@ public abstract class AbstractVerificationStoreContractTest {
         for (int failure = 1; failure <= 3; failure++) {
             verifyEmailCode("alice", wrongCode(code));
         }
+        clock.advance(Duration.ofSeconds(30));
         String next = sendEmailCode("alice");
         assertThat(reasonOf(verifyEmailCode("alice", wrongCode(next)))).isEqualTo(FailureReason.NOT_FOUND);
         assertThat(reasonOf(verifyEmailCode("alice", wrongCode(next)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
@@ -375,8 +384,9 @@ public abstract class AbstractVerificationStoreContractTest {
     void theSixthCodeRequestInAWindowIsRateLimited() {
         for (int request = 1; request <= 5; request++) {
             sendEmailCode("alice");
+            clock.advance(Duration.ofSeconds(30));
         }
-        clock.advance(Duration.ofMinutes(5));
+        clock.advance(Duration.ofMinutes(2).plusSeconds(30));
         IssueResult sixth = verification.codes().issue(
                 CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "alice@example.com"));
 
@@ -388,7 +398,13 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(auditTypes("alice")).first().isEqualTo(AuditEventType.RATE_LIMITED);
 
         clock.advance(Duration.ofMinutes(10));
-        sendEmailCode("alice");
+        // A new window for the user's requests; the address itself has had its five for this hour.
+        IssueResult sameAddress = verification.codes().issue(
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "alice@example.com"));
+        assertThat(sameAddress).isInstanceOfSatisfying(IssueResult.RateLimited.class,
+                refused -> assertThat(refused.action()).isEqualTo("SEND_TO_TARGET"));
+        assertThat(verification.codes().issue(CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "alice.work@example.com"))).isInstanceOf(IssueResult.Issued.class);
     }
 
     @Test
@@ -415,18 +431,18 @@ public abstract class AbstractVerificationStoreContractTest {
         }, VerificationSettings.defaults());
 
         IssueResult result = failing.codes().issue(
-                CodeRequest.of("alice", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+441234561234"));
+                CodeRequest.of("alice", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+447700123456"));
 
-        assertThat(result).isEqualTo(new IssueResult.DeliveryFailed(DeliveryMethod.SMS, "+44******1234"));
+        assertThat(result).isEqualTo(new IssueResult.DeliveryFailed(DeliveryMethod.SMS, "+44******3456"));
         assertThat(reasonOf(verification.codes().verify(
                 VerifyRequest.numeric(attempted.get(0), "alice", CodeType.PHONE_VERIFICATION)))).isEqualTo(FailureReason.NOT_FOUND);
-        assertThat(allRawItems().toString()).doesNotContain("+441234561234");
+        assertThat(allRawItems().toString()).doesNotContain("+447700123456");
     }
 
     @Test
     void badInputIsRefusedNamingTheFieldAndWritesNothing() {
         assertField(() -> verification.codes().issue(
-                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.SMS, "+441234561234")), "deliveryMethod");
+                CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.SMS, "+447700123456")), "deliveryMethod");
         assertField(() -> verification.codes().issue(
                 CodeRequest.of("alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "not-an-address")), "deliveryTarget");
         assertField(() -> verification.codes().issue(
@@ -468,14 +484,14 @@ public abstract class AbstractVerificationStoreContractTest {
     @Test
     void noCodeSecretOrFullTargetIsEverStored() {
         String code = sendEmailCode("alice");
-        verification.codes().issue(CodeRequest.of("alice", CodeType.PASSWORD_RESET, DeliveryMethod.SMS, "+447700900123"));
+        verification.codes().issue(CodeRequest.of("alice", CodeType.PASSWORD_RESET, DeliveryMethod.SMS, "+447700123456"));
         String link = latestCode();
         RegisteredDevice device = registerDevice("alice", "phone-1");
         verifyEmailCode("alice", code);
 
         String everything = allRawItems().toString();
-        assertThat(everything).doesNotContain(link, device.secret(), "alice@example.com", "+447700900123")
-                .contains("a***@example.com", "+44******0123");
+        assertThat(everything).doesNotContain(link, device.secret(), "alice@example.com", "+447700123456")
+                .contains("a***@example.com", "+44******3456");
         // Every text value, inside maps too, is free of the numeric code (numbers such as ttl are not text).
         List<String> texts = new ArrayList<>();
         for (Map<String, Object> item : allRawItems()) {
@@ -668,7 +684,7 @@ public abstract class AbstractVerificationStoreContractTest {
 
     @Test
     void auditEntriesCarryTheClientContextAndMaskedTargets() {
-        verification.codes().issue(CodeRequest.of("gus", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+441234561234")
+        verification.codes().issue(CodeRequest.of("gus", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+447700123456")
                 .withClient(ClientContext.of("2001:db8::1", "curl/8", "phone-1")));
 
         AuditEntry sent = verification.audit().query("gus", Optional.empty(), Optional.empty(), Optional.empty(),
@@ -678,7 +694,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(sent.userAgent()).contains("curl/8");
         assertThat(sent.deviceId()).contains("phone-1");
         assertThat(sent.success()).isTrue();
-        assertThat(sent.details()).containsEntry("deliveryTarget", "+44******1234").containsEntry("codeType",
+        assertThat(sent.details()).containsEntry("deliveryTarget", "+44******3456").containsEntry("codeType",
                 "PHONE_VERIFICATION");
     }
 
@@ -687,6 +703,7 @@ public abstract class AbstractVerificationStoreContractTest {
     @Test
     void rateLimitStateListsEveryActionsCurrentWindow() {
         sendEmailCode("hal");
+        clock.advance(Duration.ofSeconds(30));
         sendEmailCode("hal");
         verifyEmailCode("hal", "000000");
 
@@ -701,6 +718,12 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(limits).filteredOn(limit -> limit.action().equals("VERIFY_EMAIL_VERIFICATION"))
                 .extracting(RateLimitDecision::count).containsExactly(1L);
 
+        clock.advance(Duration.ofMinutes(15));
+        assertThat(verification.codes().rateLimits("hal")).filteredOn(limit -> limit.action().startsWith("SEND_"))
+                .extracting(RateLimitDecision::count).containsOnly(0L);
+        // A failure counts over the windows a live code may span: the one it happened in and the next.
+        assertThat(verification.codes().rateLimits("hal")).filteredOn(limit -> limit.action().equals(
+                "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(1L);
         clock.advance(Duration.ofMinutes(15));
         assertThat(verification.codes().rateLimits("hal")).extracting(RateLimitDecision::count).containsOnly(0L);
     }
@@ -723,9 +746,12 @@ public abstract class AbstractVerificationStoreContractTest {
     @Test
     void simultaneousCodeRequestsLeaveExactlyOneLiveCode() throws Exception {
         // Limits high enough that neither the eight requests nor checking their eight codes hits one.
+        // No cooldown: it would (rightly) let only one of the eight through, and this is about the other race.
         VerificationSettings generous = VerificationSettings.defaults()
                 .withSendLimit(new RateLimitPolicy(50, Duration.ofMinutes(15)))
-                .withVerifyLimit(new RateLimitPolicy(50, Duration.ofMinutes(15)));
+                .withVerifyLimit(new RateLimitPolicy(50, Duration.ofMinutes(15)))
+                .withTargetLimit(new RateLimitPolicy(50, Duration.ofHours(1)))
+                .withResendCooldown(Duration.ZERO);
         Verification service = build(keys, outbox, generous);
 
         List<IssueResult> results = runConcurrently(8, () -> service.codes().issue(
@@ -756,6 +782,146 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(decisions).filteredOn(decision -> !decision.allowed()).hasSize(35)
                 .allSatisfy(decision -> assertThat(decision.count()).isEqualTo(6));
         assertThat(verification.rateLimiter().current("jon", "SEND_EMAIL_VERIFICATION", policy).count()).isEqualTo(5);
+    }
+
+    // Abuse controls: SPEC §10
+
+    private IssueResult sms(String userId, String number, ClientContext client) {
+        return verification.codes().issue(CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number)
+                .withClient(client));
+    }
+
+    @Test
+    void cyclingUserIdsCannotPumpOneNumberExactlyFiveOfTwelveSimultaneousSendsGoOut() throws Exception {
+        AtomicInteger users = new AtomicInteger();
+        List<IssueResult> results = runConcurrently(12, () -> sms("pump-" + users.incrementAndGet(), "+447700123456",
+                ClientContext.none()));
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(5);
+        assertThat(results).filteredOn(result -> !(result instanceof IssueResult.Issued)).hasSize(7)
+                .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SEND_TO_TARGET"));
+        assertThat(outbox.messages()).hasSize(5);
+        // The target is counted under its HMAC: the number is nowhere in the table, not even in a counter's key.
+        assertThat(allRawItems().toString()).doesNotContain("447700123456").contains("target:");
+    }
+
+    @Test
+    void anEmailTargetIsCountedWhateverTheCaseOfTheAddress() {
+        for (String address : List.of("jo@example.com", "JO@example.com", "jo@EXAMPLE.com", "Jo@Example.Com", "jo@example.COM")) {
+            assertThat(verification.codes().issue(CodeRequest.of("u-" + address.hashCode(), CodeType.EMAIL_VERIFICATION,
+                    DeliveryMethod.EMAIL, address))).isInstanceOf(IssueResult.Issued.class);
+        }
+        IssueResult sixth = verification.codes().issue(CodeRequest.of("u-last", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "jO@eXample.com"));
+        assertThat(sixth).isInstanceOfSatisfying(IssueResult.RateLimited.class,
+                refused -> assertThat(refused.action()).isEqualTo("SEND_TO_TARGET"));
+        assertThat(outbox.messages()).extracting(message -> message.to()).as("sent as given, the domain in lower case")
+                .containsExactly("jo@example.com", "Jo@example.com", "jo@example.com", "JO@example.com", "jo@example.com");
+    }
+
+    @Test
+    void oneClientAddressGetsExactlyTwentyOfThirtySimultaneousSends() throws Exception {
+        AtomicInteger users = new AtomicInteger();
+        List<IssueResult> results = runConcurrently(30, () -> {
+            int n = users.incrementAndGet();
+            return verification.codes().issue(CodeRequest.of("ip-user-" + n, CodeType.EMAIL_VERIFICATION,
+                    DeliveryMethod.EMAIL, "ip-user-" + n + "@example.com").withClient(ClientContext.of("203.0.113.50", null, null)));
+        });
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(20);
+        assertThat(results).filteredOn(IssueResult.RateLimited.class::isInstance).hasSize(10)
+                .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SEND_FROM_IP"));
+        // Another address, and the same /64 of IPv6 counted as one subscriber.
+        assertThat(verification.codes().issue(CodeRequest.of("ip-other", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "ip-other@example.com").withClient(ClientContext.of("203.0.113.51", null, null))))
+                .isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aNewCodeIsRefusedForThirtySecondsAfterTheLastAndOfTenAtOnceOneGoesOut() throws Exception {
+        AtomicInteger targets = new AtomicInteger();
+        List<IssueResult> results = runConcurrently(10, () -> verification.codes().issue(CodeRequest.of("cool",
+                CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "cool-" + targets.incrementAndGet() + "@example.com")));
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(1);
+        assertThat(results).filteredOn(result -> result instanceof IssueResult.RateLimited limited
+                && limited.action().equals("RESEND_EMAIL_VERIFICATION")).isNotEmpty();
+
+        clock.advance(Duration.ofSeconds(29));
+        IssueResult early = verification.codes().issue(CodeRequest.of("cool", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "cool@example.com"));
+        assertThat(early).isInstanceOfSatisfying(IssueResult.RateLimited.class, refused -> {
+            assertThat(refused.action()).isEqualTo("RESEND_EMAIL_VERIFICATION");
+            assertThat(refused.retryAfterSeconds()).isEqualTo(1);
+        });
+        // A refused request takes no place: the user's send count holds only the code that went out.
+        assertThat(verification.rateLimiter().current("cool", "SEND_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(verification.codes().issue(CodeRequest.of("cool", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "cool@example.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void theSmsBudgetStopsSmsAcrossAllUsersButNotEmail() throws Exception {
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults()
+                .withSmsBudget(Optional.of(new RateLimitPolicy(3, Duration.ofHours(1)))));
+        List<String> numbers = List.of("+447700123401", "+447700123402", "+447700123403", "+447700123404",
+                "+447700123405", "+447700123406");
+        AtomicInteger next = new AtomicInteger();
+        List<IssueResult> results = runConcurrently(6, () -> {
+            int n = next.getAndIncrement();
+            return budgeted.codes().issue(CodeRequest.of("budget-" + n, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS,
+                    numbers.get(n)));
+        });
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(3);
+        assertThat(results).filteredOn(IssueResult.RateLimited.class::isInstance).hasSize(3)
+                .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SMS_BUDGET"));
+        assertThat(budgeted.codes().issue(CodeRequest.of("budget-mail", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "budget@example.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void noCodeHasMoreThanFiveWrongGuessesTestedHoweverTheWindowsFall() {
+        clock.set(START.plus(Duration.ofMinutes(14)));
+        String code = sendEmailCode("wyn");
+        clock.set(START.plus(Duration.ofMinutes(14)).plusSeconds(31));
+        for (int guess = 1; guess <= 4; guess++) {
+            assertThat(reasonOf(verifyEmailCode("wyn", wrongCode(code)))).isEqualTo(FailureReason.NOT_FOUND);
+        }
+        // The next window has begun; the code, fourteen and a half minutes from expiry, has had four guesses.
+        clock.set(START.plus(Duration.ofMinutes(15)).plusSeconds(3));
+        assertThat(reasonOf(verifyEmailCode("wyn", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        for (int guess = 6; guess <= 9; guess++) {
+            assertThat(reasonOf(verifyEmailCode("wyn", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        }
+        assertThat(reasonOf(verifyEmailCode("wyn", code))).as("the right code is not tested either")
+                .isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        // Four in the first window, one in the second: the untested attempts took no place.
+        assertThat(verification.rateLimiter().current("wyn", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(1);
+    }
+
+    @Test
+    void aLockOutOfNumericGuessingNeverStopsAPasswordResetLink() {
+        IssueResult link = verification.codes().issue(CodeRequest.of("zed", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL,
+                "zed@example.com"));
+        assertThat(link).isInstanceOf(IssueResult.Issued.class);
+        String linkCode = latestCode();
+        for (int guess = 1; guess <= 5; guess++) {
+            verification.codes().verify(VerifyRequest.numeric("000000", "zed", CodeType.PASSWORD_RESET));
+        }
+        assertThat(reasonOf(verification.codes().verify(VerifyRequest.numeric("000000", "zed", CodeType.PASSWORD_RESET))))
+                .isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+
+        // The lock-out deleted no link, and a new link is still issued; a new NUMERIC reset code is not.
+        assertThat(verification.codes().check(VerifyRequest.link(linkCode)).valid()).isTrue();
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(verification.codes().issue(CodeRequest.of("zed", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL,
+                "zed@example.com").withFormat(CodeFormat.NUMERIC))).isInstanceOfSatisfying(IssueResult.RateLimited.class,
+                refused -> assertThat(refused.action()).isEqualTo("VERIFY_PASSWORD_RESET"));
+        assertThat(verification.codes().issue(CodeRequest.of("zed", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL,
+                "zed@example.com"))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(verification.codes().verify(VerifyRequest.link(latestCode())).valid()).isTrue();
     }
 
     // Every write is correct when it runs twice (a lost answer and a retry): SPEC §12
@@ -811,6 +977,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(verification.rateLimiter().current("lou", "SEND_PHONE_VERIFICATION", FIVE).count())
                 .as("other actions keep their counts").isEqualTo(1);
         // The lock-out invalidated the old code; a new one verifies now.
+        clock.advance(Duration.ofSeconds(30));
         String fresh = sendEmailCode("lou");
         assertThat(verifyEmailCode("lou", fresh).valid()).isTrue();
         AuditEntry lifted = verification.audit().query("lou", Optional.empty(), Optional.empty(), Optional.of(100),

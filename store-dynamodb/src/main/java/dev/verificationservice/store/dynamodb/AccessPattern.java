@@ -30,6 +30,8 @@ public enum AccessPattern {
     COUNT_RATE_LIMIT,
     /** Query on a rate-limit counter's partition. */
     READ_RATE_LIMIT,
+    /** Conditional UpdateItem on a cooldown item. */
+    CLAIM_COOLDOWN,
     /** Query on a rate-limit counter's partition, then BatchWriteItem deletes (an operator lifting a limit). */
     RESET_RATE_LIMIT,
     /** DescribeTable, for readiness. */

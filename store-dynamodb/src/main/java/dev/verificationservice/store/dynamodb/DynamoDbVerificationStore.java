@@ -11,9 +11,11 @@ import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.TouchOutcome;
+import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.table.ItemAttributes;
@@ -82,6 +84,10 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   failed condition whose old item holds this attempt's mark is a retry: that place. One without the mark
  *   means the counter is at the ceiling: refused, nothing counted. Give a place back: UpdateItem
  *   {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}; a failed condition means it was given back already;</li>
+ *   <li>an unnamed place (the global SMS budget): UpdateItem {@value #TAKE_UNNAMED_PLACE} on
+ *   {@value #BELOW_CEILING}: exact under concurrency, but a retry may count twice (the budget errs strict);</li>
+ *   <li>claim a cooldown: UpdateItem {@value #CLAIM_COOLDOWN} on {@value #COOLDOWN_IS_FREE}; a failed
+ *   condition's old item says when the running cooldown ends;</li>
  *   <li>lift a rate limit: Query the counter's partition (consistent), then BatchWriteItem deletes;</li>
  *   <li>invalidate codes, revoke devices: Query GSI1 followed to its last page, then BatchWriteItem
  *   deletes in groups of 25, retrying unprocessed items with backoff (deleting twice is harmless);</li>
@@ -112,6 +118,14 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             + " #place = if_not_exists(#count, :zero) + :one,"
             + " #userId = :userId, #action = :action, #windowStart = :windowStart, #ttl = :ttl";
     static final String PLACE_IS_FREE = "attribute_not_exists(#place) AND (attribute_not_exists(#count) OR #count < :ceiling)";
+    /** An unnamed place (the global SMS budget): counted without a mark, so a retry may count twice. */
+    static final String TAKE_UNNAMED_PLACE = "SET #count = if_not_exists(#count, :zero) + :one,"
+            + " #userId = :userId, #action = :action, #windowStart = :windowStart, #ttl = :ttl";
+    static final String BELOW_CEILING = "attribute_not_exists(#count) OR #count < :ceiling";
+    static final String CLAIM_COOLDOWN = "SET #busyUntil = :busyUntil, #claimedBy = :attemptId, #userId = :userId,"
+            + " #action = :action, #ttl = :ttl";
+    static final String COOLDOWN_IS_FREE = "attribute_not_exists(PK) OR #busyUntil <= :now OR #claimedBy = :attemptId";
+    static final String COUNTER_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
     static final String GIVE_PLACE_BACK = "SET #count = #count - :one REMOVE #place";
     static final String PLACE_IS_HELD = "attribute_exists(#place)";
     static final String GSI1_BEGINS_WITH = "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)";
@@ -241,7 +255,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .build()).build());
         items.add(conditionalPut(TableItems.auditItem(consumption.verified())));
-        if (giveBack) {
+        if (giveBack && consumption.placeToGiveBack().orElseThrow().attemptId().isPresent()) {
             Place place = consumption.placeToGiveBack().orElseThrow();
             items.add(TransactWriteItem.builder().update(Update.builder()
                     .tableName(tableName)
@@ -249,7 +263,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                     .updateExpression(GIVE_PLACE_BACK)
                     .conditionExpression(PLACE_IS_HELD)
                     .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
-                            "#place", TableItems.placeAttribute(place.attemptId())))
+                            "#place", TableItems.placeAttribute(place.attemptId().get())))
                     .expressionAttributeValues(Map.of(":one", n(1)))
                     .build()).build());
         }
@@ -393,7 +407,6 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     public long takePlace(Place place, long ceiling) {
         CounterWindow window = place.window();
         TableKeys.PrimaryKey key = counterKey(window);
-        String mark = TableItems.placeAttribute(place.attemptId());
         // The counter's own attributes (userId, action, windowStart, ttl) come from the model, bound as :<name>.
         Map<String, AttributeValue> values = new HashMap<>();
         DynamoDbItems.toAttributeValues(TableItems.counterAttributes(window.userId(), window.action(),
@@ -401,15 +414,17 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         values.put(":zero", n(0));
         values.put(":one", n(1));
         values.put(":ceiling", n(ceiling));
+        Map<String, String> names = new HashMap<>(Map.of(
+                "#count", ItemAttributes.COUNT, "#userId", ItemAttributes.USER_ID,
+                "#action", ItemAttributes.ACTION, "#windowStart", ItemAttributes.WINDOW_START,
+                "#ttl", ItemAttributes.TTL));
+        place.attemptId().ifPresent(attemptId -> names.put("#place", TableItems.placeAttribute(attemptId)));
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(keyOf(key))
-                .updateExpression(TAKE_PLACE)
-                .conditionExpression(PLACE_IS_FREE)
-                .expressionAttributeNames(Map.of(
-                        "#count", ItemAttributes.COUNT, "#place", mark, "#userId", ItemAttributes.USER_ID,
-                        "#action", ItemAttributes.ACTION, "#windowStart", ItemAttributes.WINDOW_START,
-                        "#ttl", ItemAttributes.TTL))
+                .updateExpression(place.attemptId().isPresent() ? TAKE_PLACE : TAKE_UNNAMED_PLACE)
+                .conditionExpression(place.attemptId().isPresent() ? PLACE_IS_FREE : BELOW_CEILING)
+                .expressionAttributeNames(names)
                 .expressionAttributeValues(values)
                 .returnValues(ReturnValue.UPDATED_NEW)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
@@ -419,7 +434,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 updated -> TableItems.number(updated, ItemAttributes.COUNT),
                 current -> {
                     // The attempt already holds a place (a retry whose first answer was lost): that place.
-                    Optional<Long> taken = current.flatMap(item -> TableItems.place(item, place.attemptId()));
+                    Optional<Long> taken = place.attemptId()
+                            .flatMap(attemptId -> current.flatMap(item -> TableItems.place(item, attemptId)));
                     // Otherwise the counter is at the ceiling: refused, and nothing was counted.
                     return taken.orElseGet(() -> current.map(item -> TableItems.number(item, ItemAttributes.COUNT))
                             .orElse(ceiling) + 1);
@@ -428,13 +444,16 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     @Override
     public void givePlaceBack(Place place) {
+        if (place.attemptId().isEmpty()) {
+            return;
+        }
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(keyOf(counterKey(place.window())))
                 .updateExpression(GIVE_PLACE_BACK)
                 .conditionExpression(PLACE_IS_HELD)
                 .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
-                        "#place", TableItems.placeAttribute(place.attemptId())))
+                        "#place", TableItems.placeAttribute(place.attemptId().get())))
                 .expressionAttributeValues(Map.of(":one", n(1)))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
@@ -465,6 +484,52 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         deleteAll(items, AccessPattern.RESET_RATE_LIMIT);
         return (int) items.stream().map(DynamoDbItems::fromAttributeValues)
                 .filter(item -> TableItems.number(item, ItemAttributes.COUNT) > 0).count();
+    }
+
+    @Override
+    public List<RateLimitCounter> findCounters(String userId, String action, Instant fromWindowStart,
+                                               Instant toWindowStart, Instant now) {
+        QueryRequest request = QueryRequest.builder()
+                .tableName(tableName)
+                .keyConditionExpression(COUNTER_RANGE)
+                .filterExpression(NOT_EXPIRED)
+                .expressionAttributeNames(Map.of("#ttl", ItemAttributes.TTL))
+                .expressionAttributeValues(Map.of(
+                        ":pk", s(TableKeys.rateLimitPartition(userId, action)),
+                        ":from", s(TableKeys.rateLimitWindow(userId, action, fromWindowStart).sk()),
+                        ":to", s(TableKeys.rateLimitWindow(userId, action, toWindowStart).sk()),
+                        ":now", n(now.getEpochSecond())))
+                .consistentRead(true)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        return query(request, AccessPattern.READ_RATE_LIMIT, Integer.MAX_VALUE).stream()
+                .map(DynamoDbItems::fromAttributeValues).map(TableItems::counter).toList();
+    }
+
+    @Override
+    public Optional<Instant> claimCooldown(Cooldown cooldown) {
+        TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
+        Map<String, Object> item = TableItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE));
+        Map<String, AttributeValue> values = new HashMap<>();
+        DynamoDbItems.toAttributeValues(item).forEach((name, value) -> values.put(":" + name, value));
+        values.remove(":PK");
+        values.remove(":SK");
+        values.put(":now", n(cooldown.now().toEpochMilli()));
+        values.put(":attemptId", values.remove(":" + ItemAttributes.CLAIMED_BY));
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(tableName)
+                .key(keyOf(key))
+                .updateExpression(CLAIM_COOLDOWN)
+                .conditionExpression(COOLDOWN_IS_FREE)
+                .expressionAttributeNames(Map.of("#busyUntil", ItemAttributes.BUSY_UNTIL,
+                        "#claimedBy", ItemAttributes.CLAIMED_BY, "#userId", ItemAttributes.USER_ID,
+                        "#action", ItemAttributes.ACTION, "#ttl", ItemAttributes.TTL))
+                .expressionAttributeValues(values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        return conditionalUpdate(request, key, AccessPattern.CLAIM_COOLDOWN, updated -> Optional.<Instant>empty(),
+                current -> Optional.of(current.map(TableItems::busyUntil).orElse(cooldown.endsAt())));
     }
 
     @Override

@@ -17,9 +17,11 @@ import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.TouchOutcome;
+import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.table.ItemAttributes;
@@ -76,6 +78,8 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>take a rate-limit place: in one transaction, read the window's counter; the attempt's mark
  *   ({@code place_<attemptId>}) answers a retry; at the ceiling nothing is written; else {@code count + 1} and
  *   the mark are written. Give a place back: count down and remove the mark, only while the mark is there;</li>
+ *   <li>claim a cooldown: in one transaction, read the cooldown item; held by another attempt and still
+ *   running: refused with its end; otherwise written with this attempt's id and end;</li>
  *   <li>register a device: both inserts in one transaction, rolled back unless both wrote a row;</li>
  *   <li>queries through GSI1 and the audit range filter {@code ttl > :now} themselves.</li>
  * </ul>
@@ -137,6 +141,8 @@ public final class SqliteVerificationStore implements VerificationStore {
     private static final String SELECT_AUDIT_RANGE_BEFORE = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
             + " AND sk < ? AND (ttl IS NULL OR ttl > ?) ORDER BY sk DESC LIMIT ?";
     private static final String DELETE_PARTITION = "DELETE FROM items WHERE pk = ? RETURNING item";
+    private static final String SELECT_ACTIVE_SK_RANGE =
+            "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ? AND ttl > ? ORDER BY sk";
     private static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
     private static final String SWEEP = "DELETE FROM items WHERE (pk, sk) IN"
             + " (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl < ? LIMIT " + SWEEP_BATCH + ")";
@@ -451,7 +457,8 @@ public final class SqliteVerificationStore implements VerificationStore {
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
         return inTransaction("count a rate-limited event", connection -> {
             Optional<Map<String, Object>> current = selectItem(connection, key);
-            Optional<Long> taken = current.flatMap(item -> TableItems.place(item, place.attemptId()));
+            Optional<Long> taken = place.attemptId()
+                    .flatMap(attemptId -> current.flatMap(item -> TableItems.place(item, attemptId)));
             if (taken.isPresent()) {
                 return taken.get();
             }
@@ -462,7 +469,7 @@ public final class SqliteVerificationStore implements VerificationStore {
             Map<String, Object> item = new LinkedHashMap<>(current.orElseGet(() -> TableItems.counterItem(
                     window.userId(), window.action(), window.windowStart(), window.expiresAt(), 0)));
             item.put(COUNT, count + 1);
-            item.put(TableItems.placeAttribute(place.attemptId()), count + 1);
+            place.attemptId().ifPresent(attemptId -> item.put(TableItems.placeAttribute(attemptId), count + 1));
             putItem(connection, item);
             return count + 1;
         });
@@ -480,13 +487,17 @@ public final class SqliteVerificationStore implements VerificationStore {
     private void givePlaceBack(Connection connection, Place place) throws SQLException {
         CounterWindow window = place.window();
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        if (place.attemptId().isEmpty()) {
+            return;
+        }
+        String attemptId = place.attemptId().get();
         Optional<Map<String, Object>> current = selectItem(connection, key);
-        if (current.isEmpty() || TableItems.place(current.get(), place.attemptId()).isEmpty()) {
+        if (current.isEmpty() || TableItems.place(current.get(), attemptId).isEmpty()) {
             return;
         }
         Map<String, Object> item = new LinkedHashMap<>(current.get());
         item.put(COUNT, TableItems.number(item, COUNT) - 1);
-        item.remove(TableItems.placeAttribute(place.attemptId()));
+        item.remove(TableItems.placeAttribute(attemptId));
         putItem(connection, item);
     }
 
@@ -500,6 +511,38 @@ public final class SqliteVerificationStore implements VerificationStore {
         } catch (SQLException e) {
             throw failure("delete rate-limit counters", e);
         }
+    }
+
+    @Override
+    public List<RateLimitCounter> findCounters(String userId, String action, Instant fromWindowStart,
+                                               Instant toWindowStart, Instant now) {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(SELECT_ACTIVE_SK_RANGE)) {
+            select.setString(1, TableKeys.rateLimitPartition(userId, action));
+            select.setString(2, TableKeys.rateLimitWindow(userId, action, fromWindowStart).sk());
+            select.setString(3, TableKeys.rateLimitWindow(userId, action, toWindowStart).sk());
+            select.setLong(4, now.getEpochSecond());
+            return allItems(select).stream().map(TableItems::counter).toList();
+        } catch (SQLException e) {
+            throw failure("read rate-limit counters", e);
+        }
+    }
+
+    @Override
+    public Optional<Instant> claimCooldown(Cooldown cooldown) {
+        TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
+        return inTransaction("claim a cooldown", connection -> {
+            Optional<Map<String, Object>> current = selectItem(connection, key);
+            if (current.isPresent()
+                    && !cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))
+                    && TableItems.busyUntil(current.get()).isAfter(cooldown.now())) {
+                return Optional.of(TableItems.busyUntil(current.get()));
+            }
+            if (current.isEmpty() || !cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))) {
+                putItem(connection, TableItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE)));
+            }
+            return Optional.<Instant>empty();
+        });
     }
 
     @Override

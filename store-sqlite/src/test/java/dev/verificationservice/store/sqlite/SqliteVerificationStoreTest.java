@@ -100,12 +100,13 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
         VerificationResult expired = verifyEmailCode("alice", code);
         assertThat(((VerificationResult.Invalid) expired).reason()).isEqualTo(FailureReason.EXPIRED);
 
-        // Now 12:45. The code (ttl 10:15) and the 10:00 SEND window (ttl 11:15) are past the one-hour grace
-        // and go; the 10:45 VERIFY window (ttl 12:00) and both audit entries (90 days) stay.
+        // Now 12:45. The code (ttl 10:15), the 10:00 SEND window (ttl 11:15) and the resend cooldown (ttl
+        // 11:00:30) are past the one-hour grace and go; the 10:00 per-target window (an hour long, ttl 12:00), the
+        // 10:45 VERIFY window (ttl 12:00) and both audit entries (90 days) stay.
         clock.advance(Duration.ofHours(2));
         int swept = sqlite.sweepExpired(clock.instant());
-        assertThat(swept).isEqualTo(2);
-        assertThat(allRawItems()).hasSize(3)
+        assertThat(swept).isEqualTo(3);
+        assertThat(allRawItems()).hasSize(4)
                 .noneSatisfy(item -> assertThat(item.get("codeType")).isEqualTo(CodeType.EMAIL_VERIFICATION.name()));
     }
 

@@ -1,0 +1,79 @@
+package dev.verificationservice.codes;
+
+import com.google.i18n.phonenumbers.NumberParseException;
+import com.google.i18n.phonenumbers.PhoneNumberUtil;
+import com.google.i18n.phonenumbers.PhoneNumberUtil.PhoneNumberType;
+import com.google.i18n.phonenumbers.Phonenumber.PhoneNumber;
+import dev.verificationservice.validation.InvalidInputException;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Phone numbers for SMS, checked with Google's libphonenumber metadata rather than a pattern: the number must
+ * be a real number of its region, of a kind that receives SMS, in a region SMS may go to. The answer is the
+ * number in E.164, the one form in which it is counted, stored (masked) and sent.
+ */
+public final class PhoneNumbers {
+
+    private static final PhoneNumberUtil NUMBERS = PhoneNumberUtil.getInstance();
+
+    /**
+     * Kinds of number that receive SMS. Fixed lines, premium-rate, shared-cost, toll-free, VoIP, pager and
+     * personal numbers are refused: premium-rate and shared-cost numbers are what SMS pumping (toll fraud)
+     * sends to, and the others either cannot receive SMS or are the disposable numbers abuse is made of.
+     */
+    private static final Set<PhoneNumberType> RECEIVES_SMS = EnumSet.of(PhoneNumberType.MOBILE,
+            PhoneNumberType.FIXED_LINE_OR_MOBILE);
+
+    private PhoneNumbers() {
+    }
+
+    /**
+     * The number in E.164, or an {@link InvalidInputException} naming {@code deliveryTarget} and saying why.
+     *
+     * @param allowedRegions ISO 3166 alpha-2 regions SMS may go to; empty allows every region
+     */
+    public static String normalize(String number, Set<String> allowedRegions) {
+        if (number == null || !number.startsWith("+")) {
+            throw new InvalidInputException("deliveryTarget",
+                    "must be a phone number in international form, starting with '+' and the country code");
+        }
+        PhoneNumber parsed;
+        try {
+            parsed = NUMBERS.parse(number, "ZZ");
+        } catch (NumberParseException e) {
+            throw new InvalidInputException("deliveryTarget", "is not a phone number: " + reason(e));
+        }
+        String region = NUMBERS.getRegionCodeForNumber(parsed);
+        if (region == null || !NUMBERS.isValidNumber(parsed)) {
+            throw new InvalidInputException("deliveryTarget", "is not a valid phone number"
+                    + (region == null ? " of any country" : " for " + region) + " (+" + parsed.getCountryCode() + ")");
+        }
+        if (!allowedRegions.isEmpty() && !allowedRegions.contains(region)) {
+            throw new InvalidInputException("deliveryTarget", "is a number of " + region + ", and this service sends "
+                    + "SMS only to " + new TreeSet<>(allowedRegions));
+        }
+        PhoneNumberType type = NUMBERS.getNumberType(parsed);
+        if (!RECEIVES_SMS.contains(type)) {
+            throw new InvalidInputException("deliveryTarget", "is a " + type.name().toLowerCase(Locale.ROOT).replace('_', ' ')
+                    + " number of " + region + ", which does not receive verification SMS; give a mobile number");
+        }
+        return NUMBERS.format(parsed, PhoneNumberUtil.PhoneNumberFormat.E164);
+    }
+
+    /** Whether {@code region} is a region code the metadata knows (for checking configuration). */
+    public static boolean isKnownRegion(String region) {
+        return NUMBERS.getSupportedRegions().contains(region);
+    }
+
+    private static String reason(NumberParseException e) {
+        return switch (e.getErrorType()) {
+            case INVALID_COUNTRY_CODE -> "the country code is unknown";
+            case TOO_SHORT_NSN, TOO_SHORT_AFTER_IDD -> "it is too short";
+            case TOO_LONG -> "it is too long";
+            case NOT_A_NUMBER -> "it holds characters that are not part of a phone number";
+        };
+    }
+}
