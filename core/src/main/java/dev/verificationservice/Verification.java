@@ -40,7 +40,8 @@ public final class Verification {
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
         this.codes = new CodeService(store, store, rateLimiter, audit, sender, keys, tokens, builder.clock,
                 builder.settings.codePolicy());
-        this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl());
+        this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl(),
+                builder.settings.deviceMaxLife());
         this.support = new UserSupport(codes, devices, audit, rateLimiter);
     }
 

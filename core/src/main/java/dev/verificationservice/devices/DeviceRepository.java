@@ -16,11 +16,15 @@ public interface DeviceRepository {
      */
     void registerDevice(DeviceToken token, AuditEntry deviceAdded);
 
+    /** The stored token (a strongly consistent read), expired or not. */
+    Optional<DeviceToken> findDevice(String deviceId, String tokenId);
+
     /**
-     * Slides the token's {@code lastActiveAt} and expiry in one conditional write whose condition is:
-     * the item exists and its ttl is after {@code now}.
+     * Uses a token in one atomic step (see {@link DeviceUse} for the condition): slides its expiry and, if asked,
+     * moves it to its current-key tokenId. Retried after its answer was lost, a re-key is recognised by the token
+     * found under the new tokenId.
      */
-    TouchOutcome touchDevice(String deviceId, String tokenId, Instant now, Instant newExpiresAt);
+    UseOutcome useDevice(DeviceUse use);
 
     /** The user's tokens whose ttl is after {@code now}, through the user index. */
     List<DeviceToken> findDevices(String userId, Instant now);
@@ -30,4 +34,13 @@ public interface DeviceRepository {
      * expired ones included.
      */
     List<DeviceToken> deleteDevices(String userId, Optional<String> deviceId);
+
+    /**
+     * Records that every token of the user created at or before {@code revokedBefore} is revoked, whether or not
+     * the user index shows it yet, until {@code expiresAt}. The marker only ever moves forward in time.
+     */
+    void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt);
+
+    /** The user's revoke-all marker, if one is kept: tokens created at or before it are revoked. */
+    Optional<Instant> findDevicesRevokedBefore(String userId);
 }

@@ -20,8 +20,17 @@ import java.util.regex.Pattern;
 
 /**
  * Remembered devices. Registering makes a 256-bit remember-me secret, stores only its HMAC as the
- * tokenId, and writes the token together with its DEVICE_ADDED audit entry in one transaction. Using the
- * secret slides the token's expiry in one conditional write. Revocation deletes through the user index.
+ * tokenId, and writes the token together with its DEVICE_ADDED audit entry in one transaction.
+ *
+ * <p>Using the secret reads the token (by key, under each key of the ring) and then, in one atomic write,
+ * slides its expiry on the condition that it is still unexpired, younger than the maximum device life, and
+ * not revoked by a revoke-all. A token found under a previous key is moved to the current key in that same
+ * write, so that devices in regular use do not keep an old key alive. A device expires at the earlier of
+ * its last use plus the device lifetime and its registration plus the maximum life.
+ *
+ * <p>Revoke-all first records a per-user "revoked before now" marker, then deletes through the user index.
+ * The index is eventually consistent, so a token registered a moment before can escape the deletion; the
+ * marker still refuses it on its next use.
  */
 public final class DeviceService {
 
@@ -33,15 +42,17 @@ public final class DeviceService {
     private final SecureTokens tokens;
     private final Clock clock;
     private final Duration deviceTtl;
+    private final Duration maxLife;
 
     public DeviceService(DeviceRepository devices, AuditLog audit, SecretKeyRing keys, SecureTokens tokens,
-                         Clock clock, Duration deviceTtl) {
+                         Clock clock, Duration deviceTtl, Duration maxLife) {
         this.devices = devices;
         this.audit = audit;
         this.keys = keys;
         this.tokens = tokens;
         this.clock = clock;
         this.deviceTtl = deviceTtl;
+        this.maxLife = maxLife;
     }
 
     public RegisteredDevice register(DeviceRegistration request) {
@@ -71,7 +82,7 @@ public final class DeviceService {
         return new RegisteredDevice(userId, deviceId, tokenId, secret, expiresAt);
     }
 
-    /** Checks a remember-me secret and, when it is valid, slides the token's expiry. */
+    /** Checks a remember-me secret and, when it is valid, slides the token's expiry (and moves it to the current key). */
     public DeviceVerification verify(String deviceId, String secret, ClientContext client) {
         String device = Inputs.deviceId(deviceId);
         String presented = Inputs.required("secret", secret);
@@ -80,36 +91,62 @@ public final class DeviceService {
                     + "-character secret returned when the device was registered");
         }
         Instant now = Instants.toMillis(clock.instant());
-        Instant newExpiry = Instants.wholeSecond(now.plus(deviceTtl));
         ClientContext context = client.withDeviceId(device);
-        Optional<DeviceToken> found = Optional.empty();
-        for (String tokenId : keys.candidateDigests(digestInput(device, presented))) {
-            TouchOutcome outcome = devices.touchDevice(device, tokenId, now, newExpiry);
-            if (outcome instanceof TouchOutcome.Touched touched) {
-                DeviceToken token = touched.token();
-                audit.recordSuccess(token.userId(), AuditEventType.DEVICE_VERIFIED, Map.of("tokenId", token.tokenId()),
-                        context);
-                return new DeviceVerification.Valid(token.userId(), token.deviceId(), token.expiresAt());
+        List<String> candidates = keys.candidateDigests(digestInput(device, presented));
+        for (int index = 0; index < candidates.size(); index++) {
+            String tokenId = candidates.get(index);
+            Optional<DeviceToken> found = devices.findDevice(device, tokenId)
+                    .filter(stored -> SecureTokens.constantTimeEquals(stored.tokenId(), tokenId));
+            if (found.isEmpty()) {
+                continue;
             }
-            found = ((TouchOutcome.Rejected) outcome).current();
-            if (found.isPresent()) {
-                break;
+            DeviceToken token = found.get();
+            if (!isActiveAt(token, now)) {
+                audit.recordFailure(token.userId(), AuditEventType.DEVICE_VERIFIED,
+                        DeviceVerification.Reason.EXPIRED.name(), Map.of("tokenId", token.tokenId()), context);
+                return new DeviceVerification.Invalid(DeviceVerification.Reason.EXPIRED);
             }
-        }
-        if (found.isEmpty()) {
+            Optional<String> rekeyTo = index == 0 ? Optional.empty() : Optional.of(candidates.get(0));
+            UseOutcome outcome = devices.useDevice(new DeviceUse(token, rekeyTo, now,
+                    Instants.wholeSecond(now.plus(deviceTtl)), now.minus(maxLife), tokens.attemptId()));
+            if (outcome instanceof UseOutcome.Used used) {
+                DeviceToken after = used.token();
+                Map<String, String> details = new LinkedHashMap<>();
+                details.put("tokenId", after.tokenId());
+                rekeyTo.ifPresent(ignored -> details.put("rekeyedFrom", token.tokenId()));
+                audit.recordSuccess(after.userId(), AuditEventType.DEVICE_VERIFIED, details, context);
+                return new DeviceVerification.Valid(after.userId(), after.deviceId(), expiryOf(after));
+            }
+            // Revoked by a revoke-all (its marker), or deleted or expired since the read: not a device any more.
+            audit.recordFailure(token.userId(), AuditEventType.DEVICE_VERIFIED, "REVOKED",
+                    Map.of("tokenId", token.tokenId()), context);
             return new DeviceVerification.Invalid(DeviceVerification.Reason.NOT_FOUND);
         }
-        DeviceToken expired = found.get();
-        audit.recordFailure(expired.userId(), AuditEventType.DEVICE_VERIFIED, DeviceVerification.Reason.EXPIRED.name(),
-                Map.of("tokenId", expired.tokenId()), context);
-        return new DeviceVerification.Invalid(DeviceVerification.Reason.EXPIRED);
+        return new DeviceVerification.Invalid(DeviceVerification.Reason.NOT_FOUND);
+    }
+
+    /** When the token stops being valid: its last use plus the lifetime, but never after its maximum life. */
+    private Instant expiryOf(DeviceToken token) {
+        Instant lifeEnds = Instants.wholeSecond(token.createdAt().plus(maxLife));
+        return token.expiresAt().isBefore(lifeEnds) ? token.expiresAt() : lifeEnds;
+    }
+
+    private boolean isActiveAt(DeviceToken token, Instant now) {
+        return now.getEpochSecond() < expiryOf(token).getEpochSecond();
     }
 
     /** The user's unexpired device tokens, without secrets. */
     public List<DeviceToken> list(String userId) {
         Instant now = clock.instant();
-        return devices.findDevices(Inputs.userId(userId), now).stream()
-                .filter(token -> token.isActiveAt(now))
+        String user = Inputs.userId(userId);
+        Optional<Instant> revokedBefore = devices.findDevicesRevokedBefore(user);
+        return devices.findDevices(user, now).stream()
+                .filter(token -> isActiveAt(token, now))
+                // A token that escaped a revoke-all's deletion is not a device any more.
+                .filter(token -> revokedBefore.map(token.createdAt()::isAfter).orElse(true))
+                .map(token -> new DeviceToken(token.deviceId(), token.tokenId(), token.userId(), token.deviceType(),
+                        token.deviceName(), token.pushToken(), token.lastActiveAt(), token.ipAddress(),
+                        token.userAgent(), token.createdAt(), expiryOf(token)))
                 .toList();
     }
 
@@ -126,6 +163,9 @@ public final class DeviceService {
     /** Forgets every device of the user (for example on a password change); returns how many were revoked. */
     public int revokeAll(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
+        // The marker first: a token the index does not show yet escapes the deletion, but not the marker.
+        Instant now = Instants.toMillis(clock.instant());
+        devices.markDevicesRevoked(user, now, now.plus(maxLife).plus(deviceTtl));
         int revoked = countActive(devices.deleteDevices(user, Optional.empty()));
         audit.recordSuccess(user, AuditEventType.DEVICES_REVOKED, Map.of("count", Integer.toString(revoked)), client);
         return revoked;
@@ -133,7 +173,7 @@ public final class DeviceService {
 
     private int countActive(List<DeviceToken> deleted) {
         Instant now = clock.instant();
-        return (int) deleted.stream().filter(token -> token.isActiveAt(now)).count();
+        return (int) deleted.stream().filter(token -> isActiveAt(token, now)).count();
     }
 
     private static String digestInput(String deviceId, String secret) {

@@ -40,6 +40,9 @@ public final class ItemAttributes {
     public static final String PUSH_TOKEN = "pushToken";
     public static final String LAST_ACTIVE_AT = "lastActiveAt";
 
+    /** The user's revoke-all marker: tokens created at or before this (fixed-width ISO text) are revoked. */
+    public static final String REVOKED_BEFORE = "revokedBefore";
+
     // AuditLog
     public static final String EVENT_TYPE = "eventType";
     public static final String EVENT_DETAILS = "eventDetails";

@@ -124,6 +124,28 @@ public final class TableItems {
                 Instant.ofEpochSecond(number(item, TTL)));
     }
 
+    /** The user's revoke-all marker. */
+    public static Map<String, Object> revocationItem(String userId, Instant revokedBefore, Instant expiresAt) {
+        TableKeys.PrimaryKey key = TableKeys.devicesRevoked(userId);
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(USER_ID, userId);
+        item.put(REVOKED_BEFORE, Timestamps.format(revokedBefore));
+        item.put(TTL, epochSeconds(expiresAt));
+        return item;
+    }
+
+    /** When the marker says the user's devices were revoked. */
+    public static Instant revokedBefore(Map<String, Object> item) {
+        return Timestamps.parse(string(item, REVOKED_BEFORE));
+    }
+
+    /** A token's createdAt as the table compares it with a revoke-all marker (fixed-width text sorts as time). */
+    public static String createdAtText(DeviceToken token) {
+        return Timestamps.format(token.createdAt());
+    }
+
     // AuditLog
 
     public static Map<String, Object> auditItem(AuditEntry entry) {

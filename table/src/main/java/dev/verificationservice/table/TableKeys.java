@@ -13,6 +13,7 @@ import java.time.Instant;
  * VerificationCode  CODE#&lt;digest&gt;                 CODE#&lt;digest&gt;                 USER#&lt;userId&gt;  CODE#&lt;codeType&gt;#&lt;createdAt&gt;
  * DeviceToken       DEVICE#&lt;deviceId&gt;             TOKEN#&lt;tokenId&gt;               USER#&lt;userId&gt;  DEVICE#&lt;deviceId&gt;#&lt;tokenId&gt;
  * AuditLog          USER#&lt;userId&gt;                 AUDIT#&lt;timestamp&gt;#&lt;entryId&gt;
+ * RevokedDevices    USER#&lt;userId&gt;                 DEVICES#REVOKED
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
  * </pre>
@@ -33,6 +34,7 @@ public final class TableKeys {
     static final String RATELIMIT = "RATELIMIT#";
     static final String WINDOW = "WINDOW#";
     static final String COOLDOWN = "COOLDOWN";
+    static final String DEVICES_REVOKED = "DEVICES#REVOKED";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -81,6 +83,11 @@ public final class TableKeys {
     /** GSI1SK prefix of a user's tokens of one device; the trailing {@code #} stops {@code ab} matching {@code abc}. */
     public static String deviceOfUserPrefix(String deviceId) {
         return DEVICE + deviceId + SEPARATOR;
+    }
+
+    /** The user's revoke-all marker, in the user's partition beside the audit entries. */
+    public static PrimaryKey devicesRevoked(String userId) {
+        return new PrimaryKey(user(userId), DEVICES_REVOKED);
     }
 
     // User partition (GSI1PK of codes and devices, PK of audit entries)

@@ -539,6 +539,96 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void aDeviceVerifiedUnderAPreviousKeyMovesToTheCurrentKeySoTheOldKeyCanBeRetired() {
+        RegisteredDevice device = registerDevice("kai", "tablet-1");
+        String nextKey = SecretKeyRing.generateBase64Key(RANDOM);
+        Verification rotated = build(SecretKeyRing.fromBase64(List.of(nextKey, keyBase64)), outbox,
+                VerificationSettings.defaults());
+
+        DeviceVerification used = rotated.devices().verify("tablet-1", device.secret(), ClientContext.none());
+
+        assertThat(used.valid()).isTrue();
+        assertThat(store.findDevice("tablet-1", device.tokenId())).as("gone from the old key").isEmpty();
+        assertThat(rotated.devices().list("kai")).singleElement()
+                .satisfies(token -> assertThat(token.tokenId()).isNotEqualTo(device.tokenId()));
+        Verification retired = build(SecretKeyRing.fromBase64(List.of(nextKey)), outbox, VerificationSettings.defaults());
+        assertThat(retired.devices().verify("tablet-1", device.secret(), ClientContext.none()).valid())
+                .as("valid with the old key retired").isTrue();
+        assertThat(auditTypes("kai")).containsExactly(AuditEventType.DEVICE_VERIFIED, AuditEventType.DEVICE_VERIFIED,
+                AuditEventType.DEVICE_ADDED);
+    }
+
+    @Test
+    void aDeviceInRegularUseStillExpiresAtItsMaximumLife() {
+        Verification capped = build(keys, outbox, VerificationSettings.defaults().withDeviceMaxLife(Duration.ofDays(40)));
+        RegisteredDevice device = capped.devices().register(new DeviceRegistration("lia", "phone-9", "IOS",
+                Optional.empty(), Optional.empty(), ClientContext.none()));
+
+        clock.advance(Duration.ofDays(20));
+        DeviceVerification day20 = capped.devices().verify("phone-9", device.secret(), ClientContext.none());
+        assertThat(day20).isEqualTo(new DeviceVerification.Valid("lia", "phone-9", START.plus(Duration.ofDays(40))));
+        clock.advance(Duration.ofDays(20));
+        assertThat(capped.devices().verify("phone-9", device.secret(), ClientContext.none()))
+                .isEqualTo(new DeviceVerification.Invalid(DeviceVerification.Reason.EXPIRED));
+        assertThat(capped.devices().list("lia")).isEmpty();
+    }
+
+    @Test
+    void aTokenThatEscapedRevokeAllThroughTheIndexIsStillRefused() {
+        RegisteredDevice device = registerDevice("mo", "laptop-7");
+        // The user index has not caught up with the token yet (GSI1 is eventually consistent on DynamoDB):
+        // revoke-all's deletion finds nothing.
+        VerificationStore lagging = (VerificationStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {VerificationStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("deleteDevices")) {
+                        return List.of();
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        Verification withLaggingIndex = Verification.builder().store(lagging).keys(keys).sender(outbox).clock(clock).build();
+
+        withLaggingIndex.devices().revokeAll("mo", ClientContext.none());
+
+        assertThat(store.findDevice("laptop-7", device.tokenId())).as("still stored").isPresent();
+        assertThat(verification.devices().verify("laptop-7", device.secret(), ClientContext.none()))
+                .isEqualTo(new DeviceVerification.Invalid(DeviceVerification.Reason.NOT_FOUND));
+        clock.advance(Duration.ofMillis(1));
+        RegisteredDevice after = registerDevice("mo", "laptop-8");
+        assertThat(verification.devices().verify("laptop-8", after.secret(), ClientContext.none()).valid())
+                .as("a device registered after the revoke-all works").isTrue();
+    }
+
+    @Test
+    void noRegistrationRacingARevokeAllEscapesIt() throws Exception {
+        AtomicInteger devices = new AtomicInteger();
+        CountDownLatch revoked = new CountDownLatch(1);
+        List<Object> results = runConcurrently(24, () -> {
+            int n = devices.incrementAndGet();
+            if (n == 12) {
+                verification.devices().revokeAll("ray", ClientContext.none());
+                revoked.countDown();
+                return "revoked";
+            }
+            return verification.devices().register(new DeviceRegistration("ray", "race-" + n, "WEB", Optional.empty(),
+                    Optional.empty(), ClientContext.none()));
+        });
+        assertThat(revoked.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // Every registration happened before or during the revoke-all (one instant on this clock): none may work.
+        for (Object result : results) {
+            if (result instanceof RegisteredDevice device) {
+                assertThat(verification.devices().verify(device.deviceId(), device.secret(), ClientContext.none()).valid())
+                        .as(device.deviceId()).isFalse();
+            }
+        }
+        assertThat(verification.devices().list("ray")).isEmpty();
+    }
+
+    @Test
     void aRememberedDeviceVerifiesAndItsExpirySlides() {
         RegisteredDevice device = registerDevice("dave", "laptop-1");
         assertThat(device.expiresAt()).isEqualTo(START.plus(Duration.ofDays(30)));

@@ -10,7 +10,8 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
-import dev.verificationservice.devices.TouchOutcome;
+import dev.verificationservice.devices.DeviceUse;
+import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
@@ -35,7 +36,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.Delete;
 import software.amazon.awssdk.services.dynamodb.model.DeleteRequest;
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -75,8 +78,12 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   transaction is sent again without it; TransactionConflict (another transaction on an item at that
  *   moment): sent again, up to {@value #MAX_CONSUME_ATTEMPTS} times; anything else: a StoreException, nothing
  *   written. An engine that does not return the old item is read once with a consistent GetItem;</li>
- *   <li>use a device token: UpdateItem {@value #SLIDE_DEVICE} with {@value #TOKEN_IS_ACTIVE} (setting the same
- *   values twice is harmless);</li>
+ *   <li>use a device token: a consistent GetItem of the token (its user and createdAt), then one
+ *   TransactWriteItems: Update {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE} (or, to move a token found
+ *   under a previous key to the current one, Delete on that condition and a Put on {@value #KEY_IS_NEW}) and a
+ *   ConditionCheck of the user's revoke-all marker, {@value #NOT_REVOKED}. Any failed condition: refused, nothing
+ *   written (a retried re-key finds the token under its new id and answers used);</li>
+ *   <li>revoke-all marker: UpdateItem {@value #MARK_REVOKED} on {@value #MARKER_IS_EARLIER}, before the deletes;</li>
  *   <li>register a device: TransactWriteItems of two conditional puts (the token and its DEVICE_ADDED
  *   entry) with a ClientRequestToken; a cancellation names each item's reason;</li>
  *   <li>take a rate-limit place: UpdateItem {@value #TAKE_PLACE} on {@value #PLACE_IS_FREE}, returning
@@ -112,7 +119,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String CODE_IS_CONSUMABLE = "attribute_exists(PK) AND #isUsed = :false AND #ttl > :now"
             + " AND #userId = :userId AND #codeType = :codeType";
     static final String SLIDE_DEVICE = "SET #lastActiveAt = :now, #ttl = :newTtl";
-    static final String TOKEN_IS_ACTIVE = "attribute_exists(PK) AND #ttl > :nowSeconds";
+    /** createdAt is fixed-width ISO text, so comparing it as text compares the instants. */
+    static final String TOKEN_IS_USABLE = "attribute_exists(PK) AND #ttl > :nowSeconds AND #createdAt > :notCreatedBefore";
+    static final String NOT_REVOKED = "attribute_not_exists(#revokedBefore) OR #revokedBefore < :createdAt";
+    static final String MARK_REVOKED = "SET #revokedBefore = :revokedBefore, #userId = :userId, #ttl = :ttl";
+    static final String MARKER_IS_EARLIER = "attribute_not_exists(#revokedBefore) OR #revokedBefore < :revokedBefore";
     /** The count and the attempt's mark get the same new value: the old count plus one (operands read the old item). */
     static final String TAKE_PLACE = "SET #count = if_not_exists(#count, :zero) + :one,"
             + " #place = if_not_exists(#count, :zero) + :one,"
@@ -326,25 +337,126 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     }
 
     @Override
-    public TouchOutcome touchDevice(String deviceId, String tokenId, Instant now, Instant newExpiresAt) {
-        TableKeys.PrimaryKey key = TableKeys.deviceToken(deviceId, tokenId);
+    public Optional<DeviceToken> findDevice(String deviceId, String tokenId) {
+        return getItem(TableKeys.deviceToken(deviceId, tokenId), AccessPattern.USE_DEVICE).map(TableItems::device);
+    }
+
+    @Override
+    public UseOutcome useDevice(DeviceUse use) {
+        TransactWriteItemsRequest request = useDeviceRequest(use);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                capacity.record(AccessPattern.USE_DEVICE, client.transactWriteItems(request).consumedCapacity());
+                DeviceToken token = use.token();
+                return new UseOutcome.Used(new DeviceToken(token.deviceId(), use.rekeyTo().orElse(token.tokenId()),
+                        token.userId(), token.deviceType(), token.deviceName(), token.pushToken(), use.now(),
+                        token.ipAddress(), token.userAgent(), token.createdAt(), use.newExpiresAt()));
+            } catch (TransactionCanceledException e) {
+                capacity.record(AccessPattern.USE_DEVICE, List.of());
+                List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
+                if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
+                        && attempt < MAX_CONSUME_ATTEMPTS) {
+                    continue;
+                }
+                if (reasons.stream().anyMatch(reason -> CONDITION_FAILED.equals(reason.code()))) {
+                    if (use.rekeyTo().isPresent()) {
+                        // A retry of this very re-key finds the token moved already.
+                        Optional<DeviceToken> moved = findDevice(use.token().deviceId(), use.rekeyTo().get())
+                                .filter(after -> after.createdAt().equals(use.token().createdAt()));
+                        if (moved.isPresent()) {
+                            return new UseOutcome.Used(moved.get());
+                        }
+                    }
+                    return new UseOutcome.Refused();
+                }
+                throw new StoreException("the device token's use was cancelled and nothing was written: "
+                        + describeCancellation(request, reasons), e);
+            } catch (SdkException e) {
+                throw failure("use a device token", e);
+            }
+        }
+    }
+
+    /**
+     * The one transaction of a device's use: the token slid (or deleted and put again under its current-key
+     * tokenId) on {@value #TOKEN_IS_USABLE}, and a ConditionCheck on the user's revoke-all marker
+     * ({@value #NOT_REVOKED}), so that a revoke-all that ran after the read still wins.
+     */
+    TransactWriteItemsRequest useDeviceRequest(DeviceUse use) {
+        DeviceToken token = use.token();
+        TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
+        Map<String, String> names = Map.of("#ttl", ItemAttributes.TTL, "#createdAt", ItemAttributes.CREATED_AT);
+        Map<String, AttributeValue> values = Map.of(":nowSeconds", n(use.now().getEpochSecond()),
+                ":notCreatedBefore", s(Timestamps.format(use.notCreatedBefore())));
+        List<TransactWriteItem> items = new ArrayList<>();
+        if (use.rekeyTo().isEmpty()) {
+            Map<String, String> slideNames = new HashMap<>(names);
+            slideNames.put("#lastActiveAt", ItemAttributes.LAST_ACTIVE_AT);
+            Map<String, AttributeValue> slideValues = new HashMap<>(values);
+            slideValues.put(":now", s(Timestamps.format(use.now())));
+            slideValues.put(":newTtl", n(use.newExpiresAt().getEpochSecond()));
+            items.add(TransactWriteItem.builder().update(Update.builder()
+                    .tableName(tableName).key(keyOf(key))
+                    .updateExpression(SLIDE_DEVICE)
+                    .conditionExpression(TOKEN_IS_USABLE)
+                    .expressionAttributeNames(slideNames)
+                    .expressionAttributeValues(slideValues)
+                    .build()).build());
+        } else {
+            DeviceToken moved = new DeviceToken(token.deviceId(), use.rekeyTo().get(), token.userId(), token.deviceType(),
+                    token.deviceName(), token.pushToken(), use.now(), token.ipAddress(), token.userAgent(),
+                    token.createdAt(), use.newExpiresAt());
+            items.add(TransactWriteItem.builder().delete(Delete.builder()
+                    .tableName(tableName).key(keyOf(key))
+                    .conditionExpression(TOKEN_IS_USABLE)
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values)
+                    .build()).build());
+            items.add(conditionalPut(TableItems.deviceItem(moved)));
+        }
+        items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
+                .tableName(tableName).key(keyOf(TableKeys.devicesRevoked(token.userId())))
+                .conditionExpression(NOT_REVOKED)
+                .expressionAttributeNames(Map.of("#revokedBefore", ItemAttributes.REVOKED_BEFORE))
+                .expressionAttributeValues(Map.of(":createdAt", s(TableItems.createdAtText(token))))
+                .build()).build());
+        return TransactWriteItemsRequest.builder()
+                .transactItems(items)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .clientRequestToken(use.attemptId())
+                .build();
+    }
+
+    @Override
+    public Optional<Instant> findDevicesRevokedBefore(String userId) {
+        return getItem(TableKeys.devicesRevoked(userId), AccessPattern.LIST_DEVICES).map(TableItems::revokedBefore);
+    }
+
+    @Override
+    public void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt) {
+        Map<String, AttributeValue> values = new HashMap<>();
+        DynamoDbItems.toAttributeValues(TableItems.revocationItem(userId, revokedBefore, expiresAt))
+                .forEach((name, value) -> values.put(":" + name, value));
+        values.remove(":PK");
+        values.remove(":SK");
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
-                .key(keyOf(key))
-                .updateExpression(SLIDE_DEVICE)
-                .conditionExpression(TOKEN_IS_ACTIVE)
-                .expressionAttributeNames(Map.of("#lastActiveAt", ItemAttributes.LAST_ACTIVE_AT, "#ttl", ItemAttributes.TTL))
-                .expressionAttributeValues(Map.of(
-                        ":now", s(Timestamps.format(now)),
-                        ":newTtl", n(newExpiresAt.getEpochSecond()),
-                        ":nowSeconds", n(now.getEpochSecond())))
-                .returnValues(ReturnValue.ALL_NEW)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .key(keyOf(TableKeys.devicesRevoked(userId)))
+                .updateExpression(MARK_REVOKED)
+                .conditionExpression(MARKER_IS_EARLIER)
+                .expressionAttributeNames(Map.of("#revokedBefore", ItemAttributes.REVOKED_BEFORE,
+                        "#userId", ItemAttributes.USER_ID, "#ttl", ItemAttributes.TTL))
+                .expressionAttributeValues(values)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
-        return conditionalUpdate(request, key, AccessPattern.USE_DEVICE,
-                item -> new TouchOutcome.Touched(TableItems.device(item)),
-                current -> new TouchOutcome.Rejected(current.map(TableItems::device)));
+        try {
+            capacity.record(AccessPattern.REVOKE_DEVICES, client.updateItem(request).consumedCapacity());
+        } catch (ConditionalCheckFailedException e) {
+            // A marker as late or later is there already (a concurrent revoke-all, or this one retried).
+            capacity.record(AccessPattern.REVOKE_DEVICES, List.of());
+        } catch (SdkException e) {
+            throw failure("mark a user's devices revoked", e);
+        }
     }
 
     @Override
@@ -709,8 +821,15 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         List<String> parts = new ArrayList<>();
         for (int i = 0; i < request.transactItems().size(); i++) {
             TransactWriteItem item = request.transactItems().get(i);
-            Map<String, AttributeValue> key = item.put() != null ? item.put().item() : item.update().key();
+            Map<String, AttributeValue> key = item.put() != null ? item.put().item()
+                    : item.update() != null ? item.update().key() : null;
             String code = Optional.ofNullable(reasonCode(reasons, i)).orElse("unknown");
+            if (key == null && item.delete() != null) {
+                key = item.delete().key();
+            }
+            if (key == null && item.conditionCheck() != null) {
+                key = item.conditionCheck().key();
+            }
             String message = i < reasons.size() && reasons.get(i).message() != null ? " (" + reasons.get(i).message() + ")" : "";
             parts.add("item " + (i + 1) + " " + key.get(ItemAttributes.PK).s() + " / " + key.get(ItemAttributes.SK).s()
                     + ": " + code + message);

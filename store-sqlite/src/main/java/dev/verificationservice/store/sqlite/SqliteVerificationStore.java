@@ -4,7 +4,6 @@ import static dev.verificationservice.table.ItemAttributes.CODE_TYPE;
 import static dev.verificationservice.table.ItemAttributes.CONSUMED_BY;
 import static dev.verificationservice.table.ItemAttributes.COUNT;
 import static dev.verificationservice.table.ItemAttributes.IS_USED;
-import static dev.verificationservice.table.ItemAttributes.LAST_ACTIVE_AT;
 import static dev.verificationservice.table.ItemAttributes.TTL;
 import static dev.verificationservice.table.ItemAttributes.USER_ID;
 
@@ -16,7 +15,8 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
-import dev.verificationservice.devices.TouchOutcome;
+import dev.verificationservice.devices.DeviceUse;
+import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
@@ -74,7 +74,10 @@ import tools.jackson.databind.json.JsonMapper;
  *   entry inserted and the attempt's failure-count place given back; if the entry's key were taken the whole
  *   transaction rolls back. No row updated: the item as it is says why (like {@code ALL_OLD}), and one whose
  *   {@code consumedBy} is this attempt is this attempt's own earlier success;</li>
- *   <li>slide a device token: {@code UPDATE ... WHERE ttl > :now RETURNING item};</li>
+ *   <li>use a device token: in one transaction, read the token and the user's revoke-all marker; refused when
+ *   the token is gone, expired, past its maximum life or created at or before the marker; otherwise its expiry
+ *   slides (and a re-key deletes it and inserts it under its new tokenId);</li>
+ *   <li>revoke-all marker: in one transaction, written only if later than the one stored;</li>
  *   <li>take a rate-limit place: in one transaction, read the window's counter; the attempt's mark
  *   ({@code place_<attemptId>}) answers a retry; at the ceiling nothing is written; else {@code count + 1} and
  *   the mark are written. Give a place back: count down and remove the mark, only while the mark is there;</li>
@@ -128,8 +131,6 @@ public final class SqliteVerificationStore implements VerificationStore {
             + " '$." + CONSUMED_BY + "', ?)"
             + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + IS_USED + "') = 0 AND ttl > ?"
             + " AND json_extract(item, '$." + USER_ID + "') = ? AND json_extract(item, '$." + CODE_TYPE + "') = ?";
-    private static final String TOUCH_DEVICE = "UPDATE items SET ttl = ?, item = json_set(item, '$." + LAST_ACTIVE_AT
-            + "', ?, '$." + TTL + "', ?) WHERE pk = ? AND sk = ? AND ttl > ? RETURNING item";
     private static final String DELETE_BY_GSI1_PREFIX =
             "DELETE FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? RETURNING item";
     private static final String SELECT_BY_GSI1_PREFIX =
@@ -382,22 +383,79 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     @Override
-    public TouchOutcome touchDevice(String deviceId, String tokenId, Instant now, Instant newExpiresAt) {
-        TableKeys.PrimaryKey key = TableKeys.deviceToken(deviceId, tokenId);
+    public Optional<DeviceToken> findDevice(String deviceId, String tokenId) {
+        try (Connection connection = dataSource.getConnection()) {
+            return selectItem(connection, TableKeys.deviceToken(deviceId, tokenId)).map(TableItems::device);
+        } catch (SQLException e) {
+            throw failure("read a device token", e);
+        }
+    }
+
+    @Override
+    public UseOutcome useDevice(DeviceUse use) {
+        DeviceToken token = use.token();
+        TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
         return inTransaction("use a device token", connection -> {
-            try (PreparedStatement update = connection.prepareStatement(TOUCH_DEVICE)) {
-                update.setLong(1, newExpiresAt.getEpochSecond());
-                update.setString(2, Timestamps.format(now));
-                update.setLong(3, newExpiresAt.getEpochSecond());
-                update.setString(4, key.pk());
-                update.setString(5, key.sk());
-                update.setLong(6, now.getEpochSecond());
-                Optional<Map<String, Object>> updated = firstItem(update);
-                if (updated.isPresent()) {
-                    return new TouchOutcome.Touched(TableItems.device(updated.get()));
-                }
+            Optional<DeviceToken> current = selectItem(connection, key).map(TableItems::device);
+            if (current.isEmpty() && use.rekeyTo().isPresent()) {
+                // Moved already: a retry of this very re-key finds the token under its new id.
+                Optional<DeviceToken> moved = selectItem(connection, TableKeys.deviceToken(token.deviceId(),
+                        use.rekeyTo().get())).map(TableItems::device)
+                        .filter(after -> after.createdAt().equals(token.createdAt()));
+                return moved.<UseOutcome>map(UseOutcome.Used::new).orElseGet(UseOutcome.Refused::new);
             }
-            return new TouchOutcome.Rejected(selectItem(connection, key).map(TableItems::device));
+            if (current.isEmpty() || current.get().expiresAt().getEpochSecond() <= use.now().getEpochSecond()
+                    || !current.get().createdAt().isAfter(use.notCreatedBefore())
+                    || revokedAfterCreation(connection, current.get())) {
+                return new UseOutcome.Refused();
+            }
+            DeviceToken after = new DeviceToken(token.deviceId(), use.rekeyTo().orElse(token.tokenId()), token.userId(),
+                    current.get().deviceType(), current.get().deviceName(), current.get().pushToken(), use.now(),
+                    current.get().ipAddress(), current.get().userAgent(), current.get().createdAt(), use.newExpiresAt());
+            if (use.rekeyTo().isPresent()) {
+                try (PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
+                    delete.setString(1, key.pk());
+                    delete.setString(2, key.sk());
+                    delete.executeUpdate();
+                }
+                if (insertIfAbsent(connection, TableItems.deviceItem(after)) != 1) {
+                    throw new StoreException("the device token could not move to its current key: the new key is taken");
+                }
+            } else {
+                putItem(connection, TableItems.deviceItem(after));
+            }
+            return new UseOutcome.Used(after);
+        });
+    }
+
+    @Override
+    public Optional<Instant> findDevicesRevokedBefore(String userId) {
+        try (Connection connection = dataSource.getConnection()) {
+            return selectItem(connection, TableKeys.devicesRevoked(userId)).map(TableItems::revokedBefore);
+        } catch (SQLException e) {
+            throw failure("read the revoke-all marker", e);
+        }
+    }
+
+    /** The user's revoke-all marker is at or after the token's creation: the token is revoked. */
+    private boolean revokedAfterCreation(Connection connection, DeviceToken token) throws SQLException {
+        return selectItem(connection, TableKeys.devicesRevoked(token.userId()))
+                .map(marker -> TableItems.string(marker, ItemAttributes.REVOKED_BEFORE))
+                .filter(revokedBefore -> revokedBefore.compareTo(TableItems.createdAtText(token)) >= 0)
+                .isPresent();
+    }
+
+    @Override
+    public void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt) {
+        Map<String, Object> marker = TableItems.revocationItem(userId, revokedBefore, expiresAt);
+        inTransaction("mark a user's devices revoked", connection -> {
+            Optional<String> current = selectItem(connection, TableKeys.devicesRevoked(userId))
+                    .map(item -> TableItems.string(item, ItemAttributes.REVOKED_BEFORE));
+            String next = TableItems.string(marker, ItemAttributes.REVOKED_BEFORE);
+            if (current.isEmpty() || current.get().compareTo(next) < 0) {
+                putItem(connection, marker);
+            }
+            return null;
         });
     }
 
