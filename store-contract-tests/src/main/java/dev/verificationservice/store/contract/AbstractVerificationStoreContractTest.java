@@ -541,6 +541,7 @@ public abstract class AbstractVerificationStoreContractTest {
     @Test
     void aDeviceVerifiedUnderAPreviousKeyMovesToTheCurrentKeySoTheOldKeyCanBeRetired() {
         RegisteredDevice device = registerDevice("kai", "tablet-1");
+        clock.advance(Duration.ofSeconds(1));
         String nextKey = SecretKeyRing.generateBase64Key(RANDOM);
         Verification rotated = build(SecretKeyRing.fromBase64(List.of(nextKey, keyBase64)), outbox,
                 VerificationSettings.defaults());
@@ -551,6 +552,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(store.findDevice("tablet-1", device.tokenId())).as("gone from the old key").isEmpty();
         assertThat(rotated.devices().list("kai")).singleElement()
                 .satisfies(token -> assertThat(token.tokenId()).isNotEqualTo(device.tokenId()));
+        clock.advance(Duration.ofSeconds(1));
         Verification retired = build(SecretKeyRing.fromBase64(List.of(nextKey)), outbox, VerificationSettings.defaults());
         assertThat(retired.devices().verify("tablet-1", device.secret(), ClientContext.none()).valid())
                 .as("valid with the old key retired").isTrue();
