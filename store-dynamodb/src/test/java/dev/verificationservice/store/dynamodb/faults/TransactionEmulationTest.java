@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.verificationservice.store.dynamodb.Dynalite;
 import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy.Options;
 import dev.verificationservice.store.dynamodb.faults.Exchange.Outcome;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.BufferedInputStream;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -153,21 +153,21 @@ class TransactionEmulationTest {
     @Test
     void theCancellationAnswerIsDynamoDbsWithoutAChecksum() throws Exception {
         // Written in this attribute order, so that the old item comes back in it.
-        assertThat(postRaw("{\"TransactItems\":[{\"Put\":{\"TableName\":\"" + table + "\",\"Item\":"
-                + "{\"PK\":{\"S\":\"" + run + "#taken\"},\"SK\":{\"S\":\"ITEM\"},\"v\":{\"S\":\"holder\"}}}}]}")
-                .body()).isEqualTo("{}");
+        assertThat(text(postRaw("{\"TransactItems\":[{\"Put\":{\"TableName\":\"" + table + "\",\"Item\":"
+                + "{\"PK\":{\"S\":\"" + run + "#taken\"},\"SK\":{\"S\":\"ITEM\"},\"v\":{\"S\":\"holder\"}}}}]}")))
+                .isEqualTo("{}");
         String body = "{\"TransactItems\":[{\"Put\":{\"TableName\":\"" + table + "\",\"Item\":" + itemJson("new")
                 + "}},{\"Put\":{\"TableName\":\"" + table + "\",\"Item\":" + itemJson("taken")
                 + ",\"ConditionExpression\":\"attribute_not_exists(PK)\","
                 + "\"ReturnValuesOnConditionCheckFailure\":\"ALL_OLD\"}}]}";
 
-        HttpResponse<String> answer = postRaw(body);
+        Http.Message answer = postRaw(body);
 
-        assertThat(answer.statusCode()).isEqualTo(400);
-        assertThat(answer.headers().firstValue("content-type")).contains("application/x-amz-json-1.0");
-        assertThat(answer.headers().firstValue("x-amz-crc32")).isEmpty();
-        assertThat(answer.headers().firstValue("x-amzn-requestid")).isPresent();
-        assertThat(answer.body()).isEqualTo("{\"__type\":\"com.amazonaws.dynamodb.v20120810#TransactionCanceledException\","
+        assertThat(answer.head().status()).isEqualTo(400);
+        assertThat(answer.head().header("Content-Type")).contains("application/x-amz-json-1.0");
+        assertThat(answer.head().header("x-amz-crc32")).isEmpty();
+        assertThat(answer.head().header("x-amzn-RequestId")).hasValueSatisfying(id -> assertThat(id).hasSize(52));
+        assertThat(text(answer)).isEqualTo("{\"__type\":\"com.amazonaws.dynamodb.v20120810#TransactionCanceledException\","
                 + "\"Message\":\"Transaction cancelled, please refer cancellation reasons for specific reasons "
                 + "[None, ConditionalCheckFailed]\",\"CancellationReasons\":[{\"Code\":\"None\"},"
                 + "{\"Code\":\"ConditionalCheckFailed\",\"Message\":\"The conditional request failed\",\"Item\":"
@@ -581,18 +581,32 @@ class TransactionEmulationTest {
         return inEngine("counter").map(item -> Long.parseLong(item.get("c").n()));
     }
 
-    /** A request as the SDK would send it, unsigned: dynalite checks the Authorization header's form only. */
-    private HttpResponse<String> postRaw(String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(proxy.endpoint() + "/"))
-                .header("Content-Type", "application/x-amz-json-1.0")
-                .header("X-Amz-Target", "DynamoDB_20120810.TransactWriteItems")
-                .header("X-Amz-Date", "20261130T100000Z")
-                .header("Authorization", "AWS4-HMAC-SHA256 Credential=test/20261130/us-east-1/dynamodb/aws4_request, "
-                        + "SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
-                .send(request, HttpResponse.BodyHandlers.ofString());
+    /**
+     * A request as the SDK would send it, unsigned (dynalite checks only the Authorization header's form), on a
+     * socket of its own that is closed afterwards.
+     */
+    private Http.Message postRaw(String body) throws Exception {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        Http.Head head = new Http.Head("POST / HTTP/1.1", List.of(
+                new Http.Header("Host", proxy.endpoint().getAuthority()),
+                new Http.Header("Content-Type", "application/x-amz-json-1.0"),
+                new Http.Header("X-Amz-Target", "DynamoDB_20120810.TransactWriteItems"),
+                new Http.Header("X-Amz-Date", "20261130T100000Z"),
+                new Http.Header("Authorization", "AWS4-HMAC-SHA256 Credential=test/20261130/us-east-1/dynamodb/"
+                        + "aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000"),
+                new Http.Header("Content-Length", Integer.toString(bytes.length)),
+                new Http.Header("Connection", "close")));
+        try (Socket socket = new Socket(proxy.endpoint().getHost(), proxy.endpoint().getPort())) {
+            socket.setSoTimeout(10_000);
+            Http.write(socket.getOutputStream(), head, bytes);
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            Http.Head answer = Http.readHead(in).orElseThrow();
+            return Http.readResponse(in, answer, "POST");
+        }
+    }
+
+    private static String text(Http.Message message) {
+        return new String(message.body(), StandardCharsets.UTF_8);
     }
 
     private static AttributeValue s(String value) {
