@@ -1,5 +1,6 @@
 package dev.verificationservice.store.dynamodb;
 
+import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,6 +25,12 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * dynalite, a DynamoDB-compatible engine on Node.js, installed by the Maven build ({@code npm ci} in
  * {@code target/dynalite}) and started here once per test run on a free port. It is stopped when the run
  * ends, by JUnit closing the root store, or by the JVM's shutdown hook at the latest.
+ *
+ * <p>dynalite has no {@code TransactWriteItems}. {@link #transactional()} is the same engine behind a
+ * {@link DynamoDbFaultProxy} that emulates it (started once per run, on first use); a store under test talks to
+ * that endpoint, and all of its traffic must, since the emulation is isolated only from requests through the
+ * proxy. {@link #client()} and {@link #endpoint()} stay the raw engine, for tests of the proxy itself and of
+ * an engine without transactions.
  */
 public final class Dynalite implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
@@ -32,17 +39,23 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
     private final Process process;
     private final URI endpoint;
     private final DynamoDbClient client;
+    private Transactional transactional; // guarded by this; started on first use
 
     private Dynalite(Process process, URI endpoint) {
         this.process = process;
         this.endpoint = endpoint;
-        this.client = DynamoDbClient.builder()
+        this.client = client(endpoint);
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+    }
+
+    /** A client of the endpoint as the tests use one: test credentials, the SDK's default retries; close it. */
+    public static DynamoDbClient client(URI endpoint) {
+        return DynamoDbClient.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(ApacheHttpClient.builder().maxConnections(64).build())
                 .build();
-        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
     }
 
     /** The shared instance of this test run, started on first use. */
@@ -51,12 +64,28 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
                 .getOrComputeIfAbsent(Dynalite.class, key -> start(), Dynalite.class);
     }
 
+    /** A client of the raw engine: no TransactWriteItems. */
     public DynamoDbClient client() {
         return client;
     }
 
+    /** The raw engine: no TransactWriteItems. */
     public URI endpoint() {
         return endpoint;
+    }
+
+    /**
+     * The engine behind the run's shared proxy that {@linkplain DynamoDbFaultProxy.Options#emulatingTransactions()
+     * emulates TransactWriteItems}, with DynamoDB's 10-minute memory of ClientRequestTokens. Shared by every test
+     * of the run: inject no faults on it; start a proxy of your own for that.
+     */
+    public synchronized Transactional transactional() {
+        if (transactional == null) {
+            DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(endpoint,
+                    DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+            transactional = new Transactional(proxy, client(proxy.endpoint()));
+        }
+        return transactional;
     }
 
     private static Dynalite start() {
@@ -120,10 +149,37 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
 
     @Override
     public void close() throws InterruptedException {
+        synchronized (this) {
+            if (transactional != null) {
+                transactional.client.close();
+                transactional.proxy.close();
+            }
+        }
         client.close();
         process.destroy();
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
             process.destroyForcibly();
+        }
+    }
+
+    /** dynalite through the shared transaction-emulating proxy: its endpoint and a client of it. */
+    public static final class Transactional {
+        private final DynamoDbFaultProxy proxy;
+        private final DynamoDbClient client;
+
+        private Transactional(DynamoDbFaultProxy proxy, DynamoDbClient client) {
+            this.proxy = proxy;
+            this.client = client;
+        }
+
+        /** Where a store under test connects: the proxy. */
+        public URI endpoint() {
+            return proxy.endpoint();
+        }
+
+        /** A client of {@link #endpoint()}, with the SDK's default retries. */
+        public DynamoDbClient client() {
+            return client;
         }
     }
 

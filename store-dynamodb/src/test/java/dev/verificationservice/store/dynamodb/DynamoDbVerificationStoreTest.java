@@ -6,44 +6,101 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
 import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.store.dynamodb.faults.Exchange;
+import dev.verificationservice.store.dynamodb.faults.Fault;
 import dev.verificationservice.table.ItemAttributes;
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
  * The contract suite on dynalite, started by the build, plus what only the DynamoDB store has: table
- * creation and shape checks, the registration transaction's request, and consumed capacity.
+ * creation and shape checks, the registration transaction's request, consumed capacity, and lost answers of
+ * its transactions.
+ *
+ * <p>dynalite has no TransactWriteItems, so the store talks to it through the test proxy that emulates them
+ * ({@link Dynalite#transactional()}); every request of these tests goes through that proxy. The tests that
+ * prove the atomicity of a transaction itself are skipped on it: they would prove the emulation.
  */
 class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTest {
 
     @RegisterExtension
     static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
 
-    private static volatile Optional<String> missingTransactions;
+    /** The contract tests that prove a transaction's atomicity itself, skipped where transactions are emulated. */
+    private static final Set<String> ATOMICITY_TESTS = Set.of(
+            "aRefusedRegistrationLeavesNeitherTokenNorAuditEntry",
+            "aConsumeWhoseAuditEntryCannotBeWrittenLeavesTheCodeUnusedAndTheCountAsItWas");
+
+    /** Whether the engine itself runs TransactWriteItems: probed once per run, past the proxy. */
+    private static volatile Boolean engineHasTransactions;
+
+    private static final RateLimitPolicy FIVE = new RateLimitPolicy(5, Duration.ofMinutes(15));
+    private static final Instant WINDOW_START = RateLimiter.windowStart(START, FIVE.window());
 
     private String tableName;
+    private Optional<String> currentTest = Optional.empty();
+    private final List<AutoCloseable> closeAfterTest = new ArrayList<>();
 
+    /** The store's client: through the proxy that emulates TransactWriteItems. */
     private DynamoDbClient client() {
-        return DYNALITE.get().client();
+        return DYNALITE.get().transactional().client();
+    }
+
+    @BeforeAll
+    static void atomicityTestsExist() {
+        Set<String> contract = Arrays.stream(AbstractVerificationStoreContractTest.class.getDeclaredMethods())
+                .map(Method::getName).collect(Collectors.toSet());
+        assertThat(contract).as("the contract tests skipped on emulated transactions").containsAll(ATOMICITY_TESTS);
+    }
+
+    @BeforeEach
+    void rememberTest(TestInfo test) {
+        currentTest = test.getTestMethod().map(Method::getName);
+    }
+
+    @AfterEach
+    void closeExtras() throws Exception {
+        for (AutoCloseable closeable : closeAfterTest) {
+            closeable.close();
+        }
     }
 
     @Override
@@ -72,16 +129,32 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         return items;
     }
 
+    /**
+     * Empty where the engine itself runs TransactWriteItems. On dynalite, which has none, the test proxy emulates
+     * them: every test runs on that emulation except those that prove atomicity itself, which DynamoDB guarantees
+     * and the emulation only imitates.
+     */
     @Override
     protected Optional<String> missingTransactions() {
-        if (missingTransactions == null) {
-            missingTransactions = probe("TransactWriteItems",
-                    "the embedded store runs this test", () -> client().transactWriteItems(TransactWriteItemsRequest
-                    .builder().transactItems(TransactWriteItem.builder().put(Put.builder().tableName(tableName)
-                            .item(Map.of(ItemAttributes.PK, AttributeValue.fromS("PROBE"),
-                                    ItemAttributes.SK, AttributeValue.fromS("PROBE"))).build()).build()).build()));
+        if (engineHasTransactions() || currentTest.filter(ATOMICITY_TESTS::contains).isEmpty()) {
+            return Optional.empty();
         }
-        return missingTransactions;
+        return Optional.of("TransactWriteItems is emulated by the test proxy on dynalite (dynalite has none): "
+                + "atomicity is DynamoDB's guarantee, proven here only on the embedded store");
+    }
+
+    /** Asks the raw engine, past the proxy, with a transaction that writes nothing anywhere. */
+    private boolean engineHasTransactions() {
+        if (engineHasTransactions == null) {
+            engineHasTransactions = probe("TransactWriteItems", "", () -> DYNALITE.get().client().transactWriteItems(
+                    TransactWriteItemsRequest.builder().transactItems(TransactWriteItem.builder().conditionCheck(
+                            ConditionCheck.builder().tableName(tableName)
+                                    .key(Map.of(ItemAttributes.PK, AttributeValue.fromS("PROBE"),
+                                            ItemAttributes.SK, AttributeValue.fromS("PROBE")))
+                                    .conditionExpression("attribute_exists(PK)").build()).build()).build()))
+                    .isEmpty();
+        }
+        return engineHasTransactions;
     }
 
     /** Empty when the engine runs the operation; the skip reason when it answers UnknownOperationException. */
@@ -89,6 +162,8 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         try {
             call.run();
             return Optional.empty();
+        } catch (TransactionCanceledException e) {
+            return Optional.empty(); // the engine ran the transaction and its condition failed
         } catch (DynamoDbException e) {
             String code = e.awsErrorDetails() == null ? "" : e.awsErrorDetails().errorCode();
             if ("UnknownOperationException".equals(code)) {
@@ -128,13 +203,15 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
 
     @Test
     void registeringOnAnEngineWithoutTransactionsFailsClearlyAndWritesNothing() {
-        assumeTrue(missingTransactions().isPresent(), "the engine has TransactWriteItems");
+        assumeTrue(!engineHasTransactions(), "the engine has TransactWriteItems");
+        VerificationStore withoutTransactions = new DynamoDbVerificationStore(DYNALITE.get().client(), tableName,
+                new ConsumedCapacityRecorder(), false);
         DeviceToken token = new DeviceToken("laptop-1", "digest-1", "dave", "WEB", Optional.empty(), Optional.empty(),
                 START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
         AuditEntry added = new AuditEntry("dave", START, "00ff", AuditEventType.DEVICE_ADDED, Map.of(),
                 Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), Optional.empty());
 
-        assertThatThrownBy(() -> store.registerDevice(token, added))
+        assertThatThrownBy(() -> withoutTransactions.registerDevice(token, added))
                 .hasMessageContaining("nothing was written").hasMessageContaining("UnknownOperationException");
         assertThat(allRawItems()).isEmpty();
     }
@@ -182,6 +259,73 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     }
 
     @Test
+    void aConsumeWhoseAnswerWasLostIsOneConsumptionThanksToTheToken() {
+        consumeLosingTheFirstAnswer(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+    }
+
+    /** After DynamoDB's 10 minutes the engine runs the retry again: the store recognises its own consumedBy. */
+    @Test
+    void aConsumeRetriedAfterTheTokenIsForgottenIsRecognisedByItsAttemptId() {
+        consumeLosingTheFirstAnswer(DynamoDbFaultProxy.Options.defaults().emulatingTransactions()
+                .withoutClientRequestTokenMemory());
+    }
+
+    private void consumeLosingTheFirstAnswer(DynamoDbFaultProxy.Options options) {
+        sendEmailCode("lou");
+        String digest = store.findCodes("lou", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        DynamoDbFaultProxy proxy = proxy(options);
+        VerificationStore lossy = storeThrough(proxy);
+        Place place = new Place(new CounterWindow("lou", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
+                WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
+        assertThat(lossy.takePlace(place, 5)).isEqualTo(1);
+        AuditEntry verified = verification.audit().newEntry("lou", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
+                Map.of(), ClientContext.none());
+        proxy.inject(Fault.dropAnswer("TransactWriteItems"));
+
+        assertThat(lossy.consumeCode(new CodeConsumption(digest, "lou", CodeType.EMAIL_VERIFICATION, START,
+                "consume-1", verified, Optional.of(place)))).isEqualTo(new ConsumeOutcome.Consumed());
+
+        assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("TransactWriteItems"))
+                .extracting(Exchange::outcome)
+                .containsExactly(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
+        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(auditTypes("lou")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
+        assertThat(verification.rateLimiter().current("lou", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
+    }
+
+    @Test
+    void aRegistrationWhoseAnswerWasLostIsWrittenOnceAndReportedDone() {
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+        VerificationStore lossy = storeThrough(proxy);
+        DeviceToken token = new DeviceToken("laptop-1", "digest-1", "dave", "WEB", Optional.empty(), Optional.empty(),
+                START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
+        AuditEntry added = new AuditEntry("dave", START, "00ff", AuditEventType.DEVICE_ADDED, Map.of(),
+                Optional.empty(), Optional.empty(), Optional.of("laptop-1"), true, Optional.empty(), Optional.empty());
+        proxy.inject(Fault.dropAnswer("TransactWriteItems"));
+
+        lossy.registerDevice(token, added);
+
+        assertThat(proxy.count("TransactWriteItems")).isEqualTo(2);
+        assertThat(store.findDevices("dave", START)).singleElement()
+                .satisfies(device -> assertThat(device.tokenId()).isEqualTo("digest-1"));
+        assertThat(auditTypes("dave")).containsExactly(AuditEventType.DEVICE_ADDED);
+    }
+
+    /** A proxy of this test only, in front of the same engine and table; closed after the test. */
+    private DynamoDbFaultProxy proxy(DynamoDbFaultProxy.Options options) {
+        DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(), options);
+        closeAfterTest.add(proxy);
+        return proxy;
+    }
+
+    /** The store on this test's table through another proxy, with the SDK's default retries. */
+    private VerificationStore storeThrough(DynamoDbFaultProxy proxy) {
+        DynamoDbClient client = Dynalite.client(proxy.endpoint());
+        closeAfterTest.add(0, client);
+        return new DynamoDbVerificationStore(client, tableName, new ConsumedCapacityRecorder(), false);
+    }
+
+    @Test
     void consumedCapacityIsRecordedPerAccessPattern() {
         String code = sendEmailCode("alice");
         verifyEmailCode("alice", code);
@@ -193,6 +337,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                 AccessPattern.READ_RATE_LIMIT);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).requests()).isEqualTo(1);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).capacityUnits()).isPositive();
-        assertThat(usage.get(AccessPattern.APPEND_AUDIT).requests()).isEqualTo(2);
+        // CODE_SENT alone: CODE_VERIFIED is written by the consume transaction itself.
+        assertThat(usage.get(AccessPattern.APPEND_AUDIT).requests()).isEqualTo(1);
     }
 }

@@ -30,6 +30,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A fault-injecting HTTP proxy between a DynamoDB client (the AWS SDK) and a DynamoDB-compatible engine
@@ -59,6 +61,39 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe: tests inject, stop and read the recording from their own thread while connection threads
  * serve requests. Faults are tried in the order they were injected; the first that matches hits the request.
+ *
+ * <p><b>TransactWriteItems emulation (opt-in, {@link Options#emulatingTransactions()}).</b> dynalite has no
+ * {@code TransactWriteItems}; with this option the proxy answers it itself, built only from the engine's own
+ * single-item operations, so that the engine still evaluates every condition and update expression:
+ * <ul>
+ *   <li>each item is read first with a consistent GetItem (its snapshot); then each action is sent in order as
+ *   PutItem, UpdateItem or DeleteItem with its own ConditionExpression, names, values and
+ *   ReturnValuesOnConditionCheckFailure (a ConditionCheck as an UpdateItem with its condition and {@code REMOVE}
+ *   of an attribute that never exists, its item put back to the snapshot at once);</li>
+ *   <li>if a condition fails, every item sent is put back to its snapshot (PutItem of the old item, DeleteItem
+ *   where there was none) and the answer is DynamoDB's {@code TransactionCanceledException}, HTTP 400, with one
+ *   cancellation reason per action ({@code None} or {@code ConditionalCheckFailed}, with the old item where the
+ *   action asked for {@code ALL_OLD}); any other error of an action (a bad expression) is the engine's own
+ *   answer, after the same restoring;</li>
+ *   <li>success answers {@code {}}, or with {@code ConsumedCapacity} per table when asked: twice the engine's
+ *   units for each action, as DynamoDB bills transactional writes twice;</li>
+ *   <li>a successful transaction's ClientRequestToken is remembered with a hash of the request for
+ *   {@link Options#clientRequestTokenMemory() 10 minutes}, as DynamoDB does: the same token with the same
+ *   request answers success without applying anything, with another request
+ *   {@code IdempotentParameterMismatchException}. {@link Options#withoutClientRequestTokenMemory()} turns this
+ *   off, so that the engine runs a retried transaction again (for tests of the product's own retry
+ *   recognition, as after DynamoDB's 10 minutes);</li>
+ *   <li>isolation: a transaction runs under the proxy's exclusive lock while every other forwarded request holds
+ *   the shared lock, so nothing that goes through this proxy interleaves with it;</li>
+ *   <li>a transaction is recorded as operation {@code TransactWriteItems} like any other request and faults hit
+ *   it as usual: {@link Fault#dropAnswer DROP_ANSWER} runs it, then drops the answer; THROTTLE, RESET and
+ *   SERVER_ERROR answer without running it. The single-item requests it makes go to the engine on a connection
+ *   of their own and are neither recorded nor hit by faults.</li>
+ * </ul>
+ * <b>This is a test emulation, not DynamoDB's transactions.</b> It is atomic and isolated only with respect to
+ * traffic through this one proxy: a client talking to the engine directly sees the items one by one, and a
+ * crash of the JVM mid-transaction leaves it half applied. Tests on it show that the product sends the right
+ * transactions and reads their answers right; DynamoDB's own atomicity is not what they prove.
  */
 public final class DynamoDbFaultProxy implements AutoCloseable {
 
@@ -78,15 +113,24 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     private final List<Exchange> exchanges = new ArrayList<>(); // guarded by itself
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicInteger acceptedConnections = new AtomicInteger();
+    private final Options options;
+    /** Answers TransactWriteItems where the options ask for it; null otherwise. */
+    private final TransactionEmulator transactions;
+    /** Exclusive for an emulated transaction, shared for every other forwarded request (only with emulation). */
+    private final ReentrantReadWriteLock isolation = new ReentrantReadWriteLock(true);
 
     private final Object lifecycle = new Object();
     private ServerSocket server; // guarded by lifecycle; null while stopped or closed
     private boolean stopped; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
 
-    private DynamoDbFaultProxy(URI target, InetSocketAddress engine, ServerSocket server) {
+    private DynamoDbFaultProxy(URI target, InetSocketAddress engine, ServerSocket server, Options options) {
         this.target = target;
         this.engine = engine;
+        this.options = options;
+        this.transactions = options.emulateTransactions()
+                ? new TransactionEmulator(engine, options.clientRequestTokenMemory(), System::nanoTime)
+                : null;
         this.server = server;
         this.port = server.getLocalPort();
         this.endpoint = URI.create("http://" + LOOPBACK + ":" + port);
@@ -100,10 +144,20 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
 
     /**
      * Starts a proxy to the engine at {@code target} (an {@code http} URI such as dynalite's endpoint), listening
-     * on 127.0.0.1 and a free port.
+     * on 127.0.0.1 and a free port, with the {@linkplain Options#defaults() default options}: no transaction
+     * emulation.
      */
     public static DynamoDbFaultProxy start(URI target) {
+        return start(target, Options.defaults());
+    }
+
+    /**
+     * Starts a proxy to the engine at {@code target} with the options, e.g.
+     * {@code start(dynalite.endpoint(), Options.defaults().emulatingTransactions())}.
+     */
+    public static DynamoDbFaultProxy start(URI target, Options options) {
         Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(options, "options");
         if (!"http".equalsIgnoreCase(target.getScheme()) || target.getHost() == null) {
             throw new IllegalArgumentException("the proxy forwards plain HTTP; the target must look like "
                     + "http://127.0.0.1:8000, not " + target);
@@ -118,7 +172,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + LOOPBACK + " for the fault proxy", e);
         }
-        DynamoDbFaultProxy proxy = new DynamoDbFaultProxy(target, engine, server);
+        DynamoDbFaultProxy proxy = new DynamoDbFaultProxy(target, engine, server, options);
         proxy.startAccepting(server);
         return proxy;
     }
@@ -131,6 +185,11 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     /** The engine requests are forwarded to. */
     public URI target() {
         return target;
+    }
+
+    /** The options the proxy was started with. */
+    public Options options() {
+        return options;
     }
 
     // ---------------------------------------------------------------------------------------------- faults
@@ -243,6 +302,9 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         }
         connections.forEach(Connection::abort);
         workers.shutdownNow();
+        if (transactions != null) {
+            transactions.close();
+        }
         try {
             if (!workers.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 System.err.println("DynamoDbFaultProxy on port " + port + ": connection threads still running after "
@@ -442,13 +504,42 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         throw new IllegalStateException("unknown fault action " + action);
     }
 
-    private boolean forward(Connection connection, Http.Message request, OutputStream out) throws IOException {
+    private boolean forward(Connection connection, Http.Message request, OutputStream out)
+            throws IOException, InterruptedException {
         Http.Message response = forwardedAnswer(connection, request);
         Http.write(out, response.head(), response.body());
         return !(request.head().closes() || response.head().closes());
     }
 
-    private Http.Message forwardedAnswer(Connection connection, Http.Message request) throws IOException {
+    /**
+     * The engine's answer, or with transaction emulation the emulated transaction's answer (under the exclusive
+     * lock) and every other answer under the shared lock.
+     */
+    private Http.Message forwardedAnswer(Connection connection, Http.Message request)
+            throws IOException, InterruptedException {
+        if (transactions == null) {
+            return exchange(connection, request);
+        }
+        boolean transaction = TransactionEmulator.OPERATION.equals(operationOf(request.head()));
+        Lock lock = transaction ? isolation.writeLock() : isolation.readLock();
+        lock.lockInterruptibly();
+        try {
+            if (!transaction) {
+                return exchange(connection, request);
+            }
+            try {
+                return transactions.execute(request);
+            } catch (IOException e) {
+                System.err.println("DynamoDbFaultProxy on port " + port + ": the emulated " + TransactionEmulator.OPERATION
+                        + " failed (" + e + "); closing the client connection");
+                throw e;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Http.Message exchange(Connection connection, Http.Message request) throws IOException {
         try {
             return connection.upstream.exchange(request);
         } catch (IOException e) {
@@ -500,7 +591,8 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         }
     }
 
-    private static String requestId() {
+    /** A request id as DynamoDB's {@code x-amzn-RequestId}: 52 upper-case letters and digits. */
+    static String requestId() {
         String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
         StringBuilder id = new StringBuilder(52);
         for (int i = 0; i < 52; i++) {
@@ -537,6 +629,47 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     @Override
     public String toString() {
         return "DynamoDbFaultProxy[" + endpoint + " -> " + target + (isStopped() ? ", stopped" : "") + "]";
+    }
+
+    /**
+     * How a proxy behaves beyond forwarding and faults; a value, built from {@link #defaults()}.
+     *
+     * @param emulateTransactions       answer {@code TransactWriteItems} with the emulation described on
+     *                                  {@link DynamoDbFaultProxy} instead of forwarding it
+     * @param clientRequestTokenMemory  how long the emulation remembers a successful transaction's
+     *                                  ClientRequestToken (DynamoDB: 10 minutes); zero: not at all
+     */
+    public record Options(boolean emulateTransactions, Duration clientRequestTokenMemory) {
+
+        /** DynamoDB's idempotency window for a ClientRequestToken. */
+        public static final Duration DYNAMODB_TOKEN_MEMORY = Duration.ofMinutes(10);
+
+        public Options {
+            Objects.requireNonNull(clientRequestTokenMemory, "clientRequestTokenMemory");
+            if (clientRequestTokenMemory.isNegative()) {
+                throw new IllegalArgumentException("clientRequestTokenMemory is negative: " + clientRequestTokenMemory);
+            }
+        }
+
+        /** Forward everything, TransactWriteItems included; tokens would be remembered for DynamoDB's 10 minutes. */
+        public static Options defaults() {
+            return new Options(false, DYNAMODB_TOKEN_MEMORY);
+        }
+
+        /** Answer TransactWriteItems with the emulation. */
+        public Options emulatingTransactions() {
+            return new Options(true, clientRequestTokenMemory);
+        }
+
+        /** Remember a successful transaction's ClientRequestToken for this long instead of 10 minutes. */
+        public Options withClientRequestTokenMemory(Duration memory) {
+            return new Options(emulateTransactions, memory);
+        }
+
+        /** Remember no ClientRequestToken: a retried transaction runs again, as after DynamoDB's 10 minutes. */
+        public Options withoutClientRequestTokenMemory() {
+            return withClientRequestTokenMemory(Duration.ZERO);
+        }
     }
 
     /** A client connection, its connection to the engine, and the thread serving them. */

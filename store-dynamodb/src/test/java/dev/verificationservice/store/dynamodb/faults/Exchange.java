@@ -31,7 +31,10 @@ public record Exchange(long sequence, Instant at, String operation, Outcome outc
 
     /** What the proxy did with a request. */
     public enum Outcome {
-        /** Forwarded and answered with the engine's answer. */
+        /**
+         * Forwarded and answered with the engine's answer; for a {@code TransactWriteItems} the proxy emulates, run
+         * against the engine and answered with the emulation's answer.
+         */
         FORWARDED(true),
         /** Forwarded after a {@link Fault.Action.Delay}. */
         DELAYED(true),
