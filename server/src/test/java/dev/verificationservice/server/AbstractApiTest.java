@@ -62,9 +62,14 @@ abstract class AbstractApiTest {
         return "user-" + USERS.incrementAndGet() + "-" + System.nanoTime();
     }
 
+    /** Every test user has an address of its own: sends to one address are limited whatever the user. */
+    static String emailOf(String userId) {
+        return "jane." + userId + "@example.com";
+    }
+
     Answer sendEmailCode(String userId) {
         return api.post("/v1/codes", Map.of("userId", userId, "codeType", "EMAIL_VERIFICATION",
-                "deliveryMethod", "EMAIL", "deliveryTarget", "jane@example.com"));
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(userId)));
     }
 
     /** The newest outbox message for this user's target, read as a developer would. */
@@ -92,12 +97,12 @@ abstract class AbstractApiTest {
         assertThat(sent.status()).isEqualTo(202);
         assertThat(sent.json().get("maskedTarget").asString()).isEqualTo("j***@example.com");
         assertThat(sent.json().get("expiresAt").asString()).isEqualTo("2026-11-30T10:15:00.000Z");
-        assertThat(sent.raw().body()).doesNotContain("jane@example.com");
+        assertThat(sent.raw().body()).doesNotContain(emailOf(user));
 
         Answer outbox = api.get("/dev/outbox");
         JsonNode message = outbox.json().get("messages").get(0);
         assertThat(message.get("channel").asString()).isEqualTo("EMAIL");
-        assertThat(message.get("to").asString()).isEqualTo("jane@example.com");
+        assertThat(message.get("to").asString()).isEqualTo(emailOf(user));
         String code = message.get("code").asString();
         assertThat(message.get("body").asString()).contains(code);
 
@@ -112,7 +117,8 @@ abstract class AbstractApiTest {
         assertThat(verified.text("codeType")).isEqualTo("EMAIL_VERIFICATION");
         assertThat(verify(user, code).text("reason")).isEqualTo("USED");
 
-        // Wrong codes until the lock-out.
+        // Wrong codes until the lock-out (a new code only after the 30-second resend cooldown).
+        clock.advance(Duration.ofSeconds(30));
         sendEmailCode(user);
         String fresh = codeFromOutbox();
         String wrong = fresh.equals("000000") ? "111111" : "000000";
@@ -128,7 +134,9 @@ abstract class AbstractApiTest {
         Answer refused = sendEmailCode(user);
         assertThat(refused.status()).isEqualTo(429);
         assertThat(refused.json().get("code").asString()).isEqualTo("RATE_LIMITED");
-        assertThat(refused.header("Retry-After")).isEqualTo("900");
+        // The failures count over the window they happened in and the next (a live code may span both): the
+        // lock-out ends at 10:30, 29 minutes 30 seconds from now.
+        assertThat(refused.header("Retry-After")).isEqualTo("1770");
 
         List<String> history = auditEventTypes(user);
         assertThat(history.get(history.size() - 1)).isEqualTo("CODE_SENT");
@@ -141,8 +149,9 @@ abstract class AbstractApiTest {
         String user = newUser();
         for (int request = 0; request < 5; request++) {
             assertThat(sendEmailCode(user).status()).isEqualTo(202);
+            clock.advance(Duration.ofSeconds(30));
         }
-        clock.advance(Duration.ofMinutes(5));
+        clock.advance(Duration.ofMinutes(2).plusSeconds(30));
         Answer sixth = sendEmailCode(user);
 
         assertThat(sixth.status()).isEqualTo(429);
@@ -158,6 +167,101 @@ abstract class AbstractApiTest {
             assertThat(limit.get("limit").asInt()).isEqualTo(5);
             assertThat(limit.get("resetsAt").asString()).isEqualTo("2026-11-30T10:15:00.000Z");
         });
+    }
+
+    // Abuse controls (SPEC §10)
+
+    @Test
+    void cyclingUserIdsCannotPumpOneNumber() throws Exception {
+        String number = "+4477001" + String.format("%05d", Math.floorMod(System.nanoTime(), 100_000));
+        List<Answer> answers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            answers.add(api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "PHONE_VERIFICATION",
+                    "deliveryMethod", "SMS", "deliveryTarget", number)));
+        }
+
+        assertThat(answers).filteredOn(answer -> answer.status() == 202).hasSize(5);
+        assertThat(answers).filteredOn(answer -> answer.status() == 429).hasSize(3).allSatisfy(answer -> {
+            assertThat(answer.text("code")).isEqualTo("RATE_LIMITED");
+            assertThat(answer.text("action")).isEqualTo("SEND_TO_TARGET");
+            assertThat(answer.header("Retry-After")).matches("[1-9][0-9]*");
+        });
+        String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
+        assertThat(metrics).contains("verification_ratelimited_total{action=\"SEND_TO_TARGET\"");
+    }
+
+    @Test
+    void aNumberThatCannotReceiveAVerificationSmsIsA400NamingTheTargetAndWhy() {
+        Answer premium = api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", "+19005550123"));
+        assertThat(premium.status()).isEqualTo(400);
+        assertThat(premium.text("field")).isEqualTo("deliveryTarget");
+        assertThat(premium.text("detail")).contains("premium rate");
+
+        Answer fiction = api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", "+447700900123"));
+        assertThat(fiction.status()).isEqualTo(400);
+        assertThat(fiction.text("detail")).contains("not a valid phone number");
+    }
+
+    @Test
+    void aSecondCodeWithinThirtySecondsIsRefusedWithTheSecondsToWait() {
+        String user = newUser();
+        assertThat(sendEmailCode(user).status()).isEqualTo(202);
+        clock.advance(Duration.ofSeconds(10));
+
+        Answer again = sendEmailCode(user);
+
+        assertThat(again.status()).isEqualTo(429);
+        assertThat(again.text("action")).isEqualTo("RESEND_EMAIL_VERIFICATION");
+        assertThat(again.header("Retry-After")).isEqualTo("20");
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(sendEmailCode(user).status()).isEqualTo(202);
+    }
+
+    @Test
+    void oneClientAddressCannotSendForEveryone() {
+        String ip = "198.51.100." + Math.floorMod(System.nanoTime(), 250);
+        int accepted = 0;
+        Answer refused = null;
+        for (int i = 0; i < 21; i++) {
+            String user = newUser();
+            Answer answer = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                    "deliveryMethod", "EMAIL", "deliveryTarget", user + "@example.com", "ipAddress", ip));
+            if (answer.status() == 202) {
+                accepted++;
+            } else {
+                refused = answer;
+            }
+        }
+        assertThat(accepted).isEqualTo(20);
+        assertThat(refused).isNotNull();
+        assertThat(refused.text("action")).isEqualTo("SEND_FROM_IP");
+    }
+
+    @Test
+    void noDeviceRegisteredWhileRevokeAllRunsSurvivesIt() throws Exception {
+        String user = newUser();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        List<java.util.concurrent.Future<Answer>> registrations = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String deviceId = "race-" + i;
+            registrations.add(pool.submit(() -> api.post("/v1/devices", Map.of("userId", user, "deviceId", deviceId,
+                    "deviceType", "WEB"))));
+        }
+        java.util.concurrent.Future<Answer> revokeAll = pool.submit(() -> api.delete("/v1/users/" + user + "/devices"));
+        pool.shutdown();
+        assertThat(revokeAll.get().status()).isEqualTo(200);
+
+        // One instant on the test clock: every registration is at or before the revoke-all, so none may work.
+        for (java.util.concurrent.Future<Answer> registration : registrations) {
+            Answer registered = registration.get();
+            assertThat(registered.status()).isEqualTo(201);
+            Answer verified = api.post("/v1/devices/verify", Map.of("deviceId", registered.text("deviceId"),
+                    "secret", registered.text("secret")));
+            assertThat(verified.json().get("valid").asBoolean()).as(registered.text("deviceId")).isFalse();
+        }
+        assertThat(api.get("/v1/users/" + user + "/devices").json().get("devices")).isEmpty();
     }
 
     @Test
@@ -228,7 +332,7 @@ abstract class AbstractApiTest {
 
         assertThat(metrics).contains("verification_codes_sent_total", "verification_codes_verified_total");
         // Label values are quoted: a code would show as "123456" (unquoted digits are measured values).
-        assertThat(metrics).doesNotContain(user, "jane@example.com", "example.com", "+447700123987", "447700123987",
+        assertThat(metrics).doesNotContain(user, emailOf(user), "example.com", "+447700123987", "447700123987",
                 "\"" + code + "\"");
     }
 
@@ -397,7 +501,7 @@ abstract class AbstractApiTest {
         String user = newUser();
         for (int i = 0; i < 3; i++) {
             sendEmailCode(user);
-            clock.advance(Duration.ofSeconds(1));
+            clock.advance(Duration.ofSeconds(30));
         }
         // CODE_SENT, then twice CODES_INVALIDATED and CODE_SENT: five events in pages of two.
         List<String> timestamps = new ArrayList<>();
@@ -423,7 +527,7 @@ abstract class AbstractApiTest {
         verify(user, code);
         verify(user, code);
         api.post("/v1/codes", Map.of("userId", user, "codeType", "PASSWORD_RESET", "deliveryMethod", "EMAIL",
-                "deliveryTarget", "jane@example.com"));
+                "deliveryTarget", emailOf(user)));
         String link = codeFromOutbox();
         api.post("/v1/codes/check", Map.of("code", link));
         String secret = missingTransactions().isEmpty()

@@ -69,7 +69,8 @@ class DynamoDbFaultTest {
 
     @DynamicPropertySource
     static void dynamoDbBehindTheProxy(DynamicPropertyRegistry registry) {
-        proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint());
+        // dynalite has no TransactWriteItems: the proxy emulates it (see DynamoDbFaultProxy.Options).
+        proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(), DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
         String endpoint = proxy.endpoint().toString();
         CreateTableCommand.create(new VerificationProperties.Dynamodb(TABLE, endpoint, false, Duration.ofSeconds(3),
                 Duration.ofSeconds(1), 3));
@@ -104,7 +105,7 @@ class DynamoDbFaultTest {
 
     private Answer send(String user) {
         return api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION", "deliveryMethod", "EMAIL",
-                "deliveryTarget", "jane@example.com"));
+                "deliveryTarget", AbstractApiTest.emailOf(user)));
     }
 
     private Answer verify(String user, String code) {
@@ -196,6 +197,34 @@ class DynamoDbFaultTest {
         assertThat(wrong.json().get("reason").asString()).isEqualTo("NOT_FOUND");
         assertThat(drop.applied()).isEqualTo(1);
         assertThat(count(user, "VERIFY_EMAIL_VERIFICATION")).isEqualTo(1);
+    }
+
+    @Test
+    void aLostAnswerToTheConsumeStillAnswersValidWithOneAuditEntryAndTheCodeUsedOnce() {
+        String user = newUser();
+        send(user);
+        String code = latestCode();
+        FaultHandle drop = proxy.inject(Fault.dropAnswer("TransactWriteItems"));
+
+        Answer verified = verify(user, code);
+
+        assertThat(drop.applied()).isEqualTo(1);
+        assertThat(verified.json().get("valid").asBoolean()).as("never USED for the request that used it").isTrue();
+        assertThat(auditTypes(user)).containsExactly("CODE_VERIFIED", "CODE_SENT");
+        assertThat(count(user, "VERIFY_EMAIL_VERIFICATION")).as("the success gave its place back").isZero();
+        assertThat(verify(user, code).json().get("reason").asString()).isEqualTo("USED");
+    }
+
+    @Test
+    void aThrottledConsumeIsRetriedAndAppliedOnce() {
+        String user = newUser();
+        send(user);
+        String code = latestCode();
+        FaultHandle throttle = proxy.inject(Fault.throttle("TransactWriteItems"));
+
+        assertThat(verify(user, code).json().get("valid").asBoolean()).isTrue();
+        assertThat(throttle.applied()).isEqualTo(1);
+        assertThat(auditTypes(user)).containsExactly("CODE_VERIFIED", "CODE_SENT");
     }
 
     // The store falters: 503 with Retry-After within the call timeout, readiness DOWN, then recovery

@@ -91,6 +91,10 @@ public class CodesController {
             properties.put("action", limited.action());
             properties.put("resetsAt", JsonTimes.format(limited.resetsAt()));
             properties.put("retryAfterSeconds", limited.retryAfterSeconds());
+            if (limited.action().equals("SMS_BUDGET")) {
+                throw new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "SMS_BUDGET_EXHAUSTED", "The service's SMS budget "
+                        + "is spent until " + properties.get("resetsAt") + "; email codes still work.", properties);
+            }
             throw new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "RATE_LIMITED", "Too many requests for "
                     + limited.action() + "; try again after " + properties.get("resetsAt") + ".", properties);
         }

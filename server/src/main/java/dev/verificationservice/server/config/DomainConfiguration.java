@@ -3,11 +3,17 @@ package dev.verificationservice.server.config;
 import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.PhoneNumbers;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.store.VerificationStore;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.annotation.Bean;
@@ -30,10 +36,56 @@ public class DomainConfiguration {
 
     @Bean
     public VerificationSettings verificationSettings(VerificationProperties properties) {
-        return VerificationSettings.defaults()
-                .withCodeTtl(properties.codeTtl())
-                .withDeviceTtl(properties.deviceTtl())
-                .withAuditRetention(auditRetention(properties.auditRetention()));
+        VerificationProperties.Limits limits = properties.limits();
+        try {
+            return VerificationSettings.defaults()
+                    .withCodeTtl(properties.codeTtl())
+                    .withDeviceTtl(properties.deviceTtl())
+                    .withAuditRetention(auditRetention(properties.auditRetention()))
+                    .withSendLimit(limit("VERIFICATION_LIMITS_SEND", limits.send()))
+                    .withVerifyLimit(limit("VERIFICATION_LIMITS_VERIFY", limits.verify()))
+                    .withTargetLimit(limit("VERIFICATION_LIMITS_TARGET", limits.target()))
+                    .withIpLimit(limit("VERIFICATION_LIMITS_IP", limits.ip()))
+                    .withResendCooldown(limits.resendCooldown())
+                    .withSmsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
+                            : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
+                    .withSmsRegions(smsRegions(limits.smsCountries()))
+                    .withDeviceMaxLife(limits.deviceMaxLife());
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
+                    "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
+        }
+    }
+
+    /** {@code <count>/<ISO-8601 window>}, for example {@code 5/PT15M}. */
+    static RateLimitPolicy limit(String variable, String value) {
+        String[] parts = value == null ? new String[0] : value.trim().split("/", 2);
+        try {
+            if (parts.length == 2) {
+                return new RateLimitPolicy(Integer.parseInt(parts[0].trim()), Duration.parse(parts[1].trim()));
+            }
+        } catch (RuntimeException e) {
+            throw new StartupException(variable + " '" + value + "' is not a limit: " + e.getMessage(),
+                    "Write a count and an ISO-8601 window, for example 5/PT15M (5 per 15 minutes).", e);
+        }
+        throw new StartupException(variable + " '" + value + "' is not a limit.",
+                "Write a count and an ISO-8601 window, for example 5/PT15M (5 per 15 minutes).");
+    }
+
+    static Set<String> smsRegions(List<String> values) {
+        Set<String> regions = new TreeSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            String region = value.trim().toUpperCase(Locale.ROOT);
+            if (region.isEmpty()) {
+                continue;
+            }
+            if (!PhoneNumbers.isKnownRegion(region)) {
+                throw new StartupException("VERIFICATION_LIMITS_SMS_COUNTRIES names '" + value + "', which is not a region.",
+                        "Give ISO 3166 alpha-2 region codes, comma-separated, for example GB,IE,DE.");
+            }
+            regions.add(region);
+        }
+        return regions;
     }
 
     @Bean

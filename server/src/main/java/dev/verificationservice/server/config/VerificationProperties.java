@@ -29,9 +29,29 @@ public record VerificationProperties(
         @DefaultValue("100") int outboxSize,
         @DefaultValue("false") boolean devOutbox,
         @DefaultValue("PT2S") Duration readinessTimeout,
+        @DefaultValue Limits limits,
         Map<String, String> templates) {
 
     public enum StoreKind { EMBEDDED, DYNAMODB }
+
+    /**
+     * Every limit (SPEC §5, §10), each {@code <count>/<ISO-8601 window>} ({@code 5/PT15M}); the SMS budget may be
+     * {@code off}; the SMS countries are ISO 3166 alpha-2 region codes, empty for all.
+     *
+     * @param send           code requests per user and code type ({@code VERIFICATION_LIMITS_SEND})
+     * @param verify         failed verifications per user and code type ({@code VERIFICATION_LIMITS_VERIFY})
+     * @param target         sends to one delivery target, whatever the user ({@code VERIFICATION_LIMITS_TARGET})
+     * @param ip             sends per client IP address ({@code VERIFICATION_LIMITS_IP})
+     * @param resendCooldown a new code for the same user and type is refused this long after the last
+     * @param smsBudget      SMS per window across all users, or {@code off}
+     * @param smsCountries   regions SMS may go to ({@code VERIFICATION_LIMITS_SMS_COUNTRIES=GB,IE}), empty: all
+     * @param deviceMaxLife  a device must register again this long after it first did
+     */
+    public record Limits(@DefaultValue("5/PT15M") String send, @DefaultValue("5/PT15M") String verify,
+                         @DefaultValue("5/PT1H") String target, @DefaultValue("20/PT1H") String ip,
+                         @DefaultValue("PT30S") Duration resendCooldown, @DefaultValue("off") String smsBudget,
+                         List<String> smsCountries, @DefaultValue("P365D") Duration deviceMaxLife) {
+    }
 
     /**
      * @param table       table name

@@ -37,6 +37,8 @@ import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.validation.InvalidInputException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
