@@ -437,7 +437,7 @@ abstract class AbstractApiTest {
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
                         + "\"deliveryMethod\":\"PIGEON\"}", 400, "INVALID_INPUT", "deliveryMethod"),
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
-                        + "\"deliveryMethod\":\"SMS\",\"deliveryTarget\":\"+441234561234\"}", 400, "INVALID_INPUT", "deliveryMethod"),
+                        + "\"deliveryMethod\":\"SMS\",\"deliveryTarget\":\"+447700123456\"}", 400, "INVALID_INPUT", "deliveryMethod"),
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
                         + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"not-an-email\"}", 400, "INVALID_INPUT", "deliveryTarget"),
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"PHONE_VERIFICATION\","

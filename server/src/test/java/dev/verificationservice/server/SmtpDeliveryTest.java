@@ -104,7 +104,7 @@ class SmtpDeliveryTest {
         assertThat(outbox.text("code")).isEqualTo("OUTBOX_DISABLED");
 
         Answer sms = api.post("/v1/codes", Map.of("userId", "mail-user-3", "codeType", "PHONE_VERIFICATION",
-                "deliveryMethod", "SMS", "deliveryTarget", "+441234561234"));
+                "deliveryMethod", "SMS", "deliveryTarget", "+447700123456"));
         assertThat(sms.status()).isEqualTo(400);
         assertThat(sms.text("field")).isEqualTo("deliveryMethod");
     }

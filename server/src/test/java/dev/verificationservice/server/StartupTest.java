@@ -98,10 +98,10 @@ class StartupTest {
         Clock clock = Clock.fixed(Instant.parse("2026-11-30T10:00:00Z"), ZoneOffset.UTC);
         SnsSmsSender sender = new SnsSmsSender(null, new MessageRenderer(Map.of(), "https://x/{code}", clock), "ACME");
         PublishRequest request = sender.publishRequest(new OutgoingCode("u", CodeType.PHONE_VERIFICATION,
-                CodeFormat.NUMERIC, DeliveryMethod.SMS, "+441234561234", "+44******1234", "123456",
+                CodeFormat.NUMERIC, DeliveryMethod.SMS, "+447700123456", "+44******3456", "123456",
                 Instant.parse("2026-11-30T10:15:00Z")));
 
-        assertThat(request.phoneNumber()).isEqualTo("+441234561234");
+        assertThat(request.phoneNumber()).isEqualTo("+447700123456");
         assertThat(request.message()).contains("123456").contains("15 minutes");
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SMSType").stringValue()).isEqualTo("Transactional");
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SenderID").stringValue()).isEqualTo("ACME");
