@@ -3,6 +3,7 @@ package dev.verificationservice;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.CodeService;
+import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.devices.DeviceService;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
@@ -39,7 +40,7 @@ public final class Verification {
         this.rateLimiter = new RateLimiter(store, builder.clock, tokens);
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
         this.codes = new CodeService(store, store, rateLimiter, audit, sender, keys, tokens, builder.clock,
-                builder.settings.codePolicy());
+                builder.settings.codePolicy(), builder.locales);
         this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl(),
                 builder.settings.deviceMaxLife());
         this.support = new UserSupport(codes, devices, audit, rateLimiter);
@@ -76,6 +77,7 @@ public final class Verification {
         private CodeSender sender;
         private Clock clock = Clock.systemUTC();
         private VerificationSettings settings = VerificationSettings.defaults();
+        private MessageLocales locales = MessageLocales.requestedOrEnglish();
 
         private Builder() {
         }
@@ -102,6 +104,12 @@ public final class Verification {
 
         public Builder settings(VerificationSettings value) {
             this.settings = Objects.requireNonNull(value, "settings");
+            return this;
+        }
+
+        /** How the language of a message is chosen; default: the requested locale, else English. */
+        public Builder locales(MessageLocales value) {
+            this.locales = Objects.requireNonNull(value, "locales");
             return this;
         }
 

@@ -19,7 +19,14 @@ import java.util.Optional;
  *                      it and is told the code was consumed, instead of {@code USED}
  * @param verified      the {@code CODE_VERIFIED} entry written with it
  * @param placeToGiveBack the NUMERIC attempt's place in the failure count, given back in the same step
+ * @param contextDigest the HMAC of the context the verification names; part of the condition: the code's
+ *                      stored {@code contextDigest} must equal it, or both be absent
  */
 public record CodeConsumption(String digest, String userId, CodeType codeType, Instant now, String attemptId,
-                              AuditEntry verified, Optional<Place> placeToGiveBack) {
+                              AuditEntry verified, Optional<Place> placeToGiveBack, Optional<String> contextDigest) {
+
+    public CodeConsumption(String digest, String userId, CodeType codeType, Instant now, String attemptId,
+                           AuditEntry verified, Optional<Place> placeToGiveBack) {
+        this(digest, userId, codeType, now, attemptId, verified, placeToGiveBack, Optional.empty());
+    }
 }

@@ -25,6 +25,21 @@ final class CodeDigests {
         };
     }
 
+    /**
+     * With a context, a NUMERIC code's digest covers it too (after the code, as the input's tail, so no two
+     * inputs run together): the same six digits approve only what they were sent for. A LINK code's digest
+     * stays the code alone (it is found by the code); its context is checked by the consume condition.
+     */
+    static String input(CodeFormat format, String userId, CodeType codeType, String code, Optional<String> context) {
+        String base = input(format, userId, codeType, code);
+        return format == CodeFormat.NUMERIC && context.isPresent() ? base + "|CONTEXT|" + context.get() : base;
+    }
+
+    /** What a context's HMAC is computed from (stored as {@code contextDigest}, never the text). */
+    static String contextInput(String context) {
+        return "CONTEXT|" + context;
+    }
+
     /** The format a presented code has, by its shape; empty when it has the shape of neither. */
     static Optional<CodeFormat> formatOf(String code) {
         if (NUMERIC.matcher(code).matches()) {

@@ -1,6 +1,7 @@
 package dev.verificationservice.codes;
 
 import dev.verificationservice.audit.ClientContext;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -8,6 +9,9 @@ import java.util.Optional;
  *
  * @param format       empty for the code type's default
  * @param numericLength empty for {@value CodeFormat#DEFAULT_NUMERIC_LENGTH} digits
+ * @param locale       the language of the message (BCP 47); empty: the service chooses (see {@link MessageLocales})
+ * @param context      what the code approves ("Pay 120.00 EUR to ACME"), at most 200 characters: shown in the
+ *                     message, and the code verifies only with the same context (PSD2 dynamic linking)
  */
 public record CodeRequest(
         String userId,
@@ -16,12 +20,22 @@ public record CodeRequest(
         String deliveryTarget,
         Optional<CodeFormat> format,
         Optional<Integer> numericLength,
-        ClientContext client) {
+        ClientContext client,
+        Optional<Locale> locale,
+        Optional<String> context) {
 
     public CodeRequest {
         client = client == null ? ClientContext.none() : client;
         format = format == null ? Optional.empty() : format;
         numericLength = numericLength == null ? Optional.empty() : numericLength;
+        locale = locale == null ? Optional.empty() : locale;
+        context = context == null ? Optional.empty() : context.filter(text -> !text.isEmpty());
+    }
+
+    public CodeRequest(String userId, CodeType codeType, DeliveryMethod deliveryMethod, String deliveryTarget,
+                       Optional<CodeFormat> format, Optional<Integer> numericLength, ClientContext client) {
+        this(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, client, Optional.empty(),
+                Optional.empty());
     }
 
     public static CodeRequest of(String userId, CodeType codeType, DeliveryMethod deliveryMethod,
@@ -32,10 +46,21 @@ public record CodeRequest(
 
     public CodeRequest withFormat(CodeFormat codeFormat) {
         return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, Optional.of(codeFormat),
-                numericLength, client);
+                numericLength, client, locale, context);
     }
 
-    public CodeRequest withClient(ClientContext context) {
-        return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, context);
+    public CodeRequest withClient(ClientContext clientContext) {
+        return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, clientContext,
+                locale, context);
+    }
+
+    public CodeRequest withLocale(Locale messageLocale) {
+        return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, client,
+                Optional.of(messageLocale), context);
+    }
+
+    public CodeRequest withContext(String approved) {
+        return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, client,
+                locale, Optional.ofNullable(approved));
     }
 }

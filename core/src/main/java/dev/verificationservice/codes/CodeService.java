@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -60,9 +61,13 @@ public final class CodeService {
     private final Clock clock;
     private final CodePolicy policy;
     private final SendAdmission admission;
+    private final MessageLocales locales;
+    /** What a code may approve: shown in the message, so short and printable. */
+    public static final int MAX_CONTEXT_LENGTH = 200;
 
     public CodeService(CodeRepository codes, RateLimitRepository counters, RateLimiter rateLimiter, AuditLog audit,
-                       CodeSender sender, SecretKeyRing keys, SecureTokens tokens, Clock clock, CodePolicy policy) {
+                       CodeSender sender, SecretKeyRing keys, SecureTokens tokens, Clock clock, CodePolicy policy,
+                       MessageLocales locales) {
         this.codes = codes;
         this.rateLimiter = rateLimiter;
         this.audit = audit;
@@ -72,6 +77,7 @@ public final class CodeService {
         this.clock = clock;
         this.policy = policy;
         this.admission = new SendAdmission(rateLimiter, counters, policy, keys, tokens, clock);
+        this.locales = locales;
     }
 
     /** The rate-limit action that counts code requests of a type. */
@@ -104,6 +110,8 @@ public final class CodeService {
         }
         ClientContext client = request.client();
         String maskedTarget = DeliveryTargets.mask(method, target);
+        Optional<String> context = Inputs.optionalText("context", request.context().orElse(null), MAX_CONTEXT_LENGTH);
+        Locale locale = locales.choose(request.locale(), method, target);
 
         Optional<RateLimitDecision> refused = admission.admit(userId, type, format, method, target, client);
         if (refused.isPresent()) {
@@ -119,9 +127,10 @@ public final class CodeService {
         VerificationCode stored = null;
         for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS && stored == null; attempt++) {
             plaintext = format == CodeFormat.NUMERIC ? tokens.numericCode(length) : tokens.randomToken();
-            String digest = keys.currentDigest(CodeDigests.input(format, userId, type, plaintext));
+            String digest = keys.currentDigest(CodeDigests.input(format, userId, type, plaintext, context));
             VerificationCode candidate = new VerificationCode(digest, userId, type, format, method, maskedTarget,
-                    false, createdAt, expiresAt);
+                    false, createdAt, expiresAt,
+                    context.map(text -> keys.currentDigest(CodeDigests.contextInput(text))));
             // The issue id lets the store tell a retry of this very insert (answer lost) from a key collision;
             // a retry must not make this request generate and deliver a second code.
             if (codes.insertCode(candidate, tokens.attemptId())) {
@@ -136,8 +145,11 @@ public final class CodeService {
         Map<String, String> details = details(type, format);
         details.put("deliveryMethod", method.name());
         details.put("deliveryTarget", maskedTarget);
+        details.put("locale", locale.toLanguageTag());
+        context.ifPresent(ignored -> details.put("context", "bound"));
         try {
-            sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt));
+            sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt, locale,
+                    context));
         } catch (DeliveryException | RuntimeException e) {
             // Any failure of the channel, checked or not, leaves no usable code behind.
             codes.deleteCode(stored.digest());
@@ -150,7 +162,7 @@ public final class CodeService {
         }
         details.put("expiresAt", Instants.iso(expiresAt));
         audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
-        return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt);
+        return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
     }
 
     /** Says whether a code is valid now, without using it up. A failure counts like a failed verification. */
@@ -356,16 +368,23 @@ public final class CodeService {
     private VerificationResult test(Attempt attempt, Optional<RateLimitDecision> place) {
         CodeExpectation expectation = attempt.expectation();
         Instant now = clock.instant();
+        Optional<String> context = attempt.request().context();
         List<String> digests = keys.candidateDigests(CodeDigests.input(attempt.format(),
-                expectation.userId().orElse(""), expectation.codeType().orElse(null), attempt.code()));
+                expectation.userId().orElse(""), expectation.codeType().orElse(null), attempt.code(), context));
+        // The context's HMAC under each key of the ring, in the same order as the code's digests.
+        List<Optional<String>> contextDigests = context
+                .map(text -> keys.candidateDigests(CodeDigests.contextInput(text)).stream().map(Optional::of).toList())
+                .orElseGet(() -> digests.stream().map(ignored -> Optional.<String>empty()).toList());
 
         Optional<VerificationCode> found = Optional.empty();
-        for (String digest : digests) {
+        for (int index = 0; index < digests.size(); index++) {
+            String digest = digests.get(index);
+            Optional<String> contextDigest = contextDigests.get(index);
             if (attempt.operation() == Operation.VERIFY && attempt.format() == CodeFormat.NUMERIC) {
                 // userId and codeType are known, so the audit entry's partition is too: one atomic write, no read.
                 String userId = expectation.userId().orElseThrow();
                 CodeType type = expectation.codeType().orElseThrow();
-                ConsumeOutcome outcome = consume(digest, userId, type, attempt, place, now);
+                ConsumeOutcome outcome = consume(digest, userId, type, attempt, place, now, contextDigest);
                 if (outcome instanceof ConsumeOutcome.Consumed) {
                     return new VerificationResult.Valid(userId, type, Optional.empty());
                 }
@@ -374,13 +393,16 @@ public final class CodeService {
                 // Found by its key; the stored digest is compared as well (in constant time), so an item whose
                 // key and code attribute disagree, however it came about, is never taken as this code.
                 found = codes.findCode(digest)
-                        .filter(stored -> SecureTokens.constantTimeEquals(stored.digest(), digest));
+                        .filter(stored -> SecureTokens.constantTimeEquals(stored.digest(), digest))
+                        // A code sent for another context (or none) is not this code, as a NUMERIC digest says too.
+                        .filter(stored -> sameContext(stored.contextDigest(), contextDigest));
                 if (attempt.operation() == Operation.VERIFY && found.isPresent()) {
                     // A LINK code names no user: the read says whose it is, so that its CODE_VERIFIED entry can be
                     // written in the same atomic step as the consume. The condition re-checks everything.
                     VerificationCode stored = found.get();
                     if (expectation.matches(stored) && stored.isActiveAt(now)) {
-                        ConsumeOutcome outcome = consume(digest, stored.userId(), stored.codeType(), attempt, place, now);
+                        ConsumeOutcome outcome = consume(digest, stored.userId(), stored.codeType(), attempt, place, now,
+                                contextDigest);
                         if (outcome instanceof ConsumeOutcome.Consumed) {
                             return new VerificationResult.Valid(stored.userId(), stored.codeType(), Optional.empty());
                         }
@@ -416,11 +438,19 @@ public final class CodeService {
 
     /** The one atomic write of a successful verification: code used, CODE_VERIFIED written, place given back. */
     private ConsumeOutcome consume(String digest, String userId, CodeType type, Attempt attempt,
-                                   Optional<RateLimitDecision> place, Instant now) {
+                                   Optional<RateLimitDecision> place, Instant now, Optional<String> contextDigest) {
         AuditEntry verified = audit.newEntry(userId, AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 details(type, attempt.format()), attempt.client());
         return codes.consumeCode(new CodeConsumption(digest, userId, type, now, tokens.attemptId(), verified,
-                place.flatMap(RateLimitDecision::place)));
+                place.flatMap(RateLimitDecision::place), contextDigest));
+    }
+
+    /** Both absent, or equal (compared in constant time): a context is bound to the code it was sent with. */
+    private static boolean sameContext(Optional<String> stored, Optional<String> presented) {
+        if (stored.isEmpty() || presented.isEmpty()) {
+            return stored.isEmpty() && presented.isEmpty();
+        }
+        return SecureTokens.constantTimeEquals(stored.get(), presented.get());
     }
 
     private VerificationResult failed(Attempt attempt, Subject subject, FailureReason reason, boolean startsLockOut) {

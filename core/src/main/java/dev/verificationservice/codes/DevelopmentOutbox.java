@@ -6,6 +6,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -20,7 +22,7 @@ public final class DevelopmentOutbox implements CodeSender {
 
     /** One kept message; {@code channel} is the delivery method. */
     public record Message(DeliveryMethod channel, String to, CodeType codeType, String code, String body,
-                          Instant sentAt) {
+                          Instant sentAt, Locale locale, Optional<String> context) {
     }
 
     private final Deque<Message> messages = new ArrayDeque<>();
@@ -47,7 +49,7 @@ public final class DevelopmentOutbox implements CodeSender {
     @Override
     public synchronized void send(OutgoingCode message) {
         messages.addFirst(new Message(message.deliveryMethod(), message.deliveryTarget(), message.codeType(),
-                message.code(), bodies.apply(message), clock.instant()));
+                message.code(), bodies.apply(message), clock.instant(), message.locale(), message.context()));
         while (messages.size() > capacity) {
             messages.removeLast();
         }
@@ -61,9 +63,11 @@ public final class DevelopmentOutbox implements CodeSender {
     private static String plainBody(OutgoingCode message) {
         return switch (message.format()) {
             case NUMERIC -> "Your " + describe(message.codeType()) + " code is " + message.code()
-                    + ". It expires at " + message.expiresAt() + ".";
+                    + ". It expires at " + message.expiresAt() + "."
+                    + message.context().map(approved -> " It approves: " + approved + ".").orElse("");
             case LINK -> "Use this " + describe(message.codeType()) + " code in your link: " + message.code()
-                    + " (expires at " + message.expiresAt() + ").";
+                    + " (expires at " + message.expiresAt() + ")."
+                    + message.context().map(approved -> " It approves: " + approved + ".").orElse("");
         };
     }
 

@@ -1,13 +1,14 @@
 package dev.verificationservice.codes;
 
 import java.time.Instant;
+import java.util.Locale;
 
 /** Every outcome of a request to send a code. None of them holds the code. */
 public sealed interface IssueResult {
 
-    /** The code was stored and handed to the sender. */
+    /** The code was stored and handed to the sender, in the message language {@code locale}. */
     record Issued(CodeType codeType, DeliveryMethod deliveryMethod, CodeFormat format, String maskedTarget,
-                  Instant expiresAt) implements IssueResult {
+                  Instant expiresAt, Locale locale) implements IssueResult {
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.verificationservice.codes;
 
 import java.time.Instant;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
  * A code on its way to a person: the only object that holds a code in clear text. Its {@link #toString()}
@@ -14,12 +16,24 @@ public record OutgoingCode(
         String deliveryTarget,
         String maskedTarget,
         String code,
-        Instant expiresAt) {
+        Instant expiresAt,
+        Locale locale,
+        Optional<String> context) {
+
+    public OutgoingCode {
+        context = context == null ? Optional.empty() : context;
+    }
+
+    public OutgoingCode(String userId, CodeType codeType, CodeFormat format, DeliveryMethod deliveryMethod,
+                        String deliveryTarget, String maskedTarget, String code, Instant expiresAt) {
+        this(userId, codeType, format, deliveryMethod, deliveryTarget, maskedTarget, code, expiresAt, Locale.ENGLISH,
+                Optional.empty());
+    }
 
     @Override
     public String toString() {
         return "OutgoingCode[userId=" + userId + ", codeType=" + codeType + ", format=" + format
                 + ", deliveryMethod=" + deliveryMethod + ", to=" + maskedTarget + ", code=<redacted>, expiresAt="
-                + expiresAt + "]";
+                + expiresAt + ", locale=" + locale.toLanguageTag() + "]";
     }
 }

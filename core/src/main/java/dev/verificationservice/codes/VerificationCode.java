@@ -1,13 +1,15 @@
 package dev.verificationservice.codes;
 
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * A stored verification code: the item {@code CODE#<digest>}. It holds no secret: {@code digest} is the
  * HMAC of the code, and {@code maskedTarget} is the delivery target as shown to people
  * ({@code j***@example.com}), since nothing after sending needs the full address.
  *
- * @param expiresAt the moment the code stops being valid; stored as {@code ttl} in epoch seconds
+ * @param expiresAt     the moment the code stops being valid; stored as {@code ttl} in epoch seconds
+ * @param contextDigest HMAC of what the code approves, when it was sent with a context (never the text)
  */
 public record VerificationCode(
         String digest,
@@ -18,7 +20,19 @@ public record VerificationCode(
         String maskedTarget,
         boolean used,
         Instant createdAt,
-        Instant expiresAt) {
+        Instant expiresAt,
+        Optional<String> contextDigest) {
+
+    public VerificationCode {
+        contextDigest = contextDigest == null ? Optional.empty() : contextDigest;
+    }
+
+    public VerificationCode(String digest, String userId, CodeType codeType, CodeFormat format,
+                            DeliveryMethod deliveryMethod, String maskedTarget, boolean used, Instant createdAt,
+                            Instant expiresAt) {
+        this(digest, userId, codeType, format, deliveryMethod, maskedTarget, used, createdAt, expiresAt,
+                Optional.empty());
+    }
 
     /** Valid now: not used and {@code now} strictly before the expiry second, decided by the caller's clock. */
     public boolean isActiveAt(Instant now) {

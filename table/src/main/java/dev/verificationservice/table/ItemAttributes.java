@@ -28,6 +28,8 @@ public final class ItemAttributes {
     public static final String DELIVERY_METHOD = "deliveryMethod";
     public static final String DELIVERY_TARGET = "deliveryTarget";
     public static final String IS_USED = "isUsed";
+    /** Added to the seed: HMAC of what the code approves (its context), when it was sent with one. */
+    public static final String CONTEXT_DIGEST = "contextDigest";
     /** Added to the seed: the id of the request that wrote the code, so a retried insert is recognised. */
     public static final String ISSUED_BY = "issuedBy";
     /** Added to the seed: the id of the attempt that used the code up, so a retried consume is recognised. */

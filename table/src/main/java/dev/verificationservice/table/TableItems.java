@@ -59,6 +59,7 @@ public final class TableItems {
         item.put(IS_USED, code.used());
         item.put(CREATED_AT, Timestamps.format(code.createdAt()));
         item.put(TTL, epochSeconds(code.expiresAt()));
+        code.contextDigest().ifPresent(digest -> item.put(CONTEXT_DIGEST, digest));
         return item;
     }
 
@@ -72,7 +73,8 @@ public final class TableItems {
                 string(item, DELIVERY_TARGET),
                 bool(item, IS_USED),
                 Timestamps.parse(string(item, CREATED_AT)),
-                Instant.ofEpochSecond(number(item, TTL)));
+                Instant.ofEpochSecond(number(item, TTL)),
+                optionalString(item, CONTEXT_DIGEST));
     }
 
     /** The id of the request that wrote this code, if it was written with one. */

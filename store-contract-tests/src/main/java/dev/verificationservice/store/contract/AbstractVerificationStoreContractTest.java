@@ -854,6 +854,55 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(verification.rateLimiter().current("jon", "SEND_EMAIL_VERIFICATION", policy).count()).isEqualTo(5);
     }
 
+    // Messages and what a code approves: SPEC §13
+
+    @Test
+    void aNumericCodeSentForAPaymentVerifiesOnlyForThatPaymentAndTheTextIsNeverStored() {
+        IssueResult sent = verification.codes().issue(CodeRequest.of("pia", CodeType.PHONE_VERIFICATION,
+                DeliveryMethod.SMS, "+447700123498").withContext("Pay 120.00 EUR to ACME"));
+        assertThat(sent).isInstanceOf(IssueResult.Issued.class);
+        String code = latestCode();
+        assertThat(outbox.messages().get(0).context()).contains("Pay 120.00 EUR to ACME");
+        VerifyRequest plain = VerifyRequest.numeric(code, "pia", CodeType.PHONE_VERIFICATION);
+
+        assertThat(reasonOf(verification.codes().check(plain))).as("without the context").isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(reasonOf(verification.codes().check(plain.withContext("Pay 920.00 EUR to ACME"))))
+                .as("for another payment").isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(verification.codes().verify(plain.withContext("Pay 120.00 EUR to ACME")).valid()).isTrue();
+        assertThat(allRawItems().toString()).doesNotContain("ACME", "120.00");
+    }
+
+    @Test
+    void aLinkSentForAPaymentIsUsedUpOnlyWithThatPayment() {
+        verification.codes().issue(CodeRequest.of("quin", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL,
+                "quin@example.com").withContext("Approve login from Firefox on Linux"));
+        String link = latestCode();
+
+        assertThat(reasonOf(verification.codes().verify(VerifyRequest.link(link)))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(reasonOf(verification.codes().verify(VerifyRequest.link(link).withContext("Approve login from Safari"))))
+                .isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(verification.codes().verify(VerifyRequest.link(link).withContext("Approve login from Firefox on Linux"))
+                .valid()).isTrue();
+        // And a link sent without a context does not verify with one.
+        clock.advance(Duration.ofSeconds(30));
+        verification.codes().issue(CodeRequest.of("quin", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL, "quin@example.com"));
+        assertThat(reasonOf(verification.codes().verify(VerifyRequest.link(latestCode()).withContext("anything"))))
+                .isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(allRawItems().toString()).doesNotContain("Firefox");
+    }
+
+    @Test
+    void theMessageLanguageIsTheRequestedOneAndTheAnswerAndAuditSayWhich() {
+        IssueResult sent = verification.codes().issue(CodeRequest.of("rui", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "rui@example.com").withLocale(java.util.Locale.forLanguageTag("pt-BR")));
+
+        assertThat(sent).isInstanceOfSatisfying(IssueResult.Issued.class,
+                issued -> assertThat(issued.locale().toLanguageTag()).isEqualTo("pt-BR"));
+        assertThat(outbox.messages().get(0).locale().toLanguageTag()).isEqualTo("pt-BR");
+        assertThat(verification.audit().query("rui", Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty())
+                .entries().get(0).details()).containsEntry("locale", "pt-BR");
+    }
+
     // Abuse controls: SPEC §10
 
     private IssueResult sms(String userId, String number, ClientContext client) {

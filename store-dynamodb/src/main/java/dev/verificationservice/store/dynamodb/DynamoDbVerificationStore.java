@@ -69,7 +69,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   <li>new audit entry: PutItem with {@value #KEY_IS_NEW}; a failed condition on an item equal to this entry
  *   is this entry's own retry (written); otherwise the domain picks another entry id;</li>
  *   <li>consume a code: one TransactWriteItems: Update {@value #MARK_USED} on {@value #CODE_IS_CONSUMABLE}
- *   (ALL_OLD on failure), Put of the CODE_VERIFIED entry on {@value #KEY_IS_NEW}, and for a NUMERIC code
+ *   and the context's ({@value #AND_SAME_CONTEXT}, or {@value #AND_NO_CONTEXT}) (ALL_OLD on failure), Put of the CODE_VERIFIED entry on {@value #KEY_IS_NEW}, and for a NUMERIC code
  *   Update {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}. The attempt id is the ClientRequestToken,
  *   so DynamoDB answers the SDK's retry of a committed transaction "done" without applying it again. Outcomes:
  *   committed: consumed; the code's condition failed and its {@code consumedBy} is this attempt: consumed
@@ -118,6 +118,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String MARK_USED = "SET #isUsed = :true, #consumedBy = :attemptId";
     static final String CODE_IS_CONSUMABLE = "attribute_exists(PK) AND #isUsed = :false AND #ttl > :now"
             + " AND #userId = :userId AND #codeType = :codeType";
+    static final String AND_SAME_CONTEXT = " AND #contextDigest = :contextDigest";
+    static final String AND_NO_CONTEXT = " AND attribute_not_exists(#contextDigest)";
     static final String SLIDE_DEVICE = "SET #lastActiveAt = :now, #ttl = :newTtl";
     /** createdAt is fixed-width ISO text, so comparing it as text compares the instants. */
     static final String TOKEN_IS_USABLE = "attribute_exists(PK) AND #ttl > :nowSeconds AND #createdAt > :notCreatedBefore";
@@ -252,17 +254,21 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack) {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
         List<TransactWriteItem> items = new ArrayList<>();
+        Map<String, String> names = new HashMap<>(Map.of("#isUsed", ItemAttributes.IS_USED, "#ttl", ItemAttributes.TTL,
+                "#consumedBy", ItemAttributes.CONSUMED_BY, "#userId", ItemAttributes.USER_ID,
+                "#codeType", ItemAttributes.CODE_TYPE, "#contextDigest", ItemAttributes.CONTEXT_DIGEST));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":true", bool(true), ":false", bool(false),
+                ":now", n(consumption.now().getEpochSecond()), ":attemptId", s(consumption.attemptId()),
+                ":userId", s(consumption.userId()), ":codeType", s(consumption.codeType().name())));
+        consumption.contextDigest().ifPresent(digest -> values.put(":contextDigest", s(digest)));
         items.add(TransactWriteItem.builder().update(Update.builder()
                 .tableName(tableName)
                 .key(keyOf(key))
                 .updateExpression(MARK_USED)
-                .conditionExpression(CODE_IS_CONSUMABLE)
-                .expressionAttributeNames(Map.of("#isUsed", ItemAttributes.IS_USED, "#ttl", ItemAttributes.TTL,
-                        "#consumedBy", ItemAttributes.CONSUMED_BY, "#userId", ItemAttributes.USER_ID,
-                        "#codeType", ItemAttributes.CODE_TYPE))
-                .expressionAttributeValues(Map.of(":true", bool(true), ":false", bool(false),
-                        ":now", n(consumption.now().getEpochSecond()), ":attemptId", s(consumption.attemptId()),
-                        ":userId", s(consumption.userId()), ":codeType", s(consumption.codeType().name())))
+                .conditionExpression(CODE_IS_CONSUMABLE
+                        + (consumption.contextDigest().isPresent() ? AND_SAME_CONTEXT : AND_NO_CONTEXT))
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .build()).build());
         items.add(conditionalPut(TableItems.auditItem(consumption.verified())));

@@ -2,6 +2,7 @@ package dev.verificationservice.store.sqlite;
 
 import static dev.verificationservice.table.ItemAttributes.CODE_TYPE;
 import static dev.verificationservice.table.ItemAttributes.CONSUMED_BY;
+import static dev.verificationservice.table.ItemAttributes.CONTEXT_DIGEST;
 import static dev.verificationservice.table.ItemAttributes.COUNT;
 import static dev.verificationservice.table.ItemAttributes.IS_USED;
 import static dev.verificationservice.table.ItemAttributes.TTL;
@@ -130,7 +131,8 @@ public final class SqliteVerificationStore implements VerificationStore {
     private static final String CONSUME_CODE = "UPDATE items SET item = json_set(item, '$." + IS_USED + "', json('true'),"
             + " '$." + CONSUMED_BY + "', ?)"
             + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + IS_USED + "') = 0 AND ttl > ?"
-            + " AND json_extract(item, '$." + USER_ID + "') = ? AND json_extract(item, '$." + CODE_TYPE + "') = ?";
+            + " AND json_extract(item, '$." + USER_ID + "') = ? AND json_extract(item, '$." + CODE_TYPE + "') = ?"
+            + " AND json_extract(item, '$." + CONTEXT_DIGEST + "') IS ?";
     private static final String DELETE_BY_GSI1_PREFIX =
             "DELETE FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? RETURNING item";
     private static final String SELECT_BY_GSI1_PREFIX =
@@ -325,6 +327,8 @@ public final class SqliteVerificationStore implements VerificationStore {
                 update.setLong(4, consumption.now().getEpochSecond());
                 update.setString(5, consumption.userId());
                 update.setString(6, consumption.codeType().name());
+                // IS compares NULL with NULL as equal: both without a context, or the same context's HMAC.
+                update.setString(7, consumption.contextDigest().orElse(null));
                 updated = update.executeUpdate() == 1;
             }
             if (!updated) {
