@@ -5,6 +5,7 @@ import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.CodeService;
 import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.devices.DeviceService;
+import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
@@ -31,6 +32,7 @@ public final class Verification {
     private final AuditLog audit;
     private final RateLimiter rateLimiter;
     private final UserSupport support;
+    private final IdempotentRequests idempotency;
 
     private Verification(Builder builder) {
         VerificationStore store = Objects.requireNonNull(builder.store, "store");
@@ -44,6 +46,7 @@ public final class Verification {
         this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl(),
                 builder.settings.deviceMaxLife());
         this.support = new UserSupport(codes, devices, audit, rateLimiter);
+        this.idempotency = new IdempotentRequests(store, keys, tokens, builder.clock);
     }
 
     public static Builder builder() {
@@ -64,6 +67,11 @@ public final class Verification {
 
     public RateLimiter rateLimiter() {
         return rateLimiter;
+    }
+
+    /** Requests made safe to retry with an Idempotency-Key. */
+    public IdempotentRequests idempotency() {
+        return idempotency;
     }
 
     /** What support staff may do for a user: the operator API's domain. */

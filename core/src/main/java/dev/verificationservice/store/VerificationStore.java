@@ -3,6 +3,7 @@ package dev.verificationservice.store;
 import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.devices.DeviceRepository;
+import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 
 /**
@@ -16,7 +17,7 @@ import dev.verificationservice.ratelimit.RateLimitRepository;
  * read hands back what is stored, and the domain compares ttl with its clock.
  */
 public interface VerificationStore extends CodeRepository, DeviceRepository, AuditRepository,
-        RateLimitRepository, AutoCloseable {
+        RateLimitRepository, IdempotencyRepository, AutoCloseable {
 
     /** Throws {@link StoreException} when the store cannot serve requests; for readiness checks. */
     void checkReady();

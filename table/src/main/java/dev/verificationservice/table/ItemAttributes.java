@@ -45,6 +45,14 @@ public final class ItemAttributes {
     /** The user's revoke-all marker: tokens created at or before this (fixed-width ISO text) are revoked. */
     public static final String REVOKED_BEFORE = "revokedBefore";
 
+    // IdempotencyKey (an addition to the seed)
+    public static final String KEY_DIGEST = "keyDigest";
+    public static final String REQUEST_DIGEST = "requestDigest";
+    public static final String CLAIMED_AT = "claimedAt";
+    public static final String ANSWER_STATUS = "answerStatus";
+    /** The first answer, sealed (AES-GCM): it may hold a device secret, which is never stored in clear. */
+    public static final String ANSWER = "answer";
+
     // AuditLog
     public static final String EVENT_TYPE = "eventType";
     public static final String EVENT_DETAILS = "eventDetails";

@@ -10,6 +10,7 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import java.time.Instant;
@@ -146,6 +147,38 @@ public final class TableItems {
     /** A token's createdAt as the table compares it with a revoke-all marker (fixed-width text sorts as time). */
     public static String createdAtText(DeviceToken token) {
         return Timestamps.format(token.createdAt());
+    }
+
+    // IdempotencyKey
+
+    public static Map<String, Object> idempotencyItem(IdempotencyRecord record) {
+        TableKeys.PrimaryKey key = TableKeys.idempotencyKey(record.keyDigest());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(KEY_DIGEST, record.keyDigest());
+        item.put(REQUEST_DIGEST, record.requestDigest());
+        item.put(CLAIMED_BY, record.claimedBy());
+        item.put(CLAIMED_AT, Timestamps.format(record.claimedAt()));
+        record.answer().ifPresent(answer -> {
+            item.put(ANSWER_STATUS, (long) answer.status());
+            item.put(ANSWER, answer.sealedBody());
+        });
+        item.put(TTL, epochSeconds(record.expiresAt()));
+        return item;
+    }
+
+    public static IdempotencyRecord idempotency(Map<String, Object> item) {
+        Optional<IdempotencyRecord.StoredAnswer> answer = item.containsKey(ANSWER)
+                ? Optional.of(new IdempotencyRecord.StoredAnswer((int) number(item, ANSWER_STATUS), string(item, ANSWER)))
+                : Optional.empty();
+        return new IdempotencyRecord(string(item, KEY_DIGEST), string(item, REQUEST_DIGEST), string(item, CLAIMED_BY),
+                Timestamps.parse(string(item, CLAIMED_AT)), answer, Instant.ofEpochSecond(number(item, TTL)));
+    }
+
+    /** The claim time as the table compares it (fixed-width text sorts as time). */
+    public static String claimedAtText(Instant instant) {
+        return Timestamps.format(instant);
     }
 
     // AuditLog

@@ -14,6 +14,7 @@ import java.time.Instant;
  * DeviceToken       DEVICE#&lt;deviceId&gt;             TOKEN#&lt;tokenId&gt;               USER#&lt;userId&gt;  DEVICE#&lt;deviceId&gt;#&lt;tokenId&gt;
  * AuditLog          USER#&lt;userId&gt;                 AUDIT#&lt;timestamp&gt;#&lt;entryId&gt;
  * RevokedDevices    USER#&lt;userId&gt;                 DEVICES#REVOKED
+ * IdempotencyKey    IDEMPOTENCY#&lt;keyDigest&gt;       IDEMPOTENCY#&lt;keyDigest&gt;
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
  * </pre>
@@ -35,6 +36,7 @@ public final class TableKeys {
     static final String WINDOW = "WINDOW#";
     static final String COOLDOWN = "COOLDOWN";
     static final String DEVICES_REVOKED = "DEVICES#REVOKED";
+    static final String IDEMPOTENCY = "IDEMPOTENCY#";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -83,6 +85,11 @@ public final class TableKeys {
     /** GSI1SK prefix of a user's tokens of one device; the trailing {@code #} stops {@code ab} matching {@code abc}. */
     public static String deviceOfUserPrefix(String deviceId) {
         return DEVICE + deviceId + SEPARATOR;
+    }
+
+    /** An Idempotency-Key of one client, by its HMAC. */
+    public static PrimaryKey idempotencyKey(String keyDigest) {
+        return new PrimaryKey(IDEMPOTENCY + keyDigest, IDEMPOTENCY + keyDigest);
     }
 
     /** The user's revoke-all marker, in the user's partition beside the audit entries. */

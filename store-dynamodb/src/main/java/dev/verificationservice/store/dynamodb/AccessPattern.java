@@ -34,6 +34,8 @@ public enum AccessPattern {
     CLAIM_COOLDOWN,
     /** Query on a rate-limit counter's partition, then BatchWriteItem deletes (an operator lifting a limit). */
     RESET_RATE_LIMIT,
+    /** Claim, complete, release or read an Idempotency-Key. */
+    IDEMPOTENCY,
     /** DescribeTable, for readiness. */
     CHECK_READY
 }

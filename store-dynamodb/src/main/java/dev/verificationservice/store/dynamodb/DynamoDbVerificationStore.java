@@ -11,6 +11,7 @@ import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
+import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
@@ -95,6 +96,9 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   {@value #BELOW_CEILING}: exact under concurrency, but a retry may count twice (the budget errs strict);</li>
  *   <li>claim a cooldown: UpdateItem {@value #CLAIM_COOLDOWN} on {@value #COOLDOWN_IS_FREE}; a failed
  *   condition's old item says when the running cooldown ends;</li>
+ *   <li>Idempotency-Key: PutItem on {@value #IDEMPOTENCY_KEY_IS_FREE} claims it (ALL_OLD on failure: the
+ *   holder, whose request digest and answer decide replay, refusal or waiting); UpdateItem {@value #STORE_ANSWER}
+ *   on {@value #CLAIM_IS_HELD} stores the sealed answer; DeleteItem on {@value #CLAIM_IS_PENDING} releases it;</li>
  *   <li>lift a rate limit: Query the counter's partition (consistent), then BatchWriteItem deletes;</li>
  *   <li>invalidate codes, revoke devices: Query GSI1 followed to its last page, then BatchWriteItem
  *   deletes in groups of 25, retrying unprocessed items with backoff (deleting twice is harmless);</li>
@@ -141,6 +145,12 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String COUNTER_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
     static final String GIVE_PLACE_BACK = "SET #count = #count - :one REMOVE #place";
     static final String PLACE_IS_HELD = "attribute_exists(#place)";
+    /** Free: no item; an expired one; this very claim (a retry); or a claim pending since before :staleBefore. */
+    static final String IDEMPOTENCY_KEY_IS_FREE = "attribute_not_exists(PK) OR #ttl <= :now OR #claimedBy = :claimedBy"
+            + " OR (attribute_not_exists(#answer) AND #claimedAt < :staleBefore)";
+    static final String STORE_ANSWER = "SET #answerStatus = :answerStatus, #answer = :answer";
+    static final String CLAIM_IS_HELD = "#claimedBy = :claimedBy";
+    static final String CLAIM_IS_PENDING = "#claimedBy = :claimedBy AND attribute_not_exists(#answer)";
     static final String GSI1_BEGINS_WITH = "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)";
     static final String AUDIT_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
     static final String COUNTER_WINDOW = "PK = :pk AND SK = :sk";
@@ -664,6 +674,85 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .build();
         return query(request, AccessPattern.READ_RATE_LIMIT, Integer.MAX_VALUE).stream().findFirst()
                 .map(DynamoDbItems::fromAttributeValues).map(TableItems::counter);
+    }
+
+    // Idempotency-Keys
+
+    @Override
+    public Optional<IdempotencyRecord> claimIdempotencyKey(IdempotencyRecord pending, Instant staleBefore) {
+        TableKeys.PrimaryKey key = TableKeys.idempotencyKey(pending.keyDigest());
+        try {
+            capacity.record(AccessPattern.IDEMPOTENCY, client.putItem(request -> request
+                    .tableName(tableName)
+                    .item(DynamoDbItems.toAttributeValues(TableItems.idempotencyItem(pending)))
+                    .conditionExpression(IDEMPOTENCY_KEY_IS_FREE)
+                    .expressionAttributeNames(Map.of("#claimedBy", ItemAttributes.CLAIMED_BY,
+                            "#claimedAt", ItemAttributes.CLAIMED_AT, "#answer", ItemAttributes.ANSWER,
+                            "#ttl", ItemAttributes.TTL))
+                    .expressionAttributeValues(Map.of(":claimedBy", s(pending.claimedBy()),
+                            ":staleBefore", s(TableItems.claimedAtText(staleBefore)),
+                            ":now", n(pending.claimedAt().getEpochSecond())))
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
+            return Optional.empty();
+        } catch (ConditionalCheckFailedException e) {
+            capacity.record(AccessPattern.IDEMPOTENCY, List.of());
+            Optional<Map<String, Object>> holder = e.hasItem() && !e.item().isEmpty()
+                    ? Optional.of(DynamoDbItems.fromAttributeValues(e.item())) : getItem(key, AccessPattern.IDEMPOTENCY);
+            // Gone between the write and the read (released): not held; the caller's next claim takes it.
+            return Optional.of(holder.map(TableItems::idempotency).orElse(new IdempotencyRecord(pending.keyDigest(),
+                    pending.requestDigest(), "released", pending.claimedAt(), Optional.empty(), pending.expiresAt())));
+        } catch (SdkException e) {
+            throw failure("claim an Idempotency-Key", e);
+        }
+    }
+
+    @Override
+    public void completeIdempotencyKey(String keyDigest, String claimedBy, IdempotencyRecord.StoredAnswer answer) {
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(tableName)
+                .key(keyOf(TableKeys.idempotencyKey(keyDigest)))
+                .updateExpression(STORE_ANSWER)
+                .conditionExpression(CLAIM_IS_HELD)
+                .expressionAttributeNames(Map.of("#claimedBy", ItemAttributes.CLAIMED_BY,
+                        "#answerStatus", ItemAttributes.ANSWER_STATUS, "#answer", ItemAttributes.ANSWER))
+                .expressionAttributeValues(Map.of(":claimedBy", s(claimedBy), ":answerStatus", n(answer.status()),
+                        ":answer", s(answer.sealedBody())))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        try {
+            capacity.record(AccessPattern.IDEMPOTENCY, client.updateItem(request).consumedCapacity());
+        } catch (ConditionalCheckFailedException e) {
+            // Taken over as stale meanwhile: the answer is not this key's any more.
+            capacity.record(AccessPattern.IDEMPOTENCY, List.of());
+        } catch (SdkException e) {
+            throw failure("store an idempotent answer", e);
+        }
+    }
+
+    @Override
+    public void releaseIdempotencyKey(String keyDigest, String claimedBy) {
+        try {
+            capacity.record(AccessPattern.IDEMPOTENCY, client.deleteItem(request -> request
+                    .tableName(tableName)
+                    .key(keyOf(TableKeys.idempotencyKey(keyDigest)))
+                    .conditionExpression(CLAIM_IS_PENDING)
+                    .expressionAttributeNames(Map.of("#claimedBy", ItemAttributes.CLAIMED_BY,
+                            "#answer", ItemAttributes.ANSWER))
+                    .expressionAttributeValues(Map.of(":claimedBy", s(claimedBy)))
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
+        } catch (ConditionalCheckFailedException e) {
+            capacity.record(AccessPattern.IDEMPOTENCY, List.of());
+        } catch (SdkException e) {
+            throw failure("release an Idempotency-Key", e);
+        }
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> findIdempotencyKey(String keyDigest, Instant now) {
+        return getItem(TableKeys.idempotencyKey(keyDigest), AccessPattern.IDEMPOTENCY)
+                .filter(item -> TableItems.number(item, ItemAttributes.TTL) > now.getEpochSecond())
+                .map(TableItems::idempotency);
     }
 
     // Operations

@@ -17,6 +17,7 @@ import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
+import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
@@ -85,6 +86,8 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>claim a cooldown: in one transaction, read the cooldown item; held by another attempt and still
  *   running: refused with its end; otherwise written with this attempt's id and end;</li>
  *   <li>register a device: both inserts in one transaction, rolled back unless both wrote a row;</li>
+ *   <li>Idempotency-Keys: claim, complete and release are each one transaction that reads the key's item and
+ *   writes only on the condition the DynamoDB store puts into its request;</li>
  *   <li>queries through GSI1 and the audit range filter {@code ttl > :now} themselves.</li>
  * </ul>
  *
@@ -618,6 +621,74 @@ public final class SqliteVerificationStore implements VerificationStore {
             return allItems(select).stream().findFirst().map(TableItems::counter);
         } catch (SQLException e) {
             throw failure("read a rate-limit counter", e);
+        }
+    }
+
+    // Idempotency-Keys
+
+    @Override
+    public Optional<IdempotencyRecord> claimIdempotencyKey(IdempotencyRecord pending, Instant staleBefore) {
+        TableKeys.PrimaryKey key = TableKeys.idempotencyKey(pending.keyDigest());
+        return inTransaction("claim an Idempotency-Key", connection -> {
+            Optional<IdempotencyRecord> current = selectItem(connection, key)
+                    .filter(item -> TableItems.number(item, TTL) > pending.claimedAt().getEpochSecond())
+                    .map(TableItems::idempotency);
+            boolean free = current.isEmpty()
+                    || current.get().claimedBy().equals(pending.claimedBy())
+                    || (!current.get().done() && current.get().claimedAt().isBefore(staleBefore));
+            if (!free) {
+                return current;
+            }
+            if (current.isEmpty() || !current.get().claimedBy().equals(pending.claimedBy())) {
+                putItem(connection, TableItems.idempotencyItem(pending));
+            }
+            return Optional.<IdempotencyRecord>empty();
+        });
+    }
+
+    @Override
+    public void completeIdempotencyKey(String keyDigest, String claimedBy, IdempotencyRecord.StoredAnswer answer) {
+        TableKeys.PrimaryKey key = TableKeys.idempotencyKey(keyDigest);
+        inTransaction("store an idempotent answer", connection -> {
+            Optional<IdempotencyRecord> current = selectItem(connection, key).map(TableItems::idempotency)
+                    .filter(record -> record.claimedBy().equals(claimedBy));
+            if (current.isPresent()) {
+                IdempotencyRecord record = current.get();
+                putItem(connection, TableItems.idempotencyItem(new IdempotencyRecord(record.keyDigest(),
+                        record.requestDigest(), record.claimedBy(), record.claimedAt(), Optional.of(answer),
+                        record.expiresAt())));
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void releaseIdempotencyKey(String keyDigest, String claimedBy) {
+        TableKeys.PrimaryKey key = TableKeys.idempotencyKey(keyDigest);
+        inTransaction("release an Idempotency-Key", connection -> {
+            if (selectItem(connection, key).map(TableItems::idempotency)
+                    .filter(record -> record.claimedBy().equals(claimedBy) && !record.done()).isPresent()) {
+                try (PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
+                    delete.setString(1, key.pk());
+                    delete.setString(2, key.sk());
+                    delete.executeUpdate();
+                }
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> findIdempotencyKey(String keyDigest, Instant now) {
+        TableKeys.PrimaryKey key = TableKeys.idempotencyKey(keyDigest);
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement(SELECT_ACTIVE_ITEM)) {
+            select.setString(1, key.pk());
+            select.setString(2, key.sk());
+            select.setLong(3, now.getEpochSecond());
+            return allItems(select).stream().findFirst().map(TableItems::idempotency);
+        } catch (SQLException e) {
+            throw failure("read an Idempotency-Key", e);
         }
     }
 
