@@ -169,6 +169,77 @@ abstract class AbstractApiTest {
         });
     }
 
+    // Idempotency-Key (SPEC §13)
+
+    @Test
+    void aRetriedSendWithItsIdempotencyKeyGetsTheFirstAnswerWithoutASecondMessageOrCount() {
+        String user = newUser();
+        Map<String, String> body = Map.of("userId", user, "codeType", "EMAIL_VERIFICATION", "deliveryMethod", "EMAIL",
+                "deliveryTarget", emailOf(user));
+        String key = "send-" + user;
+
+        Answer first = api.postIdempotent("/v1/codes", body, key);
+        Answer again = api.postIdempotent("/v1/codes", body, key);
+
+        assertThat(first.status()).isEqualTo(202);
+        assertThat(again.status()).isEqualTo(202);
+        assertThat(again.raw().body()).isEqualTo(first.raw().body());
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(api.get("/dev/outbox").json().get("messages").valueStream()
+                .filter(message -> message.get("to").asString().equals(emailOf(user))).count()).isEqualTo(1);
+        assertThat(auditEventTypes(user)).containsExactly("CODE_SENT");
+
+        Answer otherBody = api.postIdempotent("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", "other." + emailOf(user)), key);
+        assertThat(otherBody.status()).isEqualTo(422);
+        assertThat(otherBody.text("code")).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+
+        Answer badKey = api.postIdempotent("/v1/codes", body, "has space");
+        assertThat(badKey.status()).isEqualTo(400);
+        assertThat(badKey.text("field")).isEqualTo("Idempotency-Key");
+    }
+
+    @Test
+    void twoSimultaneousSendsWithOneKeyGiveOneMessageAndEqualAnswers() throws Exception {
+        String user = newUser();
+        Map<String, String> body = Map.of("userId", user, "codeType", "EMAIL_VERIFICATION", "deliveryMethod", "EMAIL",
+                "deliveryTarget", emailOf(user));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        List<java.util.concurrent.Future<Answer>> answers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            answers.add(pool.submit(() -> api.postIdempotent("/v1/codes", body, "together-" + user)));
+        }
+        pool.shutdown();
+        List<String> bodies = new ArrayList<>();
+        for (java.util.concurrent.Future<Answer> answer : answers) {
+            assertThat(answer.get().status()).isEqualTo(202);
+            bodies.add(answer.get().raw().body());
+        }
+
+        assertThat(bodies).containsOnly(bodies.get(0));
+        assertThat(api.get("/dev/outbox").json().get("messages").valueStream()
+                .filter(message -> message.get("to").asString().equals(emailOf(user))).count()).isEqualTo(1);
+        assertThat(api.get("/v1/users/" + user + "/rate-limits").json().get("limits").valueStream()
+                .filter(limit -> limit.get("action").asString().equals("SEND_EMAIL_VERIFICATION"))
+                .findFirst().orElseThrow().get("count").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void aRetriedDeviceRegistrationGivesTheSameSecretAndOneDevice() {
+        String user = newUser();
+        Map<String, String> body = Map.of("userId", user, "deviceId", "idem-1", "deviceType", "WEB");
+
+        Answer first = api.postIdempotent("/v1/devices", body, "register-" + user);
+        Answer again = api.postIdempotent("/v1/devices", body, "register-" + user);
+
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(again.text("secret")).isEqualTo(first.text("secret"));
+        assertThat(api.get("/v1/users/" + user + "/devices").json().get("devices")).hasSize(1);
+        assertThat(api.post("/v1/devices/verify", Map.of("deviceId", "idem-1", "secret", again.text("secret")))
+                .json().get("valid").asBoolean()).isTrue();
+    }
+
     // Abuse controls (SPEC §10)
 
     @Test

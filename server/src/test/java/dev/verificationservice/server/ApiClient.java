@@ -51,6 +51,13 @@ final class ApiClient {
         return send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(text)));
     }
 
+    /** A JSON POST with an {@code Idempotency-Key}. */
+    Answer postIdempotent(String path, Object body, String idempotencyKey) {
+        String text = body instanceof String raw ? raw : JSON.writeValueAsString(body);
+        return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofString(text)));
+    }
+
     Answer send(String method, String path, String contentType, String body) {
         HttpRequest.Builder request = request(path).method(method, body == null
                 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));

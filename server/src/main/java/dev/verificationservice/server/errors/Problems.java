@@ -55,6 +55,15 @@ public final class Problems {
         };
     }
 
+    /** A problem about bad input outside Spring MVC, naming the field (or header) at fault. */
+    public static void write(HttpServletResponse response, HttpStatus status, String code, String detail, String field)
+            throws IOException {
+        response.setStatus(status.value());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.getWriter().write(json(status.value(), code, detail, field));
+    }
+
     /** Writes a problem answer outside Spring MVC (filters, which answer before a controller runs). */
     public static void write(HttpServletResponse response, HttpStatus status, String code, String detail)
             throws IOException {
@@ -66,6 +75,10 @@ public final class Problems {
 
     /** The problem as JSON text: what {@link #write} sends, and what the container's error valve reports. */
     static String json(int status, String code, String detail) {
+        return json(status, code, detail, null);
+    }
+
+    private static String json(int status, String code, String detail, String field) {
         HttpStatus resolved = HttpStatus.resolve(status);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", typeOf(code));
@@ -73,6 +86,9 @@ public final class Problems {
         body.put("status", status);
         body.put("detail", detail);
         body.put("code", code);
+        if (field != null) {
+            body.put("field", field);
+        }
         return JSON.writeValueAsString(body);
     }
 
