@@ -106,4 +106,25 @@ class StartupTest {
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SMSType").stringValue()).isEqualTo("Transactional");
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SenderID").stringValue()).isEqualTo("ACME");
     }
+
+    @Test
+    void plainSmtpIsOnlyForARelayOnThisMachineAndNeverWithCredentials() {
+        StartupException remote = startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.smtp.host=smtp.example.com", "verification.smtp.security=NONE"));
+        assertThat(remote).hasMessageContaining("VERIFICATION_SMTP_SECURITY is NONE")
+                .hasMessageContaining("VERIFICATION_SMTP_HOST 'smtp.example.com'");
+        assertThat(remote.action()).contains("STARTTLS").contains("SMTPS");
+        StartupException credentials = startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.smtp.host=127.0.0.1", "verification.smtp.security=NONE",
+                "verification.smtp.username=mailer", "verification.smtp.password=mailer-secret"));
+        assertThat(credentials).hasMessageContaining("VERIFICATION_SMTP_USERNAME")
+                .hasMessageContaining("VERIFICATION_SMTP_PASSWORD").hasMessageNotContaining("mailer-secret");
+        assertThat(credentials.action()).contains("STARTTLS");
+        // A local relay without a login starts.
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.smtp.host=localhost", "verification.smtp.security=NONE")) {
+            assertThat(context.isRunning()).isTrue();
+        }
+    }
+
 }
