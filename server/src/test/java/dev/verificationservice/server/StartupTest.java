@@ -18,6 +18,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -25,6 +28,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import software.amazon.awssdk.services.sns.model.PublishRequest;
 
 /** What the service does at start: refuse bad configuration clearly, and create its keys in embedded mode. */
+@ExtendWith(OutputCaptureExtension.class)
 class StartupTest {
 
     @TempDir
@@ -105,6 +109,38 @@ class StartupTest {
         assertThat(request.message()).contains("123456").contains("15 minutes");
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SMSType").stringValue()).isEqualTo("Transactional");
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SenderID").stringValue()).isEqualTo("ACME");
+    }
+
+    @Test
+    void aGeneratedApiKeyIsPrintedOnceOnTheConsoleAndNeverLogged(CapturedOutput output) throws Exception {
+        Path data = dataDir.resolve("printed");
+        String apiKey;
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data)) {
+            apiKey = Files.readString(data.resolve("api-key")).trim();
+        }
+        // The logger writes to the console too: one occurrence in all of the output means the log never had it.
+        assertThat(countOf(output.getAll(), apiKey)).as("occurrences of the key in the output").isEqualTo(1);
+        String keyLine = output.getOut().lines().filter(line -> line.contains(apiKey)).findFirst().orElseThrow();
+        assertThat(keyLine.trim()).as("the key stands alone on its line, not in a log line").isEqualTo(apiKey);
+        String logLine = output.getAll().lines().filter(line -> line.contains("Generated a new API key"))
+                .findFirst().orElseThrow();
+        assertThat(logLine).contains("WARN").contains(data.resolve("api-key").toAbsolutePath().toString())
+                .contains("not in this log").doesNotContain(apiKey);
+
+        // A later start reuses the key and shows it nowhere.
+        int before = output.getAll().length();
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data)) {
+            assertThat(Files.readString(data.resolve("api-key")).trim()).isEqualTo(apiKey);
+        }
+        assertThat(output.getAll().substring(before)).doesNotContain(apiKey);
+    }
+
+    private static int countOf(String text, String part) {
+        int count = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+            count++;
+        }
+        return count;
     }
 
     @Test

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The API keys and HMAC keys the service runs with. Configured keys always win. In the embedded mode a
  * missing key is generated on first start and kept in the data directory, readable by the owner only; the
- * generated API key is logged that one time. In the DynamoDB mode both must be configured: several
+ * generated API key is printed on the console (standard output, not the log) that one time. In the DynamoDB mode both must be configured: several
  * instances must share them, so generating one per instance would be wrong.
  */
 public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
@@ -92,8 +92,11 @@ public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
             String key = announce ? new SecureTokens(random).randomToken() : SecretKeyRing.generateBase64Key(random);
             writeOwnerOnly(file, key);
             if (announce) {
-                LOG.warn("Generated a new {} and saved it in {} (owner-only). It is shown this once:\n\n    {}\n\n"
-                        + "Send it as 'Authorization: Bearer <key>'.", what, file.toAbsolutePath(), key);
+                // The key goes to the console only: logs are shipped and kept, and must never hold a key.
+                LOG.warn("Generated a new {} and saved it in {} (owner-only). It is printed once on the console "
+                        + "(standard output), not in this log; 'cat {}' shows it again.", what, file.toAbsolutePath(),
+                        file.toAbsolutePath());
+                printOnce(what, file, key);
             } else {
                 LOG.info("Generated a new {} in {} (owner-only)", what, file.toAbsolutePath());
             }
@@ -106,6 +109,17 @@ public record KeyMaterial(List<String> apiKeys, SecretKeyRing secretKeys) {
                     "Make VERIFICATION_DATA_DIR a directory this user can write, or set VERIFICATION_API_KEYS "
                             + "and VERIFICATION_SECRET_KEYS.", e);
         }
+    }
+
+    private static void printOnce(String what, Path file, String key) {
+        System.out.println();
+        System.out.println("  Verification Service: a new " + what + " was generated and saved in " + file.toAbsolutePath()
+                + " (owner-only).");
+        System.out.println("  It is shown here this once. Send it as 'Authorization: Bearer <key>':");
+        System.out.println();
+        System.out.println("    " + key);
+        System.out.println();
+        System.out.flush();
     }
 
     /** The data directory holds the keys and the database: only its owner may enter it. */
