@@ -16,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -30,6 +31,9 @@ import software.amazon.awssdk.services.sns.model.PublishRequest;
 /** What the service does at start: refuse bad configuration clearly, and create its keys in embedded mode. */
 @ExtendWith(OutputCaptureExtension.class)
 class StartupTest {
+
+    private static final String APP_KEY = "startup-app-key-0123456789abcdefghijkl";
+    private static final String ADMIN_KEY = "startup-admin-key-0123456789abcdefghijk";
 
     @TempDir
     Path dataDir;
@@ -144,6 +148,38 @@ class StartupTest {
     }
 
     @Test
+    void withoutAdminKeysTheOperatorApiIsOffAndNoneIsGenerated() throws Exception {
+        Path data = dataDir.resolve("no-admin");
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data,
+                "verification.api-keys=" + APP_KEY)) {
+            ApiClient api = new ApiClient(port(context), APP_KEY);
+            for (ApiClient client : List.of(api, api.withKey(null), api.withKey(ADMIN_KEY))) {
+                ApiClient.Answer overview = client.get("/v1/admin/users/alice");
+                assertThat(overview.status()).isEqualTo(404);
+                assertThat(overview.text("code")).isEqualTo("NOT_FOUND");
+                assertThat(overview.text("detail")).contains("VERIFICATION_ADMIN_API_KEYS");
+                assertThat(client.delete("/v1/admin/users/alice/codes").status()).isEqualTo(404);
+            }
+            assertThat(api.get("/v1/users/alice/audit").status()).isEqualTo(200);
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(data)) {
+            assertThat(files.map(file -> file.getFileName().toString())).noneMatch(name -> name.contains("admin"));
+        }
+    }
+
+    @Test
+    void adminKeysMustBeLongAndNeverAlsoApplicationKeys() {
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.admin-api-keys=short-admin-key")))
+                .hasMessageContaining("VERIFICATION_ADMIN_API_KEYS").hasMessageContaining("shorter than 24");
+        StartupException shared = startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.api-keys=" + APP_KEY, "verification.admin-api-keys=" + ADMIN_KEY + "," + APP_KEY));
+        assertThat(shared).hasMessageContaining("both VERIFICATION_API_KEYS and VERIFICATION_ADMIN_API_KEYS")
+                .hasMessageNotContaining(APP_KEY);
+        assertThat(shared.action()).contains("their own keys");
+    }
+
+    @Test
     void plainSmtpIsOnlyForARelayOnThisMachineAndNeverWithCredentials() {
         StartupException remote = startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
                 "verification.smtp.host=smtp.example.com", "verification.smtp.security=NONE"));
@@ -163,4 +199,7 @@ class StartupTest {
         }
     }
 
+    private static int port(ConfigurableApplicationContext context) {
+        return Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+    }
 }
