@@ -29,6 +29,7 @@ import tools.jackson.databind.JsonNode;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + AbstractApiTest.API_KEY + "," + AbstractApiTest.NEXT_API_KEY,
+        "verification.admin-api-keys=" + AbstractApiTest.ADMIN_KEY + "," + AbstractApiTest.NEXT_ADMIN_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY})
 @Import(TestClockConfiguration.class)
 @ExtendWith({SkipReasonReporter.class, OutputCaptureExtension.class})
@@ -36,6 +37,8 @@ abstract class AbstractApiTest {
 
     static final String API_KEY = "test-api-key-0123456789abcdefghijklmnop";
     static final String NEXT_API_KEY = "next-api-key-0123456789abcdefghijklmnop";
+    static final String ADMIN_KEY = "test-admin-key-0123456789abcdefghijklmn";
+    static final String NEXT_ADMIN_KEY = "next-admin-key-0123456789abcdefghijklmn";
     static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
     private static final AtomicInteger USERS = new AtomicInteger();
 
@@ -68,8 +71,12 @@ abstract class AbstractApiTest {
     }
 
     Answer sendEmailCode(String userId) {
+        return sendEmailCodeTo(userId, emailOf(userId));
+    }
+
+    Answer sendEmailCodeTo(String userId, String target) {
         return api.post("/v1/codes", Map.of("userId", userId, "codeType", "EMAIL_VERIFICATION",
-                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(userId)));
+                "deliveryMethod", "EMAIL", "deliveryTarget", target));
     }
 
     /** The newest outbox message for this user's target, read as a developer would. */
@@ -77,6 +84,10 @@ abstract class AbstractApiTest {
         Answer outbox = api.get("/dev/outbox");
         assertThat(outbox.status()).isEqualTo(200);
         return outbox.json().get("messages").get(0).get("code").asString();
+    }
+
+    Answer check(String userId, String code) {
+        return api.post("/v1/codes/check", Map.of("code", code, "userId", userId, "codeType", "EMAIL_VERIFICATION"));
     }
 
     Answer verify(String userId, String code) {
@@ -601,9 +612,11 @@ abstract class AbstractApiTest {
                 "deliveryTarget", emailOf(user)));
         String link = codeFromOutbox();
         api.post("/v1/codes/check", Map.of("code", link));
-        String secret = missingTransactions().isEmpty()
-                ? api.post("/v1/devices", Map.of("userId", user, "deviceId", "d-1", "deviceType", "WEB")).text("secret")
-                : "no-secret-issued-on-this-store";
+        Answer registered = api.post("/v1/devices", Map.of("userId", user, "deviceId", "d-1", "deviceType", "WEB"));
+        assertThat(registered.status()).isEqualTo(201);
+        String secret = registered.text("secret");
+        assertThat(secret).hasSize(43);
+        api.post("/v1/devices/verify", Map.of("deviceId", "d-1", "secret", secret));
         api.post("/v1/devices/verify", Map.of("deviceId", "d-1", "secret", "A".repeat(43)));
 
         assertThat(output.getAll()).doesNotContain(code, link, secret, API_KEY);
@@ -628,5 +641,337 @@ abstract class AbstractApiTest {
         assertThat(send.has("502")).isTrue();
         assertThat(send.get("400").get("content").has("application/problem+json")).isTrue();
         assertThat(api.withKey(null).get("/swagger-ui/index.html").status()).isEqualTo(200);
+    }
+
+    // ---------------------------------------------------------------- the operator API (SPEC §11)
+
+    ApiClient admin() {
+        return api.withKey(ADMIN_KEY);
+    }
+
+    /** The key id the audit log must show for an admin key, computed here independently of the service. */
+    static String adminKeyId(String key) throws Exception {
+        byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
+                .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return "adm-" + java.util.HexFormat.of().formatHex(hash).substring(0, 12);
+    }
+
+    List<JsonNode> auditEvents(String userId, String eventType) {
+        List<JsonNode> events = new ArrayList<>();
+        api.get("/v1/users/" + userId + "/audit?limit=100").json().get("events").forEach(event -> {
+            if (event.get("eventType").asString().equals(eventType)) {
+                events.add(event);
+            }
+        });
+        return events;
+    }
+
+    private static void assertForbidden(Answer answer, String detail) {
+        assertThat(answer.status()).isEqualTo(403);
+        assertThat(answer.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(answer.text("code")).isEqualTo("FORBIDDEN");
+        assertThat(answer.text("detail")).contains(detail);
+    }
+
+    @Test
+    void eachKeyOpensOnlyItsOwnApi() {
+        String user = newUser();
+        String overview = "/v1/admin/users/" + user;
+        // An application key never reaches the operator API.
+        assertForbidden(api.get(overview), "needs an admin key");
+        assertForbidden(api.delete(overview + "/codes"), "needs an admin key");
+        assertForbidden(api.delete(overview + "/rate-limits/VERIFY_EMAIL_VERIFICATION"), "needs an admin key");
+        assertForbidden(api.withKey(NEXT_API_KEY).get(overview), "needs an admin key");
+        // An admin key never replaces an application key: not on /v1, not on the outbox.
+        ApiClient admin = admin();
+        assertForbidden(admin.get("/v1/users/" + user + "/audit"), "This is an admin key");
+        assertForbidden(admin.get("/v1/users/" + user + "/rate-limits"), "This is an admin key");
+        assertForbidden(admin.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", "jane@example.com")), "This is an admin key");
+        assertForbidden(admin.post("/v1/codes/verify", Map.of("code", "123456", "userId", user,
+                "codeType", "EMAIL_VERIFICATION")), "This is an admin key");
+        assertForbidden(admin.delete("/v1/users/" + user + "/devices"), "This is an admin key");
+        assertForbidden(admin.get("/dev/outbox"), "This is an admin key");
+        assertForbidden(api.withKey(NEXT_ADMIN_KEY).get("/dev/outbox"), "This is an admin key");
+        // A missing or unknown key is a 401, on the operator API as everywhere.
+        for (String key : new String[] {null, "wrong", ADMIN_KEY + "x", ADMIN_KEY.substring(1)}) {
+            Answer answer = api.withKey(key).get(overview);
+            assertThat(answer.status()).as(String.valueOf(key)).isEqualTo(401);
+            assertThat(answer.text("code")).isEqualTo("UNAUTHORIZED");
+            assertThat(answer.header("WWW-Authenticate")).startsWith("Bearer");
+        }
+        // The path the container decodes decides: no spelling takes an application key into the operator API.
+        for (String path : List.of("/v1/%61dmin/users/" + user, "/v1;x=1/admin/users/" + user, "/v1/admin;x=1/users/" + user,
+                "/%761/admin/users/" + user)) {
+            assertThat(api.raw("GET", path, "")[0]).as(path).isEqualTo("403");
+            assertThat(api.withKey(null).raw("GET", path, "")[0]).as(path).isEqualTo("401");
+        }
+        assertThat(api.raw("GET", "/V1/admin/users/" + user, "")[0]).as("another path, not the operator API").isEqualTo("404");
+        assertThat(admin.raw("GET", "/v1/%61dmin/users/" + user, "")[0]).isEqualTo("200");
+        // Both admin keys work (rotation), and public paths need no key of either kind.
+        assertThat(admin.get(overview).status()).isEqualTo(200);
+        assertThat(api.withKey(NEXT_ADMIN_KEY).get(overview).status()).isEqualTo(200);
+        assertThat(admin.get("/actuator/health/liveness").status()).isEqualTo(200);
+        // Nothing above did anything.
+        assertThat(auditEventTypes(user)).isEmpty();
+    }
+
+    @Test
+    void theOperatorOverviewShowsDevicesLiveCodesLimitsAndAuditWithoutSecrets() {
+        String user = newUser();
+        String secret = missingTransactions().isEmpty()
+                ? api.post("/v1/devices", Map.of("userId", user, "deviceId", "laptop-1", "deviceType", "WEB",
+                        "deviceName", "Work laptop")).text("secret")
+                : null;
+        sendEmailCode(user);
+        String code = codeFromOutbox();
+        String wrong = code.equals("000000") ? "111111" : "000000";
+        // A failed check counts as a failed verification (and needs no transaction, so it runs on dynalite too).
+        Answer failed = api.post("/v1/codes/check", Map.of("code", wrong, "userId", user, "codeType", "EMAIL_VERIFICATION"));
+        assertThat(failed.text("reason")).isEqualTo("NOT_FOUND");
+        clock.advance(Duration.ofMinutes(1));
+
+        Answer overview = admin().get("/v1/admin/users/" + user);
+
+        assertThat(overview.status()).isEqualTo(200);
+        assertThat(overview.header("Cache-Control")).isEqualTo("no-store");
+        JsonNode json = overview.json();
+        assertThat(json.get("userId").asString()).isEqualTo(user);
+        assertThat(json.get("liveCodes")).hasSize(1);
+        JsonNode live = json.get("liveCodes").get(0);
+        List<String> liveFields = new ArrayList<>(live.propertyNames());
+        assertThat(liveFields).containsExactly("codeType", "format", "deliveryMethod", "maskedTarget", "createdAt",
+                "expiresAt");
+        assertThat(live.get("codeType").asString()).isEqualTo("EMAIL_VERIFICATION");
+        assertThat(live.get("format").asString()).isEqualTo("NUMERIC");
+        assertThat(live.get("deliveryMethod").asString()).isEqualTo("EMAIL");
+        assertThat(live.get("maskedTarget").asString()).isEqualTo("j***@example.com");
+        assertThat(live.get("createdAt").asString()).isEqualTo("2026-11-30T10:00:00.000Z");
+        assertThat(live.get("expiresAt").asString()).isEqualTo("2026-11-30T10:15:00.000Z");
+        assertThat(overview.raw().body()).doesNotContain(code, "jane@example.com", "digest", "CODE#");
+        assertThat(json.get("rateLimits")).anySatisfy(limit -> {
+            assertThat(limit.get("action").asString()).isEqualTo("SEND_EMAIL_VERIFICATION");
+            assertThat(limit.get("count").asLong()).isEqualTo(1);
+            assertThat(limit.get("limit").asInt()).isEqualTo(5);
+            assertThat(limit.get("windowStart").asString()).isEqualTo("2026-11-30T10:00:00.000Z");
+            assertThat(limit.get("resetsAt").asString()).isEqualTo("2026-11-30T10:15:00.000Z");
+        });
+        assertThat(json.get("rateLimits")).anySatisfy(limit -> {
+            assertThat(limit.get("action").asString()).isEqualTo("VERIFY_EMAIL_VERIFICATION");
+            assertThat(limit.get("count").asLong()).isEqualTo(1);
+        });
+        // The audit events are those of GET /v1/users/{userId}/audit, in the same shape, newest first.
+        assertThat(json.get("auditEvents")).isEqualTo(api.get("/v1/users/" + user + "/audit?limit=20").json().get("events"));
+        assertThat(json.get("auditEvents").get(0).get("eventType").asString()).isEqualTo("CODE_VERIFICATION_FAILED");
+        if (secret != null) {
+            assertThat(json.get("devices")).hasSize(1);
+            assertThat(json.get("devices").get(0).get("deviceId").asString()).isEqualTo("laptop-1");
+            assertThat(json.get("devices").get(0).get("deviceName").asString()).isEqualTo("Work laptop");
+            assertThat(overview.raw().body()).doesNotContain(secret);
+        } else {
+            assertThat(json.get("devices")).isEmpty();
+        }
+        // A user nobody has heard of has an empty overview; a user id that is not one names its field.
+        JsonNode nobody = admin().get("/v1/admin/users/" + newUser()).json();
+        assertThat(nobody.get("devices")).isEmpty();
+        assertThat(nobody.get("liveCodes")).isEmpty();
+        assertThat(nobody.get("auditEvents")).isEmpty();
+        Answer invalid = admin().get("/v1/admin/users/a%23b");
+        assertThat(invalid.status()).isEqualTo(400);
+        assertThat(invalid.text("field")).isEqualTo("userId");
+    }
+
+    @Test
+    void anOperatorLiftsAGuessingLockOutAndTheAuditNamesTheKeyIdNeverTheKey(CapturedOutput output) throws Exception {
+        assumeTrue(missingTransactions().isEmpty(), () -> "verifying a code is a transaction, which this store's "
+                + "engine lacks (" + missingTransactions().get() + "); lifting a send limit is tested here instead");
+        String user = newUser();
+        sendEmailCode(user);
+        String code = codeFromOutbox();
+        String wrong = code.equals("000000") ? "111111" : "000000";
+        List<String> reasons = new ArrayList<>();
+        for (int guess = 0; guess < 5; guess++) {
+            reasons.add(verify(user, wrong).text("reason"));
+        }
+        assertThat(reasons).containsExactly("NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "TOO_MANY_ATTEMPTS");
+        assertThat(verify(user, code).text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
+        assertThat(sendEmailCode(user).status()).as("no new code while locked out").isEqualTo(429);
+
+        Answer lifted = admin().delete("/v1/admin/users/" + user + "/rate-limits/VERIFY_EMAIL_VERIFICATION");
+
+        assertThat(lifted.status()).isEqualTo(200);
+        assertThat(lifted.header("Cache-Control")).isEqualTo("no-store");
+        assertThat(lifted.text("action")).isEqualTo("VERIFY_EMAIL_VERIFICATION");
+        assertThat(lifted.json().get("windowsCleared").asInt()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(31));
+        assertThat(sendEmailCode(user).status()).isEqualTo(202);
+        Answer verified = verify(user, codeFromOutbox());
+        assertThat(verified.json().get("valid").asBoolean()).isTrue();
+        assertAuditedReset(user, "VERIFY_EMAIL_VERIFICATION", output);
+    }
+
+    /** One RATE_LIMIT_RESET entry for the action, with the operator's key id and never the key. */
+    private void assertAuditedReset(String user, String action, CapturedOutput output) throws Exception {
+        List<JsonNode> resets = auditEvents(user, "RATE_LIMIT_RESET");
+        assertThat(resets).hasSize(1);
+        JsonNode details = resets.get(0).get("details");
+        assertThat(details.get("operatorKeyId").asString()).isEqualTo(adminKeyId(ADMIN_KEY)).startsWith("adm-").hasSize(16);
+        assertThat(details.get("action").asString()).isEqualTo(action);
+        assertThat(details.get("windowsCleared").asString()).isEqualTo("1");
+        assertThat(resets.get(0).get("success").asBoolean()).isTrue();
+        String history = api.get("/v1/users/" + user + "/audit?limit=100").raw().body();
+        assertThat(history).doesNotContain(ADMIN_KEY);
+        assertThat(output.getAll()).doesNotContain(ADMIN_KEY, NEXT_ADMIN_KEY);
+    }
+
+    @Test
+    void anOperatorLiftsASendLimitAndEachAdminKeyHasItsOwnId(CapturedOutput output) throws Exception {
+        String user = newUser();
+        // Another inbox each time, some time apart: only the user's own send limit is reached.
+        for (int request = 0; request < 5; request++) {
+            assertThat(sendEmailCodeTo(user, "jane" + request + "@example.com").status()).isEqualTo(202);
+            clock.advance(Duration.ofSeconds(31));
+        }
+        Answer refused = sendEmailCodeTo(user, "jane5@example.com");
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.text("action")).isEqualTo("SEND_EMAIL_VERIFICATION");
+
+        Answer lifted = admin().delete("/v1/admin/users/" + user + "/rate-limits/SEND_EMAIL_VERIFICATION");
+
+        assertThat(lifted.status()).isEqualTo(200);
+        assertThat(lifted.text("action")).isEqualTo("SEND_EMAIL_VERIFICATION");
+        assertThat(lifted.json().get("windowsCleared").asInt()).isEqualTo(1);
+        assertThat(sendEmailCodeTo(user, "jane6@example.com").status()).isEqualTo(202);
+        assertThat(api.get("/v1/users/" + user + "/rate-limits").json().get("limits")).anySatisfy(limit -> {
+            assertThat(limit.get("action").asString()).isEqualTo("SEND_EMAIL_VERIFICATION");
+            assertThat(limit.get("count").asLong()).isEqualTo(1);
+        });
+        assertAuditedReset(user, "SEND_EMAIL_VERIFICATION", output);
+
+        // The other admin key is another operator, with another id.
+        Answer again = admin().withKey(NEXT_ADMIN_KEY).delete("/v1/admin/users/" + user
+                + "/rate-limits/SEND_EMAIL_VERIFICATION");
+        assertThat(again.json().get("windowsCleared").asInt()).isEqualTo(1);
+        assertThat(auditEvents(user, "RATE_LIMIT_RESET").get(0).get("details").get("operatorKeyId").asString())
+                .isEqualTo(adminKeyId(NEXT_ADMIN_KEY)).isNotEqualTo(adminKeyId(ADMIN_KEY));
+
+        // Only the user's own limits can be lifted, and bad input names its field and changes nothing.
+        Answer unknown = admin().delete("/v1/admin/users/" + user + "/rate-limits/NOT_AN_ACTION");
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.text("code")).isEqualTo("INVALID_INPUT");
+        assertThat(unknown.text("field")).isEqualTo("action");
+        Answer badUser = admin().delete("/v1/admin/users/a%23b/rate-limits/VERIFY_EMAIL_VERIFICATION");
+        assertThat(badUser.status()).isEqualTo(400);
+        assertThat(badUser.text("field")).isEqualTo("userId");
+        assertThat(auditEvents(user, "RATE_LIMIT_RESET")).hasSize(2);
+    }
+
+    @Test
+    void anOperatorInvalidatesEveryLiveCodeOfAUser() throws Exception {
+        String user = newUser();
+        sendEmailCode(user);
+        String code = codeFromOutbox();
+        assertThat(api.post("/v1/codes", Map.of("userId", user, "codeType", "PASSWORD_RESET", "deliveryMethod", "SMS",
+                "deliveryTarget", "+447700900123")).status()).isEqualTo(202);
+        String link = codeFromOutbox();
+        assertThat(check(user, code).json().get("valid").asBoolean()).isTrue();
+        assertThat(api.post("/v1/codes/check", Map.of("code", link)).json().get("valid").asBoolean()).isTrue();
+
+        Answer invalidated = admin().delete("/v1/admin/users/" + user + "/codes");
+
+        assertThat(invalidated.status()).isEqualTo(200);
+        assertThat(invalidated.header("Cache-Control")).isEqualTo("no-store");
+        assertThat(invalidated.json().get("invalidated").asInt()).isEqualTo(2);
+        assertThat(check(user, code).text("reason")).isEqualTo("NOT_FOUND");
+        assertThat(api.post("/v1/codes/check", Map.of("code", link)).text("reason")).isEqualTo("NOT_FOUND");
+        if (missingTransactions().isEmpty()) {
+            assertThat(verify(user, code).text("reason")).isEqualTo("NOT_FOUND");
+            assertThat(api.post("/v1/codes/verify", Map.of("code", link)).text("reason")).isEqualTo("NOT_FOUND");
+        }
+        assertThat(admin().get("/v1/admin/users/" + user).json().get("liveCodes")).isEmpty();
+
+        List<JsonNode> entries = auditEvents(user, "CODES_INVALIDATED");
+        assertThat(entries).hasSize(2);
+        assertThat(entries).allSatisfy(entry -> {
+            assertThat(entry.get("details").get("operatorKeyId").asString()).isEqualTo(adminKeyId(ADMIN_KEY));
+            assertThat(entry.get("details").get("reason").asString()).isEqualTo("OPERATOR");
+        });
+        assertThat(entries).extracting(entry -> entry.get("details").get("codeType").asString())
+                .containsExactlyInAnyOrder("EMAIL_VERIFICATION", "PASSWORD_RESET");
+        assertThat(api.get("/v1/users/" + user + "/audit?limit=100").raw().body()).doesNotContain(ADMIN_KEY);
+
+        // Nothing left to invalidate: 0, and no new audit entry.
+        assertThat(admin().delete("/v1/admin/users/" + user + "/codes").json().get("invalidated").asInt()).isZero();
+        assertThat(auditEvents(user, "CODES_INVALIDATED")).hasSize(2);
+    }
+
+    // ---------------------------------------------------------------- hardening
+
+    @Test
+    void noAnswerIsEverStoredByACache() {
+        String user = newUser();
+        List<Answer> answers = new ArrayList<>();
+        answers.add(sendEmailCode(user));
+        answers.add(api.get("/dev/outbox"));
+        if (missingTransactions().isEmpty()) {
+            Answer registered = api.post("/v1/devices", Map.of("userId", user, "deviceId", "d-1", "deviceType", "WEB"));
+            assertThat(registered.status()).isEqualTo(201);
+            answers.add(registered);
+        }
+        answers.add(admin().get("/v1/admin/users/" + user));
+        answers.add(api.get("/v1/users/" + user + "/audit"));
+        answers.add(api.withKey(null).get("/v1/users/" + user + "/audit"));
+        answers.add(admin().get("/dev/outbox"));
+        answers.add(api.post("/v1/codes", "{broken"));
+        answers.add(api.get("/v1/no-such-thing"));
+        answers.add(api.withKey(null).get("/actuator/health/readiness"));
+        for (Answer answer : answers) {
+            assertThat(answer.header("Cache-Control")).as(answer.raw().uri() + " " + answer.status()).isEqualTo("no-store");
+            assertThat(answer.header("Pragma")).as(answer.raw().uri().toString()).isEqualTo("no-cache");
+        }
+        // Also what the container refuses before any filter runs.
+        String[] encodedSlash = api.raw("GET", "/v1/users/a%2Fb/devices", "");
+        assertThat(encodedSlash[0]).isEqualTo("400");
+        assertThat(encodedSlash[1].toLowerCase(java.util.Locale.ROOT)).contains("cache-control: no-store");
+    }
+
+    @Test
+    void theKeyIsCheckedBeforeAnyBodyIsRead() {
+        String form = "application/x-www-form-urlencoded";
+        String oversized = "a=" + "b".repeat(20_000);
+        ApiClient anonymous = api.withKey(null);
+        for (String path : List.of("/v1/codes", "/v1/devices", "/v1/admin/users/" + newUser() + "/codes")) {
+            String method = path.startsWith("/v1/admin") ? "DELETE" : "POST";
+            for (String body : List.of("a=%zz", oversized)) {
+                Answer answer = anonymous.send(method, path, form, body);
+                assertThat(answer.status()).as("%s %s without a key, body of %d", method, path, body.length())
+                        .isEqualTo(401);
+                assertThat(answer.text("code")).isEqualTo("UNAUTHORIZED");
+                assertThat(api.withKey("wrong").send(method, path, form, body).status()).isEqualTo(401);
+            }
+        }
+        // With a key, the normal refusals: the wrong media type, or a body over the limit.
+        Answer broken = api.send("POST", "/v1/codes", form, "a=%zz");
+        assertThat(broken.status()).isEqualTo(415);
+        assertThat(broken.text("code")).isEqualTo("UNSUPPORTED_MEDIA_TYPE");
+        Answer tooLarge = api.send("POST", "/v1/codes", form, oversized);
+        assertThat(tooLarge.status()).isEqualTo(413);
+        assertThat(tooLarge.text("code")).isEqualTo("BODY_TOO_LARGE");
+    }
+
+    @Test
+    void theApiDocumentDescribesTheOperatorApiWithItsOwnKey() {
+        JsonNode document = api.withKey(null).get("/v3/api-docs").json();
+        JsonNode paths = document.get("paths");
+        assertThat(paths.has("/v1/admin/users/{userId}")).isTrue();
+        assertThat(paths.get("/v1/admin/users/{userId}/rate-limits/{action}").has("delete")).isTrue();
+        assertThat(paths.get("/v1/admin/users/{userId}/codes").has("delete")).isTrue();
+        JsonNode overview = paths.get("/v1/admin/users/{userId}").get("get");
+        assertThat(overview.get("security").get(0).has("adminKey")).isTrue();
+        assertThat(overview.get("responses").has("403")).isTrue();
+        assertThat(document.get("components").get("securitySchemes").get("adminKey").get("scheme").asString())
+                .isEqualTo("bearer");
+        assertThat(paths.get("/v1/codes").get("post").has("security")).as("the application API keeps the default key")
+                .isFalse();
     }
 }

@@ -24,14 +24,16 @@ import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** EMAIL codes go to a real SMTP server (GreenMail), with authentication; the code that arrives verifies. */
+/**
+ * EMAIL codes go to a real SMTP server (GreenMail) on this machine, over plain SMTP ({@code NONE}) and without
+ * logging in: the only plain-text setup the service accepts (a local relay; credentials are refused over
+ * {@code NONE}, see {@code StartupTest}). The code that arrives verifies.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + AbstractApiTest.API_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
         "verification.smtp.host=127.0.0.1",
         "verification.smtp.security=NONE",
-        "verification.smtp.username=mailer",
-        "verification.smtp.password=mailer-secret",
         "verification.smtp.from=Verification <no-reply@example.com>",
         "verification.link-url=https://app.example.com/reset?code={code}"})
 @Import(TestClockConfiguration.class)
@@ -39,7 +41,8 @@ class SmtpDeliveryTest {
 
     @RegisterExtension
     static final GreenMailExtension GREEN_MAIL = new GreenMailExtension(ServerSetupTest.SMTP.dynamicPort())
-            .withConfiguration(GreenMailConfiguration.aConfig().withUser("mailer", "mailer-secret"))
+            // A local relay that takes mail without a login.
+            .withConfiguration(GreenMailConfiguration.aConfig().withDisabledAuthentication())
             // Started once, before the service, which needs its port.
             .withPerMethodLifecycle(false);
 

@@ -16,8 +16,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -25,7 +29,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 import software.amazon.awssdk.services.sns.model.PublishRequest;
 
 /** What the service does at start: refuse bad configuration clearly, and create its keys in embedded mode. */
+@ExtendWith(OutputCaptureExtension.class)
 class StartupTest {
+
+    private static final String APP_KEY = "startup-app-key-0123456789abcdefghijkl";
+    private static final String ADMIN_KEY = "startup-admin-key-0123456789abcdefghijk";
 
     @TempDir
     Path dataDir;
@@ -105,5 +113,93 @@ class StartupTest {
         assertThat(request.message()).contains("123456").contains("15 minutes");
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SMSType").stringValue()).isEqualTo("Transactional");
         assertThat(request.messageAttributes().get("AWS.SNS.SMS.SenderID").stringValue()).isEqualTo("ACME");
+    }
+
+    @Test
+    void aGeneratedApiKeyIsPrintedOnceOnTheConsoleAndNeverLogged(CapturedOutput output) throws Exception {
+        Path data = dataDir.resolve("printed");
+        String apiKey;
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data)) {
+            apiKey = Files.readString(data.resolve("api-key")).trim();
+        }
+        // The logger writes to the console too: one occurrence in all of the output means the log never had it.
+        assertThat(countOf(output.getAll(), apiKey)).as("occurrences of the key in the output").isEqualTo(1);
+        String keyLine = output.getOut().lines().filter(line -> line.contains(apiKey)).findFirst().orElseThrow();
+        assertThat(keyLine.trim()).as("the key stands alone on its line, not in a log line").isEqualTo(apiKey);
+        String logLine = output.getAll().lines().filter(line -> line.contains("Generated a new API key"))
+                .findFirst().orElseThrow();
+        assertThat(logLine).contains("WARN").contains(data.resolve("api-key").toAbsolutePath().toString())
+                .contains("not in this log").doesNotContain(apiKey);
+
+        // A later start reuses the key and shows it nowhere.
+        int before = output.getAll().length();
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data)) {
+            assertThat(Files.readString(data.resolve("api-key")).trim()).isEqualTo(apiKey);
+        }
+        assertThat(output.getAll().substring(before)).doesNotContain(apiKey);
+    }
+
+    private static int countOf(String text, String part) {
+        int count = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+            count++;
+        }
+        return count;
+    }
+
+    @Test
+    void withoutAdminKeysTheOperatorApiIsOffAndNoneIsGenerated() throws Exception {
+        Path data = dataDir.resolve("no-admin");
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data,
+                "verification.api-keys=" + APP_KEY)) {
+            ApiClient api = new ApiClient(port(context), APP_KEY);
+            for (ApiClient client : List.of(api, api.withKey(null), api.withKey(ADMIN_KEY))) {
+                ApiClient.Answer overview = client.get("/v1/admin/users/alice");
+                assertThat(overview.status()).isEqualTo(404);
+                assertThat(overview.text("code")).isEqualTo("NOT_FOUND");
+                assertThat(overview.text("detail")).contains("VERIFICATION_ADMIN_API_KEYS");
+                assertThat(client.delete("/v1/admin/users/alice/codes").status()).isEqualTo(404);
+            }
+            assertThat(api.get("/v1/users/alice/audit").status()).isEqualTo(200);
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(data)) {
+            assertThat(files.map(file -> file.getFileName().toString())).noneMatch(name -> name.contains("admin"));
+        }
+    }
+
+    @Test
+    void adminKeysMustBeLongAndNeverAlsoApplicationKeys() {
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.admin-api-keys=short-admin-key")))
+                .hasMessageContaining("VERIFICATION_ADMIN_API_KEYS").hasMessageContaining("shorter than 24");
+        StartupException shared = startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.api-keys=" + APP_KEY, "verification.admin-api-keys=" + ADMIN_KEY + "," + APP_KEY));
+        assertThat(shared).hasMessageContaining("both VERIFICATION_API_KEYS and VERIFICATION_ADMIN_API_KEYS")
+                .hasMessageNotContaining(APP_KEY);
+        assertThat(shared.action()).contains("their own keys");
+    }
+
+    @Test
+    void plainSmtpIsOnlyForARelayOnThisMachineAndNeverWithCredentials() {
+        StartupException remote = startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.smtp.host=smtp.example.com", "verification.smtp.security=NONE"));
+        assertThat(remote).hasMessageContaining("VERIFICATION_SMTP_SECURITY is NONE")
+                .hasMessageContaining("VERIFICATION_SMTP_HOST 'smtp.example.com'");
+        assertThat(remote.action()).contains("STARTTLS").contains("SMTPS");
+        StartupException credentials = startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.smtp.host=127.0.0.1", "verification.smtp.security=NONE",
+                "verification.smtp.username=mailer", "verification.smtp.password=mailer-secret"));
+        assertThat(credentials).hasMessageContaining("VERIFICATION_SMTP_USERNAME")
+                .hasMessageContaining("VERIFICATION_SMTP_PASSWORD").hasMessageNotContaining("mailer-secret");
+        assertThat(credentials.action()).contains("STARTTLS");
+        // A local relay without a login starts.
+        try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.smtp.host=localhost", "verification.smtp.security=NONE")) {
+            assertThat(context.isRunning()).isTrue();
+        }
+    }
+
+    private static int port(ConfigurableApplicationContext context) {
+        return Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
     }
 }

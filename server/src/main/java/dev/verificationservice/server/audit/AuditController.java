@@ -22,7 +22,7 @@ public class AuditController {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record AuditEventView(String timestamp, String eventType, boolean success, String failureReason,
                                  Map<String, String> details, String ipAddress, String userAgent, String deviceId) {
-        static AuditEventView of(AuditEntry entry) {
+        public static AuditEventView of(AuditEntry entry) {
             return new AuditEventView(JsonTimes.format(entry.timestamp()), entry.eventType().name(), entry.success(),
                     entry.failureReason().orElse(null), entry.details(), entry.ipAddress().orElse(null),
                     entry.userAgent().orElse(null), entry.deviceId().orElse(null));

@@ -26,10 +26,16 @@ public class OpenApiConfiguration {
         return new OpenAPI()
                 .info(new Info().title("Verification Service").version("v1")
                         .description("One-time codes, remembered devices, a security audit log and rate limits. "
-                                + "Every /v1 call needs 'Authorization: Bearer <api key>'. Errors are RFC 9457 "
-                                + "problem details with a stable 'code' and, for bad input, the 'field' at fault."))
-                .components(new Components().addSecuritySchemes("apiKey",
-                        new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")))
+                                + "Every /v1 call needs 'Authorization: Bearer <key>': an application key "
+                                + "(VERIFICATION_API_KEYS) for the application API, an admin key "
+                                + "(VERIFICATION_ADMIN_API_KEYS) for the operator API under /v1/admin; a key of the "
+                                + "other kind is a 403 FORBIDDEN. Errors are RFC 9457 problem details with a stable "
+                                + "'code' and, for bad input, the 'field' at fault."))
+                .components(new Components()
+                        .addSecuritySchemes("apiKey", new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")
+                                .description("An application key (VERIFICATION_API_KEYS)"))
+                        .addSecuritySchemes("adminKey", new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer")
+                                .description("An admin key (VERIFICATION_ADMIN_API_KEYS), for the operator API only")))
                 .addSecurityItem(new SecurityRequirement().addList("apiKey"));
     }
 
@@ -50,11 +56,17 @@ public class OpenApiConfiguration {
             Map<String, String> common = Map.of(
                     "400", "INVALID_INPUT (with field), MALFORMED_JSON or MALFORMED_QUERY",
                     "401", "UNAUTHORIZED: missing or invalid API key",
+                    "403", "FORBIDDEN: a key of the other kind (an admin key on the application API, or an "
+                            + "application key on the operator API)",
                     "413", "BODY_TOO_LARGE: over 16 KB",
                     "503", "STORE_UNAVAILABLE: retry after the Retry-After seconds");
             openApi.getPaths().forEach((path, item) -> item.readOperations().forEach(operation -> {
                 common.forEach((status, description) -> operation.getResponses()
                         .putIfAbsent(status, new ApiResponse().description(description).content(problem)));
+                if (path.startsWith("/v1/admin/")) {
+                    operation.getResponses().putIfAbsent("404", new ApiResponse()
+                            .description("NOT_FOUND: the operator API is off (no admin key configured)").content(problem));
+                }
                 if (path.equals("/v1/codes") && operation.getOperationId() != null
                         && operation.getOperationId().startsWith("send")) {
                     operation.getResponses().addApiResponse("429", new ApiResponse()

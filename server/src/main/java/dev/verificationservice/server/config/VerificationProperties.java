@@ -19,6 +19,7 @@ public record VerificationProperties(
         @DefaultValue("PT5S") Duration embeddedLockWait,
         @DefaultValue Dynamodb dynamodb,
         List<String> apiKeys,
+        List<String> adminApiKeys,
         List<String> secretKeys,
         @DefaultValue("PT15M") Duration codeTtl,
         @DefaultValue("P30D") Duration deviceTtl,
@@ -118,11 +119,12 @@ public record VerificationProperties(
 
     public enum SmsProvider { NONE, SNS, WEBHOOK }
 
-    /** Settings are printed without their secrets: API keys, HMAC keys, the SMTP password, the webhook secret. */
+    /** Settings are printed without their secrets: API keys, admin keys, HMAC keys, the SMTP password, the webhook secret. */
     @Override
     public String toString() {
         return "VerificationProperties[store=" + store + ", dataDir=" + dataDir + ", dynamodb=" + dynamodb
-                + ", apiKeys=" + redacted(apiKeys) + ", secretKeys=" + redacted(secretKeys) + ", codeTtl=" + codeTtl
+                + ", apiKeys=" + redacted(apiKeys) + ", adminApiKeys=" + redacted(adminApiKeys) + ", secretKeys="
+                + redacted(secretKeys) + ", codeTtl=" + codeTtl
                 + ", deviceTtl=" + deviceTtl + ", auditRetention=" + auditRetention + ", smtp.host=" + smtp.host()
                 + ", sms.provider=" + sms.provider() + ", linkUrl=" + linkUrl + "]";
     }

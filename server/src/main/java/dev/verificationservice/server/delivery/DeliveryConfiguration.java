@@ -12,6 +12,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -29,6 +30,9 @@ import software.amazon.awssdk.services.sns.SnsClient;
 public class DeliveryConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryConfiguration.class);
+    private static final String OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+    private static final Pattern IPV4_LITERAL = Pattern.compile(OCTET + "(\\." + OCTET + "){3}");
+    private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]+");
 
     /** The configured channels, and the outbox when there is none; closing it closes the clients they own. */
     public record DeliveryChannels(RoutingCodeSender sender, Optional<DevelopmentOutbox> outbox,
@@ -65,6 +69,7 @@ public class DeliveryConfiguration {
         Map<DeliveryMethod, CodeSender> channels = new EnumMap<>(DeliveryMethod.class);
         List<AutoCloseable> resources = new ArrayList<>();
         if (properties.smtp().enabled()) {
+            checkPlainSmtp(properties.smtp());
             channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp(), renderer));
         }
         VerificationProperties.Sms sms = properties.sms();
@@ -84,6 +89,59 @@ public class DeliveryConfiguration {
     @Bean
     public CodeSender codeSender(DeliveryChannels channels) {
         return channels.sender();
+    }
+
+    /**
+     * {@code VERIFICATION_SMTP_SECURITY=NONE} sends every code in clear text: only to a relay on this machine, and
+     * never with credentials, which would cross the wire in clear whatever the host.
+     */
+    static void checkPlainSmtp(VerificationProperties.Smtp smtp) {
+        if (smtp.security() != VerificationProperties.SmtpSecurity.NONE) {
+            return;
+        }
+        boolean username = smtp.username() != null && !smtp.username().isBlank();
+        boolean password = smtp.password() != null && !smtp.password().isEmpty();
+        if (username || password) {
+            throw new StartupException("VERIFICATION_SMTP_SECURITY is NONE but VERIFICATION_SMTP_USERNAME or "
+                    + "VERIFICATION_SMTP_PASSWORD is set: the credentials would be sent in clear text.",
+                    "Set VERIFICATION_SMTP_SECURITY=STARTTLS (usually port 587) or SMTPS (usually port 465) to log in to "
+                            + "the SMTP server, or remove VERIFICATION_SMTP_USERNAME and VERIFICATION_SMTP_PASSWORD for "
+                            + "a local relay that needs no login.");
+        }
+        if (!isLoopbackHost(smtp.host())) {
+            throw new StartupException("VERIFICATION_SMTP_SECURITY is NONE but VERIFICATION_SMTP_HOST '" + smtp.host().trim()
+                    + "' is not this machine: codes would cross the network in clear text.",
+                    "Set VERIFICATION_SMTP_SECURITY=STARTTLS (usually port 587) or SMTPS (usually port 465). NONE is "
+                            + "only for a relay on this machine: VERIFICATION_SMTP_HOST localhost, 127.0.0.1 or ::1.");
+        }
+    }
+
+    /**
+     * {@code localhost}, an IPv4 address in 127.0.0.0/8 or the IPv6 loopback address, written as literals: no name
+     * is looked up, so neither DNS nor a hosts file can turn a remote host into an allowed one.
+     */
+    static boolean isLoopbackHost(String host) {
+        if (host == null) {
+            return false;
+        }
+        String value = host.trim();
+        if (value.startsWith("[") && value.endsWith("]")) {
+            value = value.substring(1, value.length() - 1);
+        }
+        if (value.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        boolean ipv4Literal = IPV4_LITERAL.matcher(value).matches();
+        boolean ipv6Literal = value.indexOf(':') >= 0 && IPV6_LITERAL.matcher(value).matches();
+        if (!ipv4Literal && !ipv6Literal) {
+            return false;
+        }
+        try {
+            // A literal address is parsed, never resolved.
+            return java.net.InetAddress.getByName(value).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
     }
 
     private static CodeSender webhook(VerificationProperties.Sms sms, MessageRenderer renderer, Clock clock) {

@@ -15,7 +15,8 @@ import org.springframework.mail.javamail.MimeMessageHelper;
 
 /**
  * EMAIL codes over SMTP with Angus Mail: STARTTLS (required, not opportunistic), SMTPS (TLS from the first
- * byte) or NONE (local relays only), with authentication when a username is set, and timeouts.
+ * byte) or NONE (a relay on this machine, without a login: {@link DeliveryConfiguration} refuses NONE to any
+ * other host and with credentials), with authentication when a username is set, and timeouts.
  */
 public final class SmtpCodeSender implements CodeSender {
 

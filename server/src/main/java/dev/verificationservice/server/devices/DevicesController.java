@@ -54,7 +54,7 @@ public class DevicesController {
     public record DeviceView(String deviceId, String tokenId, String deviceType, String deviceName, String pushToken,
                              String lastActiveAt, String createdAt, String expiresAt, String ipAddress,
                              String userAgent) {
-        static DeviceView of(DeviceToken token) {
+        public static DeviceView of(DeviceToken token) {
             return new DeviceView(token.deviceId(), token.tokenId(), token.deviceType(), token.deviceName().orElse(null),
                     token.pushToken().orElse(null), JsonTimes.format(token.lastActiveAt()),
                     JsonTimes.format(token.createdAt()), JsonTimes.format(token.expiresAt()),

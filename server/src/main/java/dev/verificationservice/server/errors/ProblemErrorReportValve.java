@@ -30,6 +30,7 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         String body = Problems.json(status, Problems.codeForContainerStatus(status), "The request was refused before it reached the service: "
                 + "check the path (no encoded '/', '\\' or NUL) and the size of the URL and headers.");
         try {
+            response.setHeader("Cache-Control", "no-store");
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
             response.setCharacterEncoding(StandardCharsets.UTF_8.name());
             Writer writer = response.getReporter();

@@ -16,10 +16,11 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Refuses bodies over 16 KB with 413: at once when Content-Length says so, and while reading when a
- * chunked body grows past the limit. No request of this API needs more.
+ * chunked body grows past the limit. No request of this API needs more. It runs after the API key filter:
+ * a request without a valid key is a 401 whatever its body, and nothing of the body is read for it.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE)
+@Order(Ordered.HIGHEST_PRECEDENCE + 20)
 public class RequestBodyLimitFilter extends OncePerRequestFilter {
 
     public static final int MAX_BODY_BYTES = 16 * 1024;

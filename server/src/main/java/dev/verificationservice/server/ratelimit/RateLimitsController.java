@@ -1,6 +1,7 @@
 package dev.verificationservice.server.ratelimit;
 
 import dev.verificationservice.Verification;
+import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.server.config.JsonTimes;
 import java.util.List;
 import org.springframework.http.MediaType;
@@ -13,6 +14,10 @@ import org.springframework.web.bind.annotation.RestController;
 public class RateLimitsController {
 
     public record LimitView(String action, String windowStart, long count, int limit, String resetsAt) {
+        public static LimitView of(RateLimitDecision limit) {
+            return new LimitView(limit.action(), JsonTimes.format(limit.windowStart()), limit.count(), limit.limit(),
+                    JsonTimes.format(limit.resetsAt()));
+        }
     }
 
     public record LimitsResponse(List<LimitView> limits) {
@@ -26,9 +31,6 @@ public class RateLimitsController {
 
     @GetMapping(path = "/v1/users/{userId}/rate-limits", produces = MediaType.APPLICATION_JSON_VALUE)
     public LimitsResponse limits(@PathVariable String userId) {
-        return new LimitsResponse(verification.codes().rateLimits(userId).stream()
-                .map(limit -> new LimitView(limit.action(), JsonTimes.format(limit.windowStart()), limit.count(),
-                        limit.limit(), JsonTimes.format(limit.resetsAt())))
-                .toList());
+        return new LimitsResponse(verification.codes().rateLimits(userId).stream().map(LimitView::of).toList());
     }
 }

@@ -7,10 +7,9 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.List;
+import java.util.Optional;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -19,70 +18,131 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * {@code Authorization: Bearer <api key>} on every path but health, metrics and the API document (so
- * {@code /v1/**} and {@code /dev/**}, however their path is spelled). Several keys may be valid
- * at once (for rotation). The presented key is compared with every configured key, each as a SHA-256 hash
- * with {@link MessageDigest#isEqual}, so neither the length nor the content of a key leaks through timing.
+ * {@code Authorization: Bearer <key>} on every path but health, metrics and the API document (so
+ * {@code /v1/**} and {@code /dev/**}, however their path is spelled), checked before anything reads the
+ * request's body.
+ *
+ * <p>Two kinds of key, each with one role. An <b>application key</b> ({@code VERIFICATION_API_KEYS}) opens the
+ * application API ({@code /v1/**} but {@code /v1/admin/**}, and {@code /dev/outbox}); an <b>admin key</b>
+ * ({@code VERIFICATION_ADMIN_API_KEYS}) opens the operator API ({@code /v1/admin/**}) and nothing else. A key of
+ * the other role is a 403 {@code FORBIDDEN} that says which key is needed; a missing or unknown key is a 401.
+ * Without admin keys the operator API is off: everything under {@code /v1/admin} answers 404, whatever the key.
+ *
+ * <p>Several keys of each role may be valid at once (for rotation). The presented key is hashed once and
+ * compared with every configured key of both roles, each as a SHA-256 hash with {@link MessageDigest#isEqual},
+ * without an early exit, so neither the length, the content nor the role of a key leaks through timing. For an
+ * admin key the filter puts the key's id ({@link KeyMaterial#adminKeyId}) on the request as
+ * {@link #OPERATOR_KEY_ID}, for the audit log; the key itself goes no further.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
 public class ApiKeyFilter extends OncePerRequestFilter {
 
+    /** Request attribute: the id of the admin key that authenticated an operator API request. */
+    public static final String OPERATOR_KEY_ID = ApiKeyFilter.class.getName() + ".operatorKeyId";
+    /** The operator API's path prefix. */
+    public static final String ADMIN_PREFIX = "/v1/admin";
+
     private static final String BEARER = "Bearer ";
-    private final List<byte[]> keyHashes;
+    private final List<byte[]> applicationKeyHashes;
+    private final List<byte[]> adminKeyHashes;
+    private final List<String> adminKeyIds;
 
     public ApiKeyFilter(KeyMaterial keys) {
-        this.keyHashes = keys.apiKeys().stream().map(ApiKeyFilter::sha256).toList();
+        this.applicationKeyHashes = keys.apiKeys().stream().map(KeyMaterial::sha256).toList();
+        this.adminKeyHashes = keys.adminKeys().stream().map(KeyMaterial::sha256).toList();
+        this.adminKeyIds = keys.adminKeys().stream().map(KeyMaterial::adminKeyId).toList();
     }
 
     /** Paths that need no key: health, metrics and the API document. Everything else does. */
     private static final List<String> PUBLIC_PREFIXES = List.of("/actuator/health", "/actuator/prometheus",
             "/v3/api-docs", "/swagger-ui", "/swagger-ui.html", "/error");
 
+    /**
+     * The path every decision is made on: the servlet path the container has decoded and normalised (no
+     * ';params', no '%76'), the same path Spring MVC routes on. The raw request URI is not, and must never decide.
+     */
+    static String normalisedPath(HttpServletRequest request) {
+        return request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+    }
+
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        // The servlet path is decoded and normalised by the container (no ';params', no '%76'), the same path
-        // Spring MVC routes on; the raw request URI is not, and must never decide.
-        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-        return PUBLIC_PREFIXES.stream().anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/")
-                || (prefix.endsWith(".html") && path.equals(prefix)));
+        String path = normalisedPath(request);
+        return PUBLIC_PREFIXES.stream().anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/"));
+    }
+
+    /** True for the operator API's paths, as the filter sees them. */
+    static boolean isAdminPath(String path) {
+        return path.equals(ADMIN_PREFIX) || path.startsWith(ADMIN_PREFIX + "/");
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String header = request.getHeader(HttpHeaders.AUTHORIZATION);
-        if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-            unauthorized(response, "Send the API key as 'Authorization: Bearer <key>'.");
+        boolean adminPath = isAdminPath(normalisedPath(request));
+        if (adminPath && adminKeyHashes.isEmpty()) {
+            Problems.write(response, HttpStatus.NOT_FOUND, "NOT_FOUND", "The operator API is off on this server: "
+                    + "no admin key is configured (VERIFICATION_ADMIN_API_KEYS).");
             return;
         }
-        if (!matchesAnyKey(header.substring(BEARER.length()).trim())) {
-            unauthorized(response, "The API key is not valid.");
+        String header = request.getHeader(HttpHeaders.AUTHORIZATION);
+        if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            unauthorized(response, adminPath ? "Send an admin key as 'Authorization: Bearer <key>'."
+                    : "Send the API key as 'Authorization: Bearer <key>'.");
             return;
+        }
+        Match match = match(header.substring(BEARER.length()).trim());
+        if (match.role() == Role.NONE) {
+            unauthorized(response, adminPath ? "The admin key is not valid." : "The API key is not valid.");
+            return;
+        }
+        if (adminPath && match.role() != Role.ADMIN) {
+            Problems.write(response, HttpStatus.FORBIDDEN, "FORBIDDEN", "This is an application key: the operator "
+                    + "API under " + ADMIN_PREFIX + " needs an admin key (VERIFICATION_ADMIN_API_KEYS).");
+            return;
+        }
+        if (!adminPath && match.role() != Role.APPLICATION) {
+            Problems.write(response, HttpStatus.FORBIDDEN, "FORBIDDEN", "This is an admin key: it opens only the "
+                    + "operator API under " + ADMIN_PREFIX + ". The application API needs an application key "
+                    + "(VERIFICATION_API_KEYS).");
+            return;
+        }
+        if (adminPath) {
+            request.setAttribute(OPERATOR_KEY_ID, match.adminKeyId().orElseThrow());
         }
         chain.doFilter(request, response);
     }
 
-    private boolean matchesAnyKey(String presented) {
-        byte[] hash = sha256(presented);
-        boolean match = false;
-        for (byte[] key : keyHashes) {
-            // No early exit: every key is compared, whatever matched before.
-            match |= MessageDigest.isEqual(hash, key);
+    private enum Role { NONE, APPLICATION, ADMIN }
+
+    private record Match(Role role, Optional<String> adminKeyId) {
+    }
+
+    /** Compares the presented key with every key of both roles: no early exit, whatever matched before. */
+    private Match match(String presented) {
+        byte[] hash = KeyMaterial.sha256(presented);
+        boolean application = false;
+        for (byte[] key : applicationKeyHashes) {
+            application |= MessageDigest.isEqual(hash, key);
         }
-        return match;
+        int adminIndex = -1;
+        for (int i = 0; i < adminKeyHashes.size(); i++) {
+            boolean equal = MessageDigest.isEqual(hash, adminKeyHashes.get(i));
+            adminIndex = equal ? i : adminIndex;
+        }
+        // A key is never in both lists (refused at start); should it be, the lesser role wins.
+        if (application) {
+            return new Match(Role.APPLICATION, Optional.empty());
+        }
+        if (adminIndex >= 0) {
+            return new Match(Role.ADMIN, Optional.of(adminKeyIds.get(adminIndex)));
+        }
+        return new Match(Role.NONE, Optional.empty());
     }
 
     private static void unauthorized(HttpServletResponse response, String detail) throws IOException {
         response.setHeader(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"verification\"");
         Problems.write(response, HttpStatus.UNAUTHORIZED, "UNAUTHORIZED", detail);
-    }
-
-    private static byte[] sha256(String value) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is not available", e);
-        }
     }
 }

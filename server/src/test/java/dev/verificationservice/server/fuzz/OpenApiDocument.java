@@ -14,7 +14,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The service's OpenAPI 3 document, read as the fuzzer needs it: every operation with its path and query
- * parameters, its JSON request body schema and whether it needs the bearer key. {@code $ref}s are followed and
+ * parameters, its JSON request body schema and which bearer key it needs (by security scheme). {@code $ref}s are followed and
  * {@code allOf} merged, so generators only ever see plain schemas.
  */
 final class OpenApiDocument {
@@ -27,8 +27,13 @@ final class OpenApiDocument {
     record RequestBody(boolean required, String mediaType, JsonNode schema) {
     }
 
+    /** {@code bearerScheme}: the name of the HTTP bearer security scheme the operation needs, or null for none. */
     record Operation(String method, String path, String id, List<Parameter> parameters, Optional<RequestBody> body,
-                     boolean bearer) {
+                     String bearerScheme) {
+        boolean bearer() {
+            return bearerScheme != null;
+        }
+
         List<Parameter> in(String location) {
             return parameters.stream().filter(parameter -> parameter.in().equals(location)).toList();
         }
@@ -89,7 +94,7 @@ final class OpenApiDocument {
                 result.add(new Operation(method.toUpperCase(Locale.ROOT), pathEntry.getKey(),
                         operation.path("operationId").asString(method + " " + pathEntry.getKey()),
                         List.copyOf(parameters.values()), requestBody(operation.path("requestBody")),
-                        needsBearer(operation)));
+                        bearerScheme(operation)));
             }
         }
         return List.copyOf(result);
@@ -118,19 +123,19 @@ final class OpenApiDocument {
                 schema(content.path(chosen).path("schema"))));
     }
 
-    /** True when the operation (or the document, by default) requires an HTTP bearer scheme. */
-    private boolean needsBearer(JsonNode operation) {
+    /** The HTTP bearer scheme the operation (or the document, by default) requires; null when none. */
+    private String bearerScheme(JsonNode operation) {
         JsonNode requirements = operation.has("security") ? operation.get("security") : root.path("security");
         for (JsonNode requirement : requirements) {
             for (String scheme : requirement.propertyNames()) {
                 JsonNode definition = resolve(root.path("components").path("securitySchemes").path(scheme));
                 if (definition.path("type").asString("").equals("http")
                         && definition.path("scheme").asString("").equalsIgnoreCase("bearer")) {
-                    return true;
+                    return scheme;
                 }
             }
         }
-        return false;
+        return null;
     }
 
     /** A schema with every {@code $ref} followed and {@code allOf} merged, recursively for properties and items. */

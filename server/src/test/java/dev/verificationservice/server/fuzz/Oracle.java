@@ -13,7 +13,7 @@ import tools.jackson.databind.json.JsonMapper;
 final class Oracle {
 
     /** Answers that refuse the input: after one of them the table must be exactly as before (429 writes an audit entry). */
-    static final Set<Integer> REFUSALS = Set.of(400, 401, 404, 405, 406, 413, 415, 422);
+    static final Set<Integer> REFUSALS = Set.of(400, 401, 403, 404, 405, 406, 413, 415, 422);
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 

@@ -59,14 +59,16 @@ final class RequestFactory {
     private final Random random;
     private final Values values;
     private final OpenApiDocument document;
-    private final String apiKey;
+    /** The key of each bearer security scheme of the document (an application key, an admin key). */
+    private final Map<String, String> keys;
     private final Map<Kind, Integer> weights = new EnumMap<>(Kind.class);
 
-    RequestFactory(Random random, Values values, OpenApiDocument document, String apiKey) {
+    RequestFactory(Random random, Values values, OpenApiDocument document, Map<String, String> keys) {
         this.random = random;
         this.values = values;
         this.document = document;
-        this.apiKey = apiKey;
+        // In the given order: Map.copyOf's order changes from run to run, and a seed must replay the same requests.
+        this.keys = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(keys));
         for (Kind kind : Kind.values()) {
             weights.put(kind, kind.weight);
         }
@@ -201,7 +203,7 @@ final class RequestFactory {
             }
         }
         if (operation.bearer()) {
-            draft.headers.add(new Header("Authorization", "Bearer " + apiKey));
+            draft.headers.add(new Header("Authorization", "Bearer " + keyFor(operation)));
         }
         int accept = random.nextInt(10);
         if (accept < 4) {
@@ -620,9 +622,18 @@ final class RequestFactory {
         draft.setHeader("Accept", values.pick(variants));
     }
 
+    /** The key the operation's security scheme names; the first key when the scheme is unknown to the test. */
+    private String keyFor(Operation operation) {
+        String key = keys.get(operation.bearerScheme());
+        return key != null ? key : keys.values().iterator().next();
+    }
+
     private void authorization(Draft draft) {
-        String key = apiKey;
-        String[] variants = {null, "Bearer wrong", "Bearer ", "Bearer", "Basic dXNlcjpwYXNz", "bearer " + key,
+        String key = draft.operation.bearer() ? keyFor(draft.operation) : keys.values().iterator().next();
+        // A valid key of another scheme: an admin key on the application API, an application key on the operator API.
+        String other = keys.values().stream().filter(candidate -> !candidate.equals(key)).findFirst().orElse("wrong");
+        String[] variants = {null, "Bearer " + other, "Bearer " + other, "Bearer wrong", "Bearer ", "Bearer",
+            "Basic dXNlcjpwYXNz", "bearer " + key,
             "BEARER " + key, "Bearer  " + key + "  ", "Bearer " + key + "x", "Bearer " + key.substring(1),
             "Bearer " + key.toUpperCase(Locale.ROOT), "Token " + key, key, "Bearer " + "A".repeat(5000),
             "Bearer " + "A".repeat(9000), "Bearer " + key + ", Bearer " + key, "Bearer \u00e9" + key,

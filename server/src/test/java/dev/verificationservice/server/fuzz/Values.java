@@ -290,6 +290,8 @@ final class Values {
             case "from" -> instant(start.minus(Duration.ofDays(1 + random.nextInt(30))));
             case "to" -> instant(start.plus(Duration.ofDays(1 + random.nextInt(30))));
             case "limit" -> Integer.toString(1 + random.nextInt(100));
+            case "action" -> random.nextInt(10) == 0 ? randomString(TYPE_ALPHABET, 1 + random.nextInt(30))
+                    : pick(new ArrayList<>(dev.verificationservice.support.UserSupport.userActions()));
             case "cursor" -> randomString(BASE64URL, 20 + random.nextInt(60));
             default -> null;
         };

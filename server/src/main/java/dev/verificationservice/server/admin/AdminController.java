@@ -1,0 +1,106 @@
+package dev.verificationservice.server.admin;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.LiveCode;
+import dev.verificationservice.server.audit.AuditController.AuditEventView;
+import dev.verificationservice.server.config.JsonTimes;
+import dev.verificationservice.server.devices.DevicesController.DeviceView;
+import dev.verificationservice.server.errors.ApiProblem;
+import dev.verificationservice.server.ratelimit.RateLimitsController.LimitView;
+import dev.verificationservice.server.security.ApiKeyFilter;
+import dev.verificationservice.support.UserSupport;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.security.SecurityRequirement;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The operator API ({@code /v1/admin}), for support staff: one view of a user, lift a lock-out, kill a user's
+ * codes. Only an admin key reaches it (decided by {@link ApiKeyFilter}, which puts the key's id on the request);
+ * every change is audited in the user's history with that key id, never the key. The rules live in the core's
+ * {@link UserSupport}; this class only translates.
+ */
+@RestController
+@RequestMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/users/{userId}", produces = MediaType.APPLICATION_JSON_VALUE)
+@Tag(name = "operator", description = "Operator API: needs an admin key (VERIFICATION_ADMIN_API_KEYS); answers 404 "
+        + "when none is configured")
+@SecurityRequirement(name = "adminKey")
+public class AdminController {
+
+    /** A live code as support staff see it: what kind, where it went (masked), when. Never a digest or the code. */
+    public record LiveCodeView(String codeType, String format, String deliveryMethod, String maskedTarget,
+                               String createdAt, String expiresAt) {
+        static LiveCodeView of(LiveCode code) {
+            return new LiveCodeView(code.codeType().name(), code.format().name(), code.deliveryMethod().name(),
+                    code.maskedTarget(), JsonTimes.format(code.createdAt()), JsonTimes.format(code.expiresAt()));
+        }
+    }
+
+    /** Everything about one user at once, in the order support staff read it. */
+    public record UserOverviewResponse(String userId, List<DeviceView> devices, List<LiveCodeView> liveCodes,
+                                       List<LimitView> rateLimits, List<AuditEventView> auditEvents) {
+    }
+
+    public record LiftedResponse(String action, int windowsCleared) {
+    }
+
+    public record InvalidatedResponse(int invalidated) {
+    }
+
+    private final UserSupport support;
+
+    public AdminController(Verification verification) {
+        this.support = verification.support();
+    }
+
+    @GetMapping
+    @Operation(summary = "One view of a user: devices (without secrets), live codes (masked), rate-limit state and "
+            + "the latest audit events, newest first")
+    public UserOverviewResponse overview(@PathVariable String userId, HttpServletRequest request) {
+        operatorKeyId(request);
+        UserSupport.UserOverview overview = support.overview(userId);
+        return new UserOverviewResponse(overview.userId(),
+                overview.devices().stream().map(DeviceView::of).toList(),
+                overview.liveCodes().stream().map(LiveCodeView::of).toList(),
+                overview.rateLimits().stream().map(LimitView::of).toList(),
+                overview.latestAudit().stream().map(AuditEventView::of).toList());
+    }
+
+    @DeleteMapping("/rate-limits/{action}")
+    @Operation(summary = "Lift a rate limit or lock-out: forget every window of the action (audited RATE_LIMIT_RESET "
+            + "with the operator's key id)")
+    public LiftedResponse liftRateLimit(@PathVariable String userId, @PathVariable String action,
+                                        HttpServletRequest request) {
+        int cleared = support.liftRateLimit(userId, action, operatorKeyId(request), ClientContext.none());
+        return new LiftedResponse(action, cleared);
+    }
+
+    @DeleteMapping("/codes")
+    @Operation(summary = "Invalidate every live code of the user (audited CODES_INVALIDATED with the operator's key id)")
+    public InvalidatedResponse invalidateCodes(@PathVariable String userId, HttpServletRequest request) {
+        return new InvalidatedResponse(support.invalidateCodes(userId, operatorKeyId(request), ClientContext.none()));
+    }
+
+    /**
+     * The id of the admin key the filter accepted. A request reaches this controller only through the filter's
+     * admin branch; should a path spelling ever route here without it, the answer is a refusal, not an action
+     * audited without an operator.
+     */
+    private static String operatorKeyId(HttpServletRequest request) {
+        if (request.getAttribute(ApiKeyFilter.OPERATOR_KEY_ID) instanceof String keyId) {
+            return keyId;
+        }
+        throw new ApiProblem(HttpStatus.FORBIDDEN, "FORBIDDEN", "The operator API needs an admin key "
+                + "(VERIFICATION_ADMIN_API_KEYS).", Map.of());
+    }
+}
