@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -134,6 +135,55 @@ public final class AuditLog {
             nextCursor = Optional.of(AuditCursor.encode(new AuditPosition(last.timestamp(), last.entryId())));
         }
         return new AuditPage(page, nextCursor);
+    }
+
+    /** How many entries one filtered page reads at most before it answers with what it found. */
+    public static final int MAX_FILTER_SCAN = 1000;
+
+    /**
+     * One page of the user's history in {@code [from, to]}, newest first, holding only entries of the given
+     * types (all types when {@code types} is empty). The store has no index by type, so the log reads the
+     * range newest first, a batch at a time, and keeps the matching entries. A page reads at most
+     * {@value #MAX_FILTER_SCAN} entries: when that runs out first, the page holds fewer than {@code limit}
+     * entries (maybe none) and its {@code nextCursor} continues after the last entry read, so paging on goes
+     * through the whole range without any one page reading all of it.
+     */
+    public AuditPage query(String userId, Optional<Instant> from, Optional<Instant> to, Optional<Integer> limit,
+                           Optional<String> cursor, Set<AuditEventType> types) {
+        if (types.isEmpty() || types.size() == AuditEventType.values().length) {
+            return query(userId, from, to, limit, cursor);
+        }
+        int pageSize = limit.orElse(DEFAULT_PAGE_SIZE);
+        if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+            throw new InvalidInputException("limit", "must be between 1 and " + MAX_PAGE_SIZE);
+        }
+        List<AuditEntry> matching = new ArrayList<>();
+        Optional<String> position = cursor;
+        int scanned = 0;
+        while (true) {
+            AuditPage batch = query(userId, from, to, Optional.of(MAX_PAGE_SIZE), position);
+            List<AuditEntry> read = batch.entries();
+            for (int i = 0; i < read.size(); i++) {
+                AuditEntry entry = read.get(i);
+                scanned++;
+                if (types.contains(entry.eventType())) {
+                    matching.add(entry);
+                }
+                if (matching.size() == pageSize || scanned >= MAX_FILTER_SCAN) {
+                    // Whether anything older is left in the range: the rest of this batch, or another batch.
+                    boolean more = i < read.size() - 1 || batch.nextCursor().isPresent();
+                    return new AuditPage(matching, more ? Optional.of(cursorAfter(entry)) : Optional.empty());
+                }
+            }
+            if (batch.nextCursor().isEmpty()) {
+                return new AuditPage(matching, Optional.empty());
+            }
+            position = batch.nextCursor();
+        }
+    }
+
+    private static String cursorAfter(AuditEntry entry) {
+        return AuditCursor.encode(new AuditPosition(entry.timestamp(), entry.entryId()));
     }
 
     /** Timestamps are kept as fixed-width text, which holds the years 1970 to 9999. */

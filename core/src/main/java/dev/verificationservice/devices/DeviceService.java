@@ -152,23 +152,43 @@ public final class DeviceService {
 
     /** Forgets one device of the user; returns how many of its unexpired tokens were revoked. */
     public int revoke(String userId, String deviceId, ClientContext client) {
+        return revoke(userId, deviceId, Map.of(), client);
+    }
+
+    /**
+     * Forgets one device of the user, with {@code context} (for example the operator's key id) among the
+     * details of its DEVICE_REVOKED entry; returns how many of its unexpired tokens were revoked.
+     */
+    public int revoke(String userId, String deviceId, Map<String, String> context, ClientContext client) {
         String user = Inputs.userId(userId);
         String device = Inputs.deviceId(deviceId);
         int revoked = countActive(devices.deleteDevices(user, Optional.of(device)));
-        audit.recordSuccess(user, AuditEventType.DEVICE_REVOKED, Map.of("count", Integer.toString(revoked)),
+        audit.recordSuccess(user, AuditEventType.DEVICE_REVOKED, revokedDetails(revoked, context),
                 client.withDeviceId(device));
         return revoked;
     }
 
     /** Forgets every device of the user (for example on a password change); returns how many were revoked. */
     public int revokeAll(String userId, ClientContext client) {
+        return revokeAll(userId, Map.of(), client);
+    }
+
+    /** Forgets every device of the user, with {@code context} among the details of its DEVICES_REVOKED entry. */
+    public int revokeAll(String userId, Map<String, String> context, ClientContext client) {
         String user = Inputs.userId(userId);
         // The marker first: a token the index does not show yet escapes the deletion, but not the marker.
         Instant now = Instants.toMillis(clock.instant());
         devices.markDevicesRevoked(user, now, now.plus(maxLife).plus(deviceTtl));
         int revoked = countActive(devices.deleteDevices(user, Optional.empty()));
-        audit.recordSuccess(user, AuditEventType.DEVICES_REVOKED, Map.of("count", Integer.toString(revoked)), client);
+        audit.recordSuccess(user, AuditEventType.DEVICES_REVOKED, revokedDetails(revoked, context), client);
         return revoked;
+    }
+
+    private static Map<String, String> revokedDetails(int revoked, Map<String, String> context) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("count", Integer.toString(revoked));
+        details.putAll(context);
+        return details;
     }
 
     private int countActive(List<DeviceToken> deleted) {

@@ -3,6 +3,7 @@ package dev.verificationservice.support;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeService;
 import dev.verificationservice.codes.CodeType;
@@ -13,6 +14,9 @@ import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +26,9 @@ import java.util.TreeSet;
 
 /**
  * What support staff may do for a user ("why can't this user log in?"): see everything about the user at
- * once, lift a lock-out, kill the user's codes. Every change is audited in the user's history with the
- * operator's key id (never the key).
+ * once, read the timeline by event type and its activity over time, lift a lock-out, kill the user's codes,
+ * revoke devices. Every change is audited in the user's history with the operator's key id (never the key).
+ * The operator API and the web console both act only through this class.
  */
 public final class UserSupport {
 
@@ -81,6 +86,112 @@ public final class UserSupport {
     /** Deletes every code of the user, of every type; audited CODES_INVALIDATED with the operator's key id. */
     public int invalidateCodes(String userId, String operatorKeyId, ClientContext client) {
         return codes.invalidateAll(userId, "OPERATOR", Map.of("operatorKeyId", operatorKeyId), client);
+    }
+
+    /**
+     * Forgets one device of the user; audited DEVICE_REVOKED with the operator's key id among its details.
+     * Returns how many of its unexpired tokens were revoked.
+     */
+    public int revokeDevice(String userId, String deviceId, String operatorKeyId, ClientContext client) {
+        return devices.revoke(userId, deviceId, Map.of("operatorKeyId", operatorKeyId), client);
+    }
+
+    /** Forgets every device of the user; audited DEVICES_REVOKED with the operator's key id among its details. */
+    public int revokeAllDevices(String userId, String operatorKeyId, ClientContext client) {
+        return devices.revokeAll(userId, Map.of("operatorKeyId", operatorKeyId), client);
+    }
+
+    /**
+     * One page of the user's audit timeline in {@code [from, to]}, newest first, of the given event types (all
+     * when empty), continued with the previous page's cursor. See {@link AuditLog#query(String, Optional,
+     * Optional, Optional, Optional, Set)}.
+     */
+    public AuditPage timeline(String userId, Instant from, Instant to, Set<AuditEventType> types, int limit,
+                              Optional<String> cursor) {
+        return audit.query(userId, Optional.of(from), Optional.of(to), Optional.of(limit), cursor, types);
+    }
+
+    /** The most entries {@link #activity} reads; past them the activity says it is cut short. */
+    public static final int MAX_ACTIVITY_ENTRIES = 5000;
+    /** The most buckets one activity strip has. */
+    public static final int MAX_ACTIVITY_BUCKETS = 200;
+
+    /**
+     * How many events of the given types (all when empty) the user had per {@code bucket} in {@code [from, to]},
+     * successes and failures apart. Buckets are aligned to multiples of their length since the epoch (whole
+     * hours, whole UTC days); the first holds {@code from}, the last {@code to}. At most
+     * {@value #MAX_ACTIVITY_ENTRIES} entries are read, the newest; past them {@link Activity#truncated()} is true.
+     */
+    public Activity activity(String userId, Instant from, Instant to, Duration bucket, Set<AuditEventType> types) {
+        Inputs.userId(userId);
+        if (bucket.isNegative() || bucket.isZero() || from.isAfter(to)) {
+            throw new InvalidInputException("from", "must not be after 'to'");
+        }
+        long size = bucket.toMillis();
+        long first = Math.floorDiv(from.toEpochMilli(), size) * size;
+        int count = (int) Math.min(Integer.MAX_VALUE, Math.floorDiv(to.toEpochMilli() - first, size) + 1);
+        if (count > MAX_ACTIVITY_BUCKETS) {
+            throw new InvalidInputException("from", "the range holds more than " + MAX_ACTIVITY_BUCKETS
+                    + " periods of " + bucket + "; choose a shorter range or longer periods");
+        }
+        int[] successes = new int[count];
+        int[] failures = new int[count];
+        int read = 0;
+        boolean truncated = false;
+        Optional<String> cursor = Optional.empty();
+        do {
+            AuditPage page = audit.query(userId, Optional.of(from), Optional.of(to), Optional.of(AuditLog.MAX_PAGE_SIZE),
+                    cursor, types);
+            for (AuditEntry entry : page.entries()) {
+                int index = (int) Math.floorDiv(entry.timestamp().toEpochMilli() - first, size);
+                if (index >= 0 && index < count) {
+                    if (entry.success()) {
+                        successes[index]++;
+                    } else {
+                        failures[index]++;
+                    }
+                }
+            }
+            read += page.entries().size();
+            cursor = page.nextCursor();
+            if (read >= MAX_ACTIVITY_ENTRIES && cursor.isPresent()) {
+                truncated = true;
+                break;
+            }
+        } while (cursor.isPresent());
+        List<ActivityBucket> buckets = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            Instant start = Instant.ofEpochMilli(first + i * size);
+            buckets.add(new ActivityBucket(start, start.plusMillis(size), successes[i], failures[i]));
+        }
+        return new Activity(from, to, bucket, buckets, truncated);
+    }
+
+    /** Events per period over a range; {@code truncated} when only the newest entries were read. */
+    public record Activity(Instant from, Instant to, Duration bucket, List<ActivityBucket> buckets, boolean truncated) {
+        public Activity {
+            buckets = List.copyOf(buckets);
+        }
+
+        public int events() {
+            return buckets.stream().mapToInt(ActivityBucket::events).sum();
+        }
+
+        public int failures() {
+            return buckets.stream().mapToInt(ActivityBucket::failures).sum();
+        }
+
+        /** The largest number of events in one period (0 when there were none). */
+        public int peak() {
+            return buckets.stream().mapToInt(ActivityBucket::events).max().orElse(0);
+        }
+    }
+
+    /** One period {@code [start, end)}: how many events succeeded and how many failed. */
+    public record ActivityBucket(Instant start, Instant end, int successes, int failures) {
+        public int events() {
+            return successes + failures;
+        }
     }
 
     /** The overview's parts, in the order support staff read them. */

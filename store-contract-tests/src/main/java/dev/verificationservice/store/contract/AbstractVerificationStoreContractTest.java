@@ -37,6 +37,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.support.UserSupport;
 import dev.verificationservice.validation.InvalidInputException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -1181,6 +1182,92 @@ public abstract class AbstractVerificationStoreContractTest {
                 Optional.empty()).entries()).filteredOn(entry -> entry.eventType() == AuditEventType.CODES_INVALIDATED)
                 .hasSize(2).allSatisfy(entry -> assertThat(entry.details()).containsEntry("operatorKeyId", "key-9f")
                         .containsEntry("reason", "OPERATOR"));
+    }
+
+    @Test
+    void anOperatorRevokesOneDeviceAndThenAllWithTheKeyIdAudited() {
+        assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        RegisteredDevice phone = registerDevice("opal", "phone-1");
+        RegisteredDevice laptop = registerDevice("opal", "laptop-1");
+
+        assertThat(verification.support().revokeDevice("opal", "phone-1", "adm-0123456789ab", ClientContext.none()))
+                .isEqualTo(1);
+
+        assertThat(verification.devices().verify("phone-1", phone.secret(), ClientContext.none()).valid()).isFalse();
+        assertThat(verification.devices().verify("laptop-1", laptop.secret(), ClientContext.none()).valid()).isTrue();
+        assertThat(verification.support().revokeAllDevices("opal", "adm-0123456789ab", ClientContext.none()))
+                .isEqualTo(1);
+        assertThat(verification.devices().verify("laptop-1", laptop.secret(), ClientContext.none()).valid()).isFalse();
+        List<AuditEntry> entries = verification.audit().query("opal", Optional.empty(), Optional.empty(),
+                Optional.of(100), Optional.empty()).entries();
+        assertThat(entries).filteredOn(entry -> entry.eventType() == AuditEventType.DEVICE_REVOKED).singleElement()
+                .satisfies(entry -> {
+                    assertThat(entry.details()).containsEntry("operatorKeyId", "adm-0123456789ab")
+                            .containsEntry("count", "1");
+                    assertThat(entry.deviceId()).contains("phone-1");
+                });
+        assertThat(entries).filteredOn(entry -> entry.eventType() == AuditEventType.DEVICES_REVOKED).singleElement()
+                .satisfies(entry -> assertThat(entry.details()).containsEntry("operatorKeyId", "adm-0123456789ab"));
+    }
+
+    @Test
+    void theTimelineKeepsOnlyTheAskedTypesAndPagesThroughThemWithItsCursor() {
+        // 7 CODE_SENT among failed verifications, one second apart, newest last.
+        List<Instant> sent = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            verification.audit().recordSuccess("tim", AuditEventType.CODE_SENT, Map.of("n", Integer.toString(i)),
+                    ClientContext.none());
+            sent.add(clock.instant());
+            clock.advance(Duration.ofSeconds(1));
+            verification.audit().recordFailure("tim", AuditEventType.CODE_VERIFICATION_FAILED, "NOT_FOUND", Map.of(),
+                    ClientContext.none());
+            clock.advance(Duration.ofSeconds(1));
+        }
+        Instant from = START;
+        Instant to = clock.instant();
+        Set<AuditEventType> onlySent = Set.of(AuditEventType.CODE_SENT);
+
+        AuditPage first = verification.support().timeline("tim", from, to, onlySent, 3, Optional.empty());
+        AuditPage second = verification.support().timeline("tim", from, to, onlySent, 3, first.nextCursor());
+        AuditPage third = verification.support().timeline("tim", from, to, onlySent, 3, second.nextCursor());
+
+        List<String> order = new ArrayList<>();
+        for (AuditPage page : List.of(first, second, third)) {
+            page.entries().forEach(entry -> {
+                assertThat(entry.eventType()).isEqualTo(AuditEventType.CODE_SENT);
+                order.add(entry.details().get("n"));
+            });
+        }
+        assertThat(order).containsExactly("6", "5", "4", "3", "2", "1", "0");
+        assertThat(third.nextCursor()).isEmpty();
+        assertThat(verification.support().timeline("tim", from, to, Set.of(), 100, Optional.empty()).entries())
+                .hasSize(14);
+        assertThat(verification.support().timeline("tim", sent.get(5), to, Set.of(AuditEventType.CODE_VERIFICATION_FAILED),
+                100, Optional.empty()).entries()).hasSize(2).allSatisfy(entry -> assertThat(entry.success()).isFalse());
+    }
+
+    @Test
+    void theActivityCountsEventsAndFailuresPerPeriod() {
+        verification.audit().recordSuccess("ava", AuditEventType.CODE_SENT, Map.of(), ClientContext.none());
+        verification.audit().recordFailure("ava", AuditEventType.CODE_VERIFICATION_FAILED, "NOT_FOUND", Map.of(),
+                ClientContext.none());
+        clock.advance(Duration.ofMinutes(90));
+        verification.audit().recordSuccess("ava", AuditEventType.CODE_VERIFIED, Map.of(), ClientContext.none());
+
+        UserSupport.Activity activity = verification.support().activity("ava", START.minus(Duration.ofHours(1)),
+                clock.instant(), Duration.ofHours(1), Set.of());
+
+        // 09:00, 10:00 and 11:00 (11:30 is the end of the range).
+        assertThat(activity.buckets()).extracting(UserSupport.ActivityBucket::start).containsExactly(
+                START.minus(Duration.ofHours(1)), START, START.plus(Duration.ofHours(1)));
+        assertThat(activity.buckets()).extracting(UserSupport.ActivityBucket::successes).containsExactly(0, 1, 1);
+        assertThat(activity.buckets()).extracting(UserSupport.ActivityBucket::failures).containsExactly(0, 1, 0);
+        assertThat(activity.events()).isEqualTo(3);
+        assertThat(activity.failures()).isEqualTo(1);
+        assertThat(activity.peak()).isEqualTo(2);
+        assertThat(activity.truncated()).isFalse();
+        assertThat(verification.support().activity("ava", START, clock.instant(), Duration.ofHours(1),
+                Set.of(AuditEventType.CODE_VERIFIED)).events()).isEqualTo(1);
     }
 
     @Test
