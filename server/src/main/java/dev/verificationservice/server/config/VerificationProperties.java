@@ -31,7 +31,8 @@ public record VerificationProperties(
         @DefaultValue("false") boolean devOutbox,
         @DefaultValue("PT2S") Duration readinessTimeout,
         @DefaultValue Limits limits,
-        Map<String, String> templates) {
+        Map<String, String> templates,
+        @DefaultValue Console console) {
 
     public enum StoreKind { EMBEDDED, DYNAMODB }
 
@@ -88,6 +89,22 @@ public record VerificationProperties(
 
         public boolean hasEndpoint() {
             return endpoint != null && !endpoint.isBlank();
+        }
+    }
+
+    /**
+     * The support console ({@code /console}): how long a signed-in session lives.
+     *
+     * @param idleTimeout    a session unused this long ends ({@code VERIFICATION_CONSOLE_IDLE_TIMEOUT})
+     * @param maxSessionAge  a session ends this long after sign-in however busy
+     *                       ({@code VERIFICATION_CONSOLE_MAX_SESSION_AGE})
+     */
+    public record Console(@DefaultValue("PT15M") Duration idleTimeout, @DefaultValue("PT8H") Duration maxSessionAge) {
+        public Console {
+            if (idleTimeout.isNegative() || idleTimeout.isZero() || maxSessionAge.compareTo(idleTimeout) < 0) {
+                throw new IllegalArgumentException("VERIFICATION_CONSOLE_IDLE_TIMEOUT must be positive and no longer "
+                        + "than VERIFICATION_CONSOLE_MAX_SESSION_AGE");
+            }
         }
     }
 

@@ -7,9 +7,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.security.MessageDigest;
 import java.util.List;
-import java.util.Optional;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -18,9 +16,10 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * {@code Authorization: Bearer <key>} on every path but health, metrics and the API document (so
- * {@code /v1/**} and {@code /dev/**}, however their path is spelled), checked before anything reads the
- * request's body.
+ * {@code Authorization: Bearer <key>} on every path but health, metrics, the API document and the web console
+ * (so {@code /v1/**} and {@code /dev/**}, however their path is spelled), checked before anything reads the
+ * request's body. The console ({@code /console/**}) is left to {@code ConsoleFilter}: it signs in with an admin
+ * key once and then uses its own session, and never accepts this filter's Bearer scheme.
  *
  * <p>Two kinds of key, each with one role. An <b>application key</b> ({@code VERIFICATION_API_KEYS}) opens the
  * application API ({@code /v1/**} but {@code /v1/admin/**}, and {@code /dev/outbox}); an <b>admin key</b>
@@ -28,10 +27,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * the other role is a 403 {@code FORBIDDEN} that says which key is needed; a missing or unknown key is a 401.
  * Without admin keys the operator API is off: everything under {@code /v1/admin} answers 404, whatever the key.
  *
- * <p>Several keys of each role may be valid at once (for rotation). The presented key is hashed once and
- * compared with every configured key of both roles, each as a SHA-256 hash with {@link MessageDigest#isEqual},
- * without an early exit, so neither the length, the content nor the role of a key leaks through timing. For an
- * admin key the filter puts the key's id ({@link KeyMaterial#adminKeyId}) on the request as
+ * <p>Several keys of each role may be valid at once (for rotation). Keys are compared by {@link AccessKeys}
+ * (SHA-256 hashes in constant time, every key of both roles, no early exit). For an admin key the filter puts the key's id ({@link KeyMaterial#adminKeyId}) on the request as
  * {@link #OPERATOR_KEY_ID}, for the audit log; the key itself goes no further.
  */
 @Component
@@ -44,14 +41,10 @@ public class ApiKeyFilter extends OncePerRequestFilter {
     public static final String ADMIN_PREFIX = "/v1/admin";
 
     private static final String BEARER = "Bearer ";
-    private final List<byte[]> applicationKeyHashes;
-    private final List<byte[]> adminKeyHashes;
-    private final List<String> adminKeyIds;
+    private final AccessKeys keys;
 
-    public ApiKeyFilter(KeyMaterial keys) {
-        this.applicationKeyHashes = keys.apiKeys().stream().map(KeyMaterial::sha256).toList();
-        this.adminKeyHashes = keys.adminKeys().stream().map(KeyMaterial::sha256).toList();
-        this.adminKeyIds = keys.adminKeys().stream().map(KeyMaterial::adminKeyId).toList();
+    public ApiKeyFilter(AccessKeys keys) {
+        this.keys = keys;
     }
 
     /** Paths that need no key: health, metrics and the API document. Everything else does. */
@@ -62,14 +55,26 @@ public class ApiKeyFilter extends OncePerRequestFilter {
      * The path every decision is made on: the servlet path the container has decoded and normalised (no
      * ';params', no '%76'), the same path Spring MVC routes on. The raw request URI is not, and must never decide.
      */
-    static String normalisedPath(HttpServletRequest request) {
+    public static String normalisedPath(HttpServletRequest request) {
         return request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+    }
+
+    /**
+     * The web console's paths. They never take a key in a header: the console has its own sign-in and session
+     * ({@code ConsoleFilter}), which every one of its paths but the sign-in page and the stylesheet requires.
+     */
+    public static final String CONSOLE_PREFIX = "/console";
+
+    /** True for the console's paths, as the filter sees them (the normalised servlet path). */
+    public static boolean isConsolePath(String path) {
+        return path.equals(CONSOLE_PREFIX) || path.startsWith(CONSOLE_PREFIX + "/");
     }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String path = normalisedPath(request);
-        return PUBLIC_PREFIXES.stream().anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/"));
+        return isConsolePath(path)
+                || PUBLIC_PREFIXES.stream().anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/"));
     }
 
     /** True for the operator API's paths, as the filter sees them. */
@@ -81,7 +86,7 @@ public class ApiKeyFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         boolean adminPath = isAdminPath(normalisedPath(request));
-        if (adminPath && adminKeyHashes.isEmpty()) {
+        if (adminPath && !keys.operatorKeysConfigured()) {
             Problems.write(response, HttpStatus.NOT_FOUND, "NOT_FOUND", "The operator API is off on this server: "
                     + "no admin key is configured (VERIFICATION_ADMIN_API_KEYS).");
             return;
@@ -92,17 +97,17 @@ public class ApiKeyFilter extends OncePerRequestFilter {
                     : "Send the API key as 'Authorization: Bearer <key>'.");
             return;
         }
-        Match match = match(header.substring(BEARER.length()).trim());
-        if (match.role() == Role.NONE) {
+        AccessKeys.Match match = keys.match(header.substring(BEARER.length()).trim());
+        if (match.role() == AccessKeys.Role.NONE) {
             unauthorized(response, adminPath ? "The admin key is not valid." : "The API key is not valid.");
             return;
         }
-        if (adminPath && match.role() != Role.ADMIN) {
+        if (adminPath && match.role() != AccessKeys.Role.ADMIN) {
             Problems.write(response, HttpStatus.FORBIDDEN, "FORBIDDEN", "This is an application key: the operator "
                     + "API under " + ADMIN_PREFIX + " needs an admin key (VERIFICATION_ADMIN_API_KEYS).");
             return;
         }
-        if (!adminPath && match.role() != Role.APPLICATION) {
+        if (!adminPath && match.role() != AccessKeys.Role.APPLICATION) {
             Problems.write(response, HttpStatus.FORBIDDEN, "FORBIDDEN", "This is an admin key: it opens only the "
                     + "operator API under " + ADMIN_PREFIX + ". The application API needs an application key "
                     + "(VERIFICATION_API_KEYS).");
@@ -112,33 +117,6 @@ public class ApiKeyFilter extends OncePerRequestFilter {
             request.setAttribute(OPERATOR_KEY_ID, match.adminKeyId().orElseThrow());
         }
         chain.doFilter(request, response);
-    }
-
-    private enum Role { NONE, APPLICATION, ADMIN }
-
-    private record Match(Role role, Optional<String> adminKeyId) {
-    }
-
-    /** Compares the presented key with every key of both roles: no early exit, whatever matched before. */
-    private Match match(String presented) {
-        byte[] hash = KeyMaterial.sha256(presented);
-        boolean application = false;
-        for (byte[] key : applicationKeyHashes) {
-            application |= MessageDigest.isEqual(hash, key);
-        }
-        int adminIndex = -1;
-        for (int i = 0; i < adminKeyHashes.size(); i++) {
-            boolean equal = MessageDigest.isEqual(hash, adminKeyHashes.get(i));
-            adminIndex = equal ? i : adminIndex;
-        }
-        // A key is never in both lists (refused at start); should it be, the lesser role wins.
-        if (application) {
-            return new Match(Role.APPLICATION, Optional.empty());
-        }
-        if (adminIndex >= 0) {
-            return new Match(Role.ADMIN, Optional.of(adminKeyIds.get(adminIndex)));
-        }
-        return new Match(Role.NONE, Optional.empty());
     }
 
     private static void unauthorized(HttpServletResponse response, String detail) throws IOException {

@@ -1,0 +1,473 @@
+package dev.verificationservice.server.console;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditPage;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.server.delivery.DeliveryConfiguration;
+import dev.verificationservice.server.metrics.VerificationMetrics;
+import dev.verificationservice.server.security.AccessKeys;
+import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.validation.InvalidInputException;
+import dev.verificationservice.validation.Inputs;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.util.UriComponentsBuilder;
+
+/**
+ * The support console's pages ({@code /console}), rendered on the server with Thymeleaf. {@link ConsoleFilter}
+ * has already decided who may see them: every handler here but the sign-in runs for a signed-in operator, and
+ * every POST has passed the CSRF check. Every read and every change goes through the core's {@link UserSupport},
+ * the operator API's domain, with the session's operator key id, so each change is audited exactly as the
+ * operator API audits it. Each change answers with a redirect to a page (POST, redirect, GET), which shows what
+ * the change did once.
+ */
+@Controller
+@RequestMapping("/console")
+public class ConsoleController {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConsoleController.class);
+    /** Timeline entries per page. */
+    static final int PAGE_SIZE = 25;
+    /** The longest range the timeline and its activity strip cover at once. */
+    static final Duration MAX_RANGE = Duration.ofDays(180);
+    private static final String DEFAULT_PERIOD = "P1D";
+    private static final Pattern TIME_INPUT = Pattern.compile(
+            "(\\d{4}-\\d{2}-\\d{2})(?:[ T](\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?))?\\s*(?:Z|UTC)?", Pattern.CASE_INSENSITIVE);
+
+    private final UserSupport support;
+    private final AccessKeys keys;
+    private final ConsoleSessions sessions;
+    private final Optional<DevelopmentOutbox> outbox;
+    private final VerificationMetrics metrics;
+    private final Clock clock;
+
+    public ConsoleController(Verification verification, AccessKeys keys, ConsoleSessions sessions,
+                             DeliveryConfiguration.DeliveryChannels channels, VerificationMetrics metrics, Clock clock) {
+        this.support = verification.support();
+        this.keys = keys;
+        this.sessions = sessions;
+        this.outbox = channels.outbox();
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    // Sign-in and sign-out
+
+    @GetMapping({"", "/"})
+    public String home() {
+        return "redirect:/console/users";
+    }
+
+    @GetMapping("/sign-in")
+    public String signInPage(HttpServletRequest request, HttpServletResponse response, Model model) {
+        if (ConsoleFilter.cookie(request, ConsoleFilter.SESSION_COOKIE).flatMap(sessions::find).isPresent()) {
+            return "redirect:/console/users";
+        }
+        return signInForm(request, response, model, null);
+    }
+
+    @PostMapping("/sign-in")
+    public String signIn(@RequestParam(name = "key", required = false) String key, HttpServletRequest request,
+                         HttpServletResponse response, Model model) {
+        AccessKeys.Match match = keys.match(key == null ? "" : key.trim());
+        if (match.role() == AccessKeys.Role.ADMIN) {
+            // A sign-in always makes a new session: an id the browser had before is never promoted.
+            ConsoleFilter.cookie(request, ConsoleFilter.SESSION_COOKIE).flatMap(sessions::find).ifPresent(sessions::end);
+            ConsoleSessions.Created created = sessions.create(match.adminKeyId().orElseThrow());
+            response.addHeader(HttpHeaders.SET_COOKIE, ConsoleFilter.cookieHeader(request, ConsoleFilter.SESSION_COOKIE,
+                    created.cookieValue(), "/console", -1));
+            response.addHeader(HttpHeaders.SET_COOKIE, ConsoleFilter.cookieHeader(request, ConsoleFilter.SIGN_IN_COOKIE,
+                    "", ConsoleFilter.SIGN_IN_PATH, 0));
+            LOG.info("Console sign-in with admin key {}", created.session().operatorKeyId());
+            return "redirect:/console/users";
+        }
+        if (match.role() == AccessKeys.Role.APPLICATION) {
+            LOG.warn("Console sign-in refused: an application key was offered (from {})", request.getRemoteAddr());
+            response.setStatus(HttpStatus.FORBIDDEN.value());
+            return signInForm(request, response, model, "This is an application key (VERIFICATION_API_KEYS). The "
+                    + "console needs an admin key (VERIFICATION_ADMIN_API_KEYS).");
+        }
+        LOG.warn("Console sign-in refused: not a key of this service (from {})", request.getRemoteAddr());
+        response.setStatus(HttpStatus.UNAUTHORIZED.value());
+        return signInForm(request, response, model, key == null || key.isBlank() ? "Enter an admin key."
+                : "That key is not an admin key of this service. Check it and try again.");
+    }
+
+    private String signInForm(HttpServletRequest request, HttpServletResponse response, Model model, String error) {
+        String token = new dev.verificationservice.security.SecureTokens().randomToken();
+        response.addHeader(HttpHeaders.SET_COOKIE, ConsoleFilter.cookieHeader(request, ConsoleFilter.SIGN_IN_COOKIE,
+                token, ConsoleFilter.SIGN_IN_PATH, 3600));
+        model.addAttribute("csrf", token);
+        model.addAttribute("error", error);
+        model.addAttribute("signedOut", request.getParameter("signed-out") != null);
+        return "console/sign-in";
+    }
+
+    @PostMapping("/sign-out")
+    public String signOut(HttpServletRequest request, HttpServletResponse response) {
+        ConsoleSessions.Session session = session(request);
+        sessions.end(session);
+        response.addHeader(HttpHeaders.SET_COOKIE, ConsoleFilter.cookieHeader(request, ConsoleFilter.SESSION_COOKIE, "",
+                "/console", 0));
+        LOG.info("Console sign-out of admin key {}", session.operatorKeyId());
+        return "redirect:/console/sign-in?signed-out";
+    }
+
+    // Looking a user up
+
+    @GetMapping("/users")
+    public String lookup(@RequestParam(name = "userId", required = false) String userId, HttpServletRequest request,
+                         Model model) {
+        if (userId != null && !userId.isBlank()) {
+            try {
+                Inputs.userId(userId.trim());
+                return "redirect:" + userUrl(userId.trim());
+            } catch (InvalidInputException e) {
+                model.addAttribute("error", "User id: " + e.getMessage() + ".");
+                model.addAttribute("userId", userId);
+            }
+        }
+        common(request, model);
+        return "console/lookup";
+    }
+
+    @GetMapping("/users/{userId}")
+    public String user(@PathVariable String userId,
+                       @RequestParam(name = "type", required = false) String type,
+                       @RequestParam(name = "period", required = false) String period,
+                       @RequestParam(name = "from", required = false) String from,
+                       @RequestParam(name = "to", required = false) String to,
+                       @RequestParam(name = "cursor", required = false) String cursor,
+                       HttpServletRequest request, HttpServletResponse response, Model model) {
+        common(request, model);
+        Instant now = clock.instant();
+        UserSupport.UserOverview overview = support.overview(userId);
+        model.addAttribute("userId", userId);
+        model.addAttribute("devices", overview.devices().stream().map(ConsoleViews.DeviceRow::of).toList());
+        model.addAttribute("codes", overview.liveCodes().stream().map(code -> ConsoleViews.CodeRow.of(code, now)).toList());
+        List<ConsoleViews.LimitRow> limits = overview.rateLimits().stream()
+                .map(limit -> ConsoleViews.LimitRow.of(limit, now)).toList();
+        model.addAttribute("limits", limits);
+        model.addAttribute("lockOuts", limits.stream().filter(ConsoleViews.LimitRow::locked).toList());
+
+        // The timeline's filter: an event type, and a period or a range of its own.
+        Map<String, String> errors = new LinkedHashMap<>();
+        Set<AuditEventType> types = Set.of();
+        if (type != null && !type.isBlank()) {
+            try {
+                types = Set.of(AuditEventType.valueOf(type.trim()));
+            } catch (IllegalArgumentException e) {
+                errors.put("type", "Choose an event type from the list.");
+            }
+        }
+        String chosenPeriod = period == null || period.isBlank() ? DEFAULT_PERIOD : period;
+        if (!ConsoleViews.PERIODS.containsKey(chosenPeriod)) {
+            errors.put("period", "Choose a period from the list.");
+            chosenPeriod = DEFAULT_PERIOD;
+        }
+        Optional<Instant> fromInput = parseTime("from", from, false, errors);
+        Optional<Instant> toInput = parseTime("to", to, true, errors);
+        Instant rangeEnd = toInput.orElse(now);
+        Instant rangeStart = fromInput.orElse(rangeEnd.minus(Duration.parse(chosenPeriod)));
+        if (errors.isEmpty() && !rangeStart.isBefore(rangeEnd)) {
+            errors.put("from", "From must be before To.");
+        }
+        if (errors.isEmpty() && Duration.between(rangeStart, rangeEnd).compareTo(MAX_RANGE) > 0) {
+            errors.put("from", "The range can be at most " + MAX_RANGE.toDays() + " days long.");
+        }
+        model.addAttribute("filter", new Filter(type == null ? "" : type.trim(), chosenPeriod,
+                from == null ? "" : from, to == null ? "" : to));
+        model.addAttribute("eventTypes", Arrays.stream(AuditEventType.values()).map(Enum::name).toList());
+        model.addAttribute("periods", ConsoleViews.PERIODS);
+        model.addAttribute("errors", errors);
+        if (!errors.isEmpty()) {
+            response.setStatus(HttpStatus.BAD_REQUEST.value());
+            return "console/user";
+        }
+        model.addAttribute("rangeLabel", ConsoleViews.time(rangeStart) + " to " + ConsoleViews.time(rangeEnd) + " UTC");
+        Optional<String> position = Optional.ofNullable(cursor).filter(value -> !value.isBlank());
+        AuditPage page;
+        try {
+            page = support.timeline(userId, rangeStart, rangeEnd, types, PAGE_SIZE, position);
+        } catch (InvalidInputException e) {
+            if (!"cursor".equals(e.field())) {
+                throw e;
+            }
+            errors.put("cursor", "This page link no longer fits the filter; start again from the newest entries.");
+            response.setStatus(HttpStatus.BAD_REQUEST.value());
+            return "console/user";
+        }
+        model.addAttribute("events", page.entries().stream().map(ConsoleViews.EventRow::of).toList());
+        model.addAttribute("paged", position.isPresent());
+        // Links carry the resolved range, so every page of one listing reads the same range.
+        String rangeFrom = ConsoleViews.time(rangeStart.truncatedTo(ChronoUnit.SECONDS));
+        String rangeTo = ConsoleViews.time(ceilToSecond(rangeEnd));
+        String listedPeriod = chosenPeriod;
+        model.addAttribute("newestUrl", timelineUrl(userId, type, listedPeriod, from, to, null));
+        model.addAttribute("olderUrl", page.nextCursor()
+                .map(next -> timelineUrl(userId, type, listedPeriod, rangeFrom, rangeTo, next)).orElse(null));
+        model.addAttribute("strip", ConsoleViews.Strip.of(support.activity(userId, rangeStart, rangeEnd,
+                bucketFor(Duration.between(rangeStart, rangeEnd)), types)));
+        return "console/user";
+    }
+
+    /** The filter as the operator gave it, to show it again in the form. */
+    public record Filter(String type, String period, String from, String to) {
+    }
+
+    /** Short ranges in 5-minute bars, up to three days in hours, longer ones in days. */
+    static Duration bucketFor(Duration range) {
+        if (range.compareTo(Duration.ofHours(2)) <= 0) {
+            return Duration.ofMinutes(5);
+        }
+        return range.compareTo(Duration.ofDays(3)) <= 0 ? Duration.ofHours(1) : Duration.ofDays(1);
+    }
+
+    private static Instant ceilToSecond(Instant instant) {
+        Instant whole = instant.truncatedTo(ChronoUnit.SECONDS);
+        return whole.equals(instant) ? whole : whole.plusSeconds(1);
+    }
+
+    /**
+     * A time the operator typed, in UTC: {@code 2026-11-30}, {@code 2026-11-30 10:00} or with seconds, a {@code T}
+     * in place of the space and a {@code Z} at the end both allowed. A date alone means its start for "from" and
+     * its end for "to".
+     */
+    static Optional<Instant> parseTime(String field, String value, boolean endOfDay, Map<String, String> errors) {
+        if (value == null || value.isBlank()) {
+            return Optional.empty();
+        }
+        Matcher matcher = TIME_INPUT.matcher(value.trim());
+        try {
+            if (matcher.matches()) {
+                LocalDate date = LocalDate.parse(matcher.group(1));
+                if (matcher.group(2) == null) {
+                    LocalDateTime start = date.atStartOfDay();
+                    return Optional.of((endOfDay ? start.plusDays(1) : start).toInstant(ZoneOffset.UTC));
+                }
+                String time = matcher.group(2).length() == 5 ? matcher.group(2) + ":00" : matcher.group(2);
+                Instant instant = LocalDateTime.parse(matcher.group(1) + "T" + time).toInstant(ZoneOffset.UTC);
+                if (instant.isBefore(Instant.EPOCH) || instant.getEpochSecond() > 253402300799L) {
+                    errors.put(field, "Give a time between 1970 and 9999.");
+                    return Optional.empty();
+                }
+                return Optional.of(instant);
+            }
+        } catch (DateTimeParseException e) {
+            // falls through to the message below
+        }
+        errors.put(field, "Write a UTC time such as 2026-11-30 09:30, or a date such as 2026-11-30.");
+        return Optional.empty();
+    }
+
+    // Devices
+
+    @GetMapping("/users/{userId}/devices/{deviceId}/revoke")
+    public String confirmRevoke(@PathVariable String userId, @PathVariable String deviceId, HttpServletRequest request,
+                                Model model) {
+        Inputs.userId(userId);
+        Inputs.deviceId(deviceId);
+        return confirm(request, model, userId, "Revoke device " + deviceId + "?",
+                "The device " + deviceId + " of " + userId + " will have to be registered again: its remember-me "
+                        + "secret stops working at once. The audit log records this as DEVICE_REVOKED with your key id.",
+                "Revoke device " + deviceId, devicePath(userId, deviceId) + "/revoke");
+    }
+
+    @PostMapping("/users/{userId}/devices/{deviceId}/revoke")
+    public String revoke(@PathVariable String userId, @PathVariable String deviceId, HttpServletRequest request) {
+        ConsoleSessions.Session session = session(request);
+        int revoked = support.revokeDevice(userId, deviceId, session.operatorKeyId(), ClientContext.none());
+        metrics.devicesRevoked(revoked);
+        session.flash(new ConsoleSessions.Flash(false, revoked > 0
+                ? "Revoked device " + deviceId + " (" + revoked + (revoked == 1 ? " token" : " tokens")
+                + "). Audited as DEVICE_REVOKED with key id " + session.operatorKeyId() + "."
+                : "Device " + deviceId + " had no live token, so nothing was revoked (audited as DEVICE_REVOKED, "
+                + "count 0)."));
+        return "redirect:" + userUrl(userId) + "#devices";
+    }
+
+    @GetMapping("/users/{userId}/devices/revoke-all")
+    public String confirmRevokeAll(@PathVariable String userId, HttpServletRequest request, Model model) {
+        Inputs.userId(userId);
+        return confirm(request, model, userId, "Revoke every device of " + userId + "?",
+                "Every remembered device of " + userId + " will have to be registered again, including one "
+                        + "registered a moment ago. The audit log records this as DEVICES_REVOKED with your key id.",
+                "Revoke all devices", userPath(userId) + "/devices/revoke-all");
+    }
+
+    @PostMapping("/users/{userId}/devices/revoke-all")
+    public String revokeAll(@PathVariable String userId, HttpServletRequest request) {
+        ConsoleSessions.Session session = session(request);
+        int revoked = support.revokeAllDevices(userId, session.operatorKeyId(), ClientContext.none());
+        metrics.devicesRevoked(revoked);
+        session.flash(new ConsoleSessions.Flash(false, "Revoked every device of " + userId + " (" + revoked
+                + (revoked == 1 ? " device" : " devices") + "). Audited as DEVICES_REVOKED with key id "
+                + session.operatorKeyId() + "."));
+        return "redirect:" + userUrl(userId) + "#devices";
+    }
+
+    // Rate limits and codes
+
+    @PostMapping("/users/{userId}/rate-limits/{action}/lift")
+    public String lift(@PathVariable String userId, @PathVariable String action, HttpServletRequest request) {
+        ConsoleSessions.Session session = session(request);
+        int cleared = support.liftRateLimit(userId, action, session.operatorKeyId(), ClientContext.none());
+        session.flash(new ConsoleSessions.Flash(false, "Lifted " + action + " for " + userId + ": " + cleared
+                + (cleared == 1 ? " window" : " windows") + " cleared. Audited as RATE_LIMIT_RESET with key id "
+                + session.operatorKeyId() + "."));
+        return "redirect:" + userUrl(userId) + "#rate-limits";
+    }
+
+    @GetMapping("/users/{userId}/codes/invalidate")
+    public String confirmInvalidate(@PathVariable String userId, HttpServletRequest request, Model model) {
+        Inputs.userId(userId);
+        return confirm(request, model, userId, "Invalidate every live code of " + userId + "?",
+                "Every code sent to " + userId + " and not yet used stops working; the user can ask for a new one. "
+                        + "The audit log records this as CODES_INVALIDATED with your key id.",
+                "Invalidate all codes", userPath(userId) + "/codes/invalidate");
+    }
+
+    @PostMapping("/users/{userId}/codes/invalidate")
+    public String invalidate(@PathVariable String userId, HttpServletRequest request) {
+        ConsoleSessions.Session session = session(request);
+        int invalidated = support.invalidateCodes(userId, session.operatorKeyId(), ClientContext.none());
+        session.flash(new ConsoleSessions.Flash(false, "Invalidated " + invalidated + " live "
+                + (invalidated == 1 ? "code" : "codes") + " of " + userId
+                + (invalidated > 0 ? ". Audited as CODES_INVALIDATED with key id " + session.operatorKeyId() + "."
+                : "; there was none, so nothing was audited.")));
+        return "redirect:" + userUrl(userId) + "#codes";
+    }
+
+    // The development outbox
+
+    @GetMapping("/outbox")
+    public String outbox(HttpServletRequest request, HttpServletResponse response, Model model) {
+        common(request, model);
+        if (outbox.isEmpty()) {
+            response.setStatus(HttpStatus.NOT_FOUND.value());
+            model.addAttribute("messages", List.of());
+            return "console/outbox";
+        }
+        model.addAttribute("messages", outbox.get().messages().stream().limit(50).map(ConsoleViews.OutboxRow::of).toList());
+        return "console/outbox";
+    }
+
+    // Errors
+
+    @ExceptionHandler(InvalidInputException.class)
+    public String invalidInput(InvalidInputException e, HttpServletRequest request, HttpServletResponse response,
+                               Model model) {
+        response.setStatus(HttpStatus.BAD_REQUEST.value());
+        return error(request, model, "That did not work", e.field() + ": " + e.getMessage() + ". Nothing was changed.");
+    }
+
+    @ExceptionHandler(StoreException.class)
+    public String storeUnavailable(StoreException e, HttpServletRequest request, HttpServletResponse response,
+                                   Model model) {
+        LOG.warn("Store unavailable for the console: {}", e.getMessage());
+        response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
+        return error(request, model, "The store did not answer", "The store could not complete the request in time. "
+                + "A change may or may not have been made: look at the user again before you retry.");
+    }
+
+    private String error(HttpServletRequest request, Model model, String title, String message) {
+        common(request, model);
+        model.addAttribute("title", title);
+        model.addAttribute("message", message);
+        return "console/error";
+    }
+
+    // Helpers
+
+    private String confirm(HttpServletRequest request, Model model, String userId, String title, String message,
+                           String button, String action) {
+        common(request, model);
+        model.addAttribute("userId", userId);
+        model.addAttribute("title", title);
+        model.addAttribute("message", message);
+        model.addAttribute("button", button);
+        model.addAttribute("action", action);
+        model.addAttribute("cancelUrl", userUrl(userId));
+        return "console/confirm";
+    }
+
+    /** What every signed-in page shows: who is signed in, the CSRF token for its forms, a message once. */
+    private void common(HttpServletRequest request, Model model) {
+        ConsoleSessions.Session session = session(request);
+        model.addAttribute("operatorKeyId", session.operatorKeyId());
+        model.addAttribute("csrf", session.csrfToken());
+        model.addAttribute("outboxEnabled", outbox.isPresent());
+        model.addAttribute("flash", session.takeFlash().orElse(null));
+        model.addAttribute("idleMinutes", sessions.idleTimeout().toMinutes());
+    }
+
+    private static ConsoleSessions.Session session(HttpServletRequest request) {
+        if (request.getAttribute(ConsoleFilter.SESSION) instanceof ConsoleSessions.Session session) {
+            return session;
+        }
+        // Only the filter's signed-in branch reaches these handlers; anything else is refused, never served.
+        throw new IllegalStateException("console handler reached without a session");
+    }
+
+    private static String userPath(String userId) {
+        return UriComponentsBuilder.fromPath("/console/users/{userId}").buildAndExpand(userId).encode().toUriString();
+    }
+
+    private static String devicePath(String userId, String deviceId) {
+        return UriComponentsBuilder.fromPath("/console/users/{userId}/devices/{deviceId}")
+                .buildAndExpand(userId, deviceId).encode().toUriString();
+    }
+
+    private static String userUrl(String userId) {
+        return userPath(userId);
+    }
+
+    private static String timelineUrl(String userId, String type, String period, String from, String to, String cursor) {
+        UriComponentsBuilder url = UriComponentsBuilder.fromPath("/console/users/{userId}");
+        if (type != null && !type.isBlank()) {
+            url.queryParam("type", type.trim());
+        }
+        url.queryParam("period", period);
+        if (from != null && !from.isBlank()) {
+            url.queryParam("from", from);
+        }
+        if (to != null && !to.isBlank()) {
+            url.queryParam("to", to);
+        }
+        if (cursor != null) {
+            url.queryParam("cursor", cursor);
+        }
+        return url.buildAndExpand(userId).encode().toUriString() + "#timeline";
+    }
+}

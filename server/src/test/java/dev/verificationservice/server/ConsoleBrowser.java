@@ -1,0 +1,113 @@
+package dev.verificationservice.server;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * Debian's chromium, driven through Debian's chromedriver by Selenium: headless, without sandbox (the tests run
+ * as root), without any background networking, with a fresh profile each time. Nothing is downloaded: a missing
+ * browser is a skip that says so, or a failure when the environment variable {@code CI} is set.
+ */
+final class ConsoleBrowser implements AutoCloseable {
+
+    static final Path CHROMIUM = Path.of(System.getProperty("console.chromium", "/usr/bin/chromium"));
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("console.chromedriver", "/usr/bin/chromedriver"));
+    static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
+
+    final ChromeDriver driver;
+    private final Path profile;
+
+    private ConsoleBrowser(ChromeDriver driver, Path profile) {
+        this.driver = driver;
+        this.profile = profile;
+    }
+
+    /** Starts the browser, or ends the test class: a skip outside CI, a failure in CI. */
+    static ConsoleBrowser start() throws IOException {
+        String missing = Stream.of(CHROMIUM, CHROMEDRIVER).filter(path -> !Files.isExecutable(path))
+                .map(Path::toString).reduce((a, b) -> a + " and " + b).orElse(null);
+        if (missing != null) {
+            String reason = "no browser for the console tests: " + missing + " missing (install Debian's chromium "
+                    + "and chromium-driver: apt-get install -y chromium chromium-driver; .ci/run does)";
+            String ci = System.getenv("CI");
+            if (ci != null && !ci.isBlank()) {
+                throw new IllegalStateException("CI is set and there is " + reason);
+            }
+            System.out.println("SKIPPED ConsoleBrowserTest: " + reason);
+            Assumptions.abort(reason);
+        }
+        Path profile = Files.createTempDirectory("console-browser-profile");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-quic", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                "--disable-features=Translate,MediaRouter,OptimizationHints", "--hide-scrollbars",
+                "--user-data-dir=" + profile, "--window-size=1280,800", "--lang=en-GB");
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort().withSilent(true).build();
+        ChromeDriver driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+        ConsoleBrowser browser = new ConsoleBrowser(driver, profile);
+        browser.viewport(1280, 800);
+        return browser;
+    }
+
+    /** The page's size in CSS pixels, as a phone or a laptop screen would give it. */
+    void viewport(int width, int height) {
+        driver.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height", height,
+                "deviceScaleFactor", 1, "mobile", width < 600));
+    }
+
+    /** A PNG of what the viewport shows, into target/console-screenshots. */
+    Path screenshot(String name) throws IOException {
+        Files.createDirectories(SCREENSHOTS);
+        Path file = SCREENSHOTS.resolve(name + ".png");
+        Files.write(file, driver.getScreenshotAs(OutputType.BYTES));
+        return file;
+    }
+
+    /** A PNG of the whole page, however long, at the current width. */
+    Path fullPageScreenshot(String name) throws IOException {
+        Files.createDirectories(SCREENSHOTS);
+        Path file = SCREENSHOTS.resolve(name + ".png");
+        Map<String, Object> shot = driver.executeCdpCommand("Page.captureScreenshot",
+                Map.of("format", "png", "captureBeyondViewport", true));
+        Files.write(file, java.util.Base64.getDecoder().decode((String) shot.get("data")));
+        return file;
+    }
+
+    /** The whole page in PNG slices of the given size, top to bottom (for looking at a long page). */
+    void pageSlices(String name, int width, int height) throws IOException {
+        Files.createDirectories(SCREENSHOTS);
+        Number total = (Number) driver.executeScript("return document.documentElement.scrollHeight;");
+        for (int top = 0, part = 1; top < total.intValue(); top += height, part++) {
+            Map<String, Object> shot = driver.executeCdpCommand("Page.captureScreenshot", Map.of("format", "png",
+                    "captureBeyondViewport", true, "clip", Map.of("x", 0, "y", top, "width", width,
+                            "height", Math.min(height, total.intValue() - top), "scale", 1)));
+            Files.write(SCREENSHOTS.resolve(name + part + ".png"),
+                    java.util.Base64.getDecoder().decode((String) shot.get("data")));
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            driver.quit();
+        } finally {
+            try (Stream<Path> files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+}
