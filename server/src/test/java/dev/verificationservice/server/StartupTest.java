@@ -148,7 +148,7 @@ class StartupTest {
     }
 
     @Test
-    void withoutAdminKeysTheOperatorApiIsOffAndNoneIsGenerated() throws Exception {
+    void withoutAdminKeysTheOperatorApiAndTheConsoleAreOffAndNoKeyIsGenerated() throws Exception {
         Path data = dataDir.resolve("no-admin");
         try (ConfigurableApplicationContext context = start("server.port=0", "verification.data-dir=" + data,
                 "verification.api-keys=" + APP_KEY)) {
@@ -161,6 +161,12 @@ class StartupTest {
                 assertThat(client.delete("/v1/admin/users/alice/codes").status()).isEqualTo(404);
             }
             assertThat(api.get("/v1/users/alice/audit").status()).isEqualTo(200);
+            // The support console is off the same way: every path, with or without a key.
+            for (String path : List.of("/console", "/console/sign-in", "/console/users/alice")) {
+                String[] answer = api.withKey(ADMIN_KEY).raw("GET", path, "");
+                assertThat(answer[0]).as(path).isEqualTo("404");
+                assertThat(answer[1]).contains("The console is off").contains("VERIFICATION_ADMIN_API_KEYS");
+            }
         }
         try (java.util.stream.Stream<Path> files = Files.list(data)) {
             assertThat(files.map(file -> file.getFileName().toString())).noneMatch(name -> name.contains("admin"));

@@ -314,7 +314,7 @@ public class ConsoleController {
                 + "). Audited as DEVICE_REVOKED with key id " + session.operatorKeyId() + "."
                 : "Device " + deviceId + " had no live token, so nothing was revoked (audited as DEVICE_REVOKED, "
                 + "count 0)."));
-        return "redirect:" + userUrl(userId) + "#devices";
+        return "redirect:" + userUrl(userId) + "#result";
     }
 
     @GetMapping("/users/{userId}/devices/revoke-all")
@@ -334,7 +334,7 @@ public class ConsoleController {
         session.flash(new ConsoleSessions.Flash(false, "Revoked every device of " + userId + " (" + revoked
                 + (revoked == 1 ? " device" : " devices") + "). Audited as DEVICES_REVOKED with key id "
                 + session.operatorKeyId() + "."));
-        return "redirect:" + userUrl(userId) + "#devices";
+        return "redirect:" + userUrl(userId) + "#result";
     }
 
     // Rate limits and codes
@@ -346,7 +346,7 @@ public class ConsoleController {
         session.flash(new ConsoleSessions.Flash(false, "Lifted " + action + " for " + userId + ": " + cleared
                 + (cleared == 1 ? " window" : " windows") + " cleared. Audited as RATE_LIMIT_RESET with key id "
                 + session.operatorKeyId() + "."));
-        return "redirect:" + userUrl(userId) + "#rate-limits";
+        return "redirect:" + userUrl(userId) + "#result";
     }
 
     @GetMapping("/users/{userId}/codes/invalidate")
@@ -366,7 +366,7 @@ public class ConsoleController {
                 + (invalidated == 1 ? "code" : "codes") + " of " + userId
                 + (invalidated > 0 ? ". Audited as CODES_INVALIDATED with key id " + session.operatorKeyId() + "."
                 : "; there was none, so nothing was audited.")));
-        return "redirect:" + userUrl(userId) + "#codes";
+        return "redirect:" + userUrl(userId) + "#result";
     }
 
     // The development outbox
