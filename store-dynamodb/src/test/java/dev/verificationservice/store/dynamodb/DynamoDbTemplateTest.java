@@ -3,6 +3,7 @@ package dev.verificationservice.store.dynamodb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
@@ -38,13 +38,16 @@ class DynamoDbTemplateTest {
     static final String END = "<!-- END iam-policy -->";
 
     private static final YAMLMapper YAML = YAMLMapper.builder().build();
-    private static Path root;
-    private static JsonNode template;
+    private static final Path root = projectRoot();
+    /** The template as parsed (also read by {@link IamActionsTest}). */
+    private static final JsonNode template = readTemplate();
 
-    @BeforeAll
-    static void readTemplate() throws IOException {
-        root = projectRoot();
-        template = YAML.readTree(Files.readString(root.resolve(TEMPLATE)));
+    private static JsonNode readTemplate() {
+        try {
+            return YAML.readTree(Files.readString(root.resolve(TEMPLATE)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The directory holding the template: the module's parent when run by Maven, found upwards from elsewhere. */
