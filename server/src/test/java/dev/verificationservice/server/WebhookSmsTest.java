@@ -88,12 +88,12 @@ class WebhookSmsTest {
     void aSignedRequestCarriesTheCodeAndTheCodeVerifies() {
         int before = RECEIVED.size();
         Answer sent = api.post("/v1/codes", Map.of("userId", "sms-user-1", "codeType", "PHONE_VERIFICATION",
-                "deliveryMethod", "SMS", "deliveryTarget", "+441234561234"));
+                "deliveryMethod", "SMS", "deliveryTarget", "+447700154321"));
         assertThat(sent.status()).isEqualTo(202);
 
         assertThat(BAD_SIGNATURES.get()).isZero();
         JsonNode request = RECEIVED.get(before);
-        assertThat(request.get("to").asString()).isEqualTo("+441234561234");
+        assertThat(request.get("to").asString()).isEqualTo("+447700154321");
         assertThat(request.get("codeType").asString()).isEqualTo("PHONE_VERIFICATION");
         Matcher digits = Pattern.compile("\\b([0-9]{6})\\b").matcher(request.get("message").asString());
         assertThat(digits.find()).isTrue();
@@ -108,7 +108,7 @@ class WebhookSmsTest {
         ANSWER.set(500);
         int before = RECEIVED.size();
         Answer sent = api.post("/v1/codes", Map.of("userId", "sms-user-2", "codeType", "PHONE_VERIFICATION",
-                "deliveryMethod", "SMS", "deliveryTarget", "+441234561234"));
+                "deliveryMethod", "SMS", "deliveryTarget", "+447700154321"));
 
         assertThat(sent.status()).isEqualTo(502);
         assertThat(sent.text("code")).isEqualTo("DELIVERY_FAILED");
