@@ -291,6 +291,10 @@ final class Values {
             case "to" -> instant(start.plus(Duration.ofDays(1 + random.nextInt(30))));
             case "limit" -> Integer.toString(1 + random.nextInt(100));
             case "cursor" -> randomString(BASE64URL, 20 + random.nextInt(60));
+            case "locale" -> pick(new String[] {"en", "pt-BR", "de-AT", "ja", "PT-br", "zh-Hant-TW", "sw", "tr-TR",
+                    "en-US-u-ca-gregory", "pt_BR", "x-private", "not a tag"});
+            case "context" -> pick(new String[] {"Pay 120.00 EUR to ACME", "Zapłać 99,00 zł", "ログインを承認",
+                    "<b>{code}</b> & \"quotes\"", "x".repeat(200), "x".repeat(201)});
             default -> null;
         };
     }
