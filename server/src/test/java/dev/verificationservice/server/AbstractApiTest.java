@@ -978,6 +978,7 @@ abstract class AbstractApiTest {
                 .isEqualTo("bearer");
         assertThat(paths.get("/v1/codes").get("post").has("security")).as("the application API keeps the default key")
                 .isFalse();
+    }
 
     // Messages people understand (SPEC §13)
 
