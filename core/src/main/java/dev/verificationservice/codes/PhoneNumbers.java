@@ -7,6 +7,7 @@ import com.google.i18n.phonenumbers.Phonenumber.PhoneNumber;
 import dev.verificationservice.validation.InvalidInputException;
 import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -61,6 +62,20 @@ public final class PhoneNumbers {
                     + " number of " + region + ", which does not receive verification SMS; give a mobile number");
         }
         return NUMBERS.format(parsed, PhoneNumberUtil.PhoneNumberFormat.E164);
+    }
+
+    /**
+     * The ISO 3166 region of a number, for example {@code BR} for {@code +5511912345678}; empty when the number
+     * cannot be parsed or belongs to no single region (such as a global +800 number).
+     */
+    public static Optional<String> regionOf(String number) {
+        try {
+            String region = NUMBERS.getRegionCodeForNumber(NUMBERS.parse(number, "ZZ"));
+            return region == null || region.equals("ZZ") || region.equals("001") ? Optional.empty()
+                    : Optional.of(region);
+        } catch (NumberParseException e) {
+            return Optional.empty();
+        }
     }
 
     /** Whether {@code region} is a region code the metadata knows (for checking configuration). */

@@ -65,6 +65,11 @@ abstract class AbstractApiTest {
         return "user-" + USERS.incrementAndGet() + "-" + System.nanoTime();
     }
 
+    /** A mobile number of the user's own (07700 1xxxxx: a valid UK mobile range, outside Ofcom's drama range). */
+    static String mobileOf(String userId) {
+        return "+4477001" + String.format("%05d", Math.floorMod(userId.hashCode(), 100_000));
+    }
+
     /** Every test user has an address of its own: sends to one address are limited whatever the user. */
     static String emailOf(String userId) {
         return "jane." + userId + "@example.com";
@@ -872,7 +877,7 @@ abstract class AbstractApiTest {
         sendEmailCode(user);
         String code = codeFromOutbox();
         assertThat(api.post("/v1/codes", Map.of("userId", user, "codeType", "PASSWORD_RESET", "deliveryMethod", "SMS",
-                "deliveryTarget", "+447700900123")).status()).isEqualTo(202);
+                "deliveryTarget", mobileOf(user))).status()).isEqualTo(202);
         String link = codeFromOutbox();
         assertThat(check(user, code).json().get("valid").asBoolean()).isTrue();
         assertThat(api.post("/v1/codes/check", Map.of("code", link)).json().get("valid").asBoolean()).isTrue();
@@ -973,5 +978,124 @@ abstract class AbstractApiTest {
                 .isEqualTo("bearer");
         assertThat(paths.get("/v1/codes").get("post").has("security")).as("the application API keeps the default key")
                 .isFalse();
+    }
+
+    // Messages people understand (SPEC §13)
+
+    static Map<String, String> with(Map<String, String> body, String key, String value) {
+        Map<String, String> copy = new java.util.LinkedHashMap<>(body);
+        copy.put(key, value);
+        return copy;
+    }
+
+    /** A mobile number of its own for a test: sends to one number are limited whatever the user. */
+    static String mobile(String prefix, int digits) {
+        return prefix + String.format("%0" + digits + "d", Math.floorMod(System.nanoTime(), (long) Math.pow(10, digits)));
+    }
+
+    @Test
+    void aCodeSentWithAContextVerifiesOnlyWithThatContextAndTheContextIsNeverInAnAnswer() {
+        String user = newUser();
+        String context = "Pay 120.00 EUR to ACME";
+        Answer sent = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(user), "context", context));
+        assertThat(sent.status()).isEqualTo(202);
+        assertThat(sent.raw().body()).doesNotContain("ACME", "context");
+        JsonNode message = api.get("/dev/outbox").json().get("messages").get(0);
+        assertThat(message.get("body").asString()).contains("This code approves: " + context);
+        Map<String, String> numeric = Map.of("code", message.get("code").asString(), "userId", user,
+                "codeType", "EMAIL_VERIFICATION");
+
+        assertThat(api.post("/v1/codes/check", with(numeric, "context", context)).json().get("valid").asBoolean()).isTrue();
+        assertThat(api.post("/v1/codes/verify", numeric).text("reason")).isEqualTo("NOT_FOUND");
+        assertThat(api.post("/v1/codes/verify", with(numeric, "context", "Pay 9999.00 EUR to MALLORY")).text("reason"))
+                .isEqualTo("NOT_FOUND");
+        Answer verified = api.post("/v1/codes/verify", with(numeric, "context", context));
+        assertThat(verified.json().get("valid").asBoolean()).isTrue();
+        assertThat(verified.raw().body()).doesNotContain("ACME", "context");
+
+        // A LINK code is bound the same way.
+        clock.advance(Duration.ofSeconds(30));
+        api.post("/v1/codes", Map.of("userId", user, "codeType", "PASSWORD_RESET", "deliveryMethod", "EMAIL",
+                "deliveryTarget", emailOf(user), "context", "Reset the password of account 42"));
+        Map<String, String> link = Map.of("code", codeFromOutbox());
+        assertThat(api.post("/v1/codes/verify", link).text("reason")).isEqualTo("NOT_FOUND");
+        assertThat(api.post("/v1/codes/verify", with(link, "context", "Reset the password of account 43")).text("reason"))
+                .isEqualTo("NOT_FOUND");
+        assertThat(api.post("/v1/codes/verify", with(link, "context", "Reset the password of account 42"))
+                .json().get("valid").asBoolean()).isTrue();
+
+        // The audit log says a context was bound, never what it was.
+        String history = api.get("/v1/users/" + user + "/audit?limit=100").raw().body();
+        assertThat(history).contains("\"context\":\"bound\"").doesNotContain("ACME", "account 42");
+    }
+
+    @Test
+    void theMessageIsInTheRequestedLanguageOrTheNumbersAndTheAnswerSaysWhich() {
+        String user = newUser();
+        Answer austrian = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(user), "locale", "de-AT"));
+        assertThat(austrian.status()).isEqualTo(202);
+        assertThat(austrian.text("locale")).isEqualTo("de");
+        JsonNode message = api.get("/dev/outbox").json().get("messages").get(0);
+        assertThat(message.get("locale").asString()).isEqualTo("de");
+        assertThat(message.get("body").asString()).contains("Geben Sie diesen Code ein", "Der Code ist 15 Minuten gültig.");
+
+        // No locale: an email is in English, an SMS in the language of the number's country.
+        Answer email = sendEmailCode(newUser());
+        assertThat(email.text("locale")).isEqualTo("en");
+        Answer brazil = api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", mobile("+55119", 8)));
+        assertThat(brazil.status()).isEqualTo(202);
+        assertThat(brazil.text("locale")).isEqualTo("pt-BR");
+        assertThat(api.get("/dev/outbox").json().get("messages").get(0).get("body").asString())
+                .startsWith("Seu codigo de verificacao é ");
+        Answer germany = api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", mobile("+49151", 8)));
+        assertThat(germany.text("locale")).isEqualTo("de");
+        assertThat(api.get("/dev/outbox").json().get("messages").get(0).get("body").asString())
+                .startsWith("Ihr Bestätigungscode lautet ");
+        // A requested locale wins over the number's country; a language without templates is English.
+        Answer requested = api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", mobile("+49151", 8), "locale", "PT-br"));
+        assertThat(requested.text("locale")).isEqualTo("pt-BR");
+        Answer swahili = api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(newUser()), "locale", "sw-KE"));
+        assertThat(swahili.text("locale")).isEqualTo("en");
+    }
+
+    @Test
+    void aBadLocaleOrContextIsA400NamingItAndWritesNothing() {
+        String user = newUser();
+        Map<String, String> send = Map.of("userId", user, "codeType", "EMAIL_VERIFICATION", "deliveryMethod", "EMAIL",
+                "deliveryTarget", emailOf(user));
+        for (String locale : List.of("pt_BR", "not a tag", "x-private", "e", "en-" + "a".repeat(40))) {
+            Answer refused = api.post("/v1/codes", with(send, "locale", locale));
+            assertThat(refused.status()).as(locale).isEqualTo(400);
+            assertThat(refused.text("code")).isEqualTo("INVALID_INPUT");
+            assertThat(refused.text("field")).isEqualTo("locale");
+        }
+        for (String context : List.of("x".repeat(201), "Pay\u0007 now", "line\nbreak")) {
+            Answer refused = api.post("/v1/codes", with(send, "context", context));
+            assertThat(refused.status()).isEqualTo(400);
+            assertThat(refused.text("field")).isEqualTo("context");
+            Answer check = api.post("/v1/codes/check", Map.of("code", "123456", "userId", user,
+                    "codeType", "EMAIL_VERIFICATION", "context", context));
+            assertThat(check.status()).isEqualTo(400);
+            assertThat(check.text("field")).isEqualTo("context");
+        }
+        assertThat(auditEventTypes(user)).isEmpty();
+        assertThat(api.post("/v1/codes", with(send, "context", "x".repeat(200))).status()).isEqualTo(202);
+    }
+
+    @Test
+    void theOpenApiDocumentDescribesLocaleAndContext() {
+        JsonNode schemas = api.withKey(null).get("/v3/api-docs").json().get("components").get("schemas");
+        JsonNode send = schemas.get("SendCodeBody").get("properties");
+        assertThat(send.get("locale").get("maxLength").asInt()).isEqualTo(35);
+        assertThat(send.get("locale").get("description").asString()).contains("BCP 47");
+        assertThat(send.get("context").get("maxLength").asInt()).isEqualTo(200);
+        assertThat(schemas.get("CodeBody").get("properties").get("context").get("maxLength").asInt()).isEqualTo(200);
+        assertThat(schemas.get("SendCodeResponse").get("properties").has("locale")).isTrue();
     }
 }

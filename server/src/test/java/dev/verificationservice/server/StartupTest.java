@@ -97,6 +97,11 @@ class StartupTest {
                 "verification.secret-keys=c2hvcnQ="))).hasMessageContaining("VERIFICATION_SECRET_KEYS");
         assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
                 "verification.api-keys=secret"))).hasMessageContaining("VERIFICATION_API_KEYS");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.sms.webotp-domain=https://app.example.com/"))).hasMessageContaining("VERIFICATION_SMS_WEBOTP_DOMAIN");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.templates.PASSWORD_RESET.LNK.sms=x")))
+                .hasMessageContaining("verification.templates.PASSWORD_RESET.LNK.sms is not a template");
         assertThatThrownBy(() -> start("server.port=0", "verification.data-dir=" + dataDir,
                 "verification.dynamodb.table=vt")).hasStackTraceContaining("VERIFICATION_DYNAMODB_TABLE must be 3 to 255");
     }

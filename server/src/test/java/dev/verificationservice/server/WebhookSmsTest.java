@@ -34,6 +34,7 @@ import tools.jackson.databind.JsonNode;
         "verification.api-keys=" + AbstractApiTest.API_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
         "verification.sms.provider=webhook",
+        "verification.sms.webotp-domain=App.Example.com",
         "verification.sms.webhook-secret=" + WebhookSmsTest.SECRET})
 @Import(TestClockConfiguration.class)
 class WebhookSmsTest {
@@ -127,5 +128,47 @@ class WebhookSmsTest {
         } catch (java.security.GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * A German mobile number without a locale: the SMS is in German, ends with the WebOTP line, fits one GSM-7
+     * segment, and the segment is counted by encoding.
+     */
+    @Test
+    void anSmsInTheNumbersLanguageEndsWithTheWebOtpLineAndItsSegmentsAreCounted() {
+        int before = RECEIVED.size();
+        String number = "+49151" + String.format("%08d", Math.floorMod(System.nanoTime(), 100_000_000L));
+        Answer sent = api.post("/v1/codes", Map.of("userId", "sms-user-3", "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", number, "codeLength", 10));
+        assertThat(sent.status()).isEqualTo(202);
+        assertThat(sent.text("locale")).isEqualTo("de");
+
+        String message = RECEIVED.get(before).get("message").asString();
+        List<String> lines = message.lines().toList();
+        assertThat(lines.get(0)).matches("Ihr Bestätigungscode lautet [0-9]{10}\\. Er ist 15 Minuten gültig\\. .*");
+        String code = lines.get(0).substring("Ihr Bestätigungscode lautet ".length(), "Ihr Bestätigungscode lautet ".length() + 10);
+        // WebOTP: the last line is "@" the host, a space, "#" the code.
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("@app.example.com #" + code);
+
+        String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
+        assertThat(metrics).containsPattern("verification_sms_segments_total\\{encoding=\"GSM_7\"[^}]*} [1-9]");
+        assertThat(metrics).doesNotContain(number.substring(1), code);
+
+        Answer verified = api.post("/v1/codes/verify", Map.of("code", code, "userId", "sms-user-3",
+                "codeType", "PHONE_VERIFICATION"));
+        assertThat(verified.json().get("valid").asBoolean()).isTrue();
+    }
+
+    /** A LINK SMS has nothing to type: no WebOTP line. A context is shown on a line of its own. */
+    @Test
+    void aLinkSmsHasNoWebOtpLineAndShowsItsContext() {
+        int before = RECEIVED.size();
+        Answer sent = api.post("/v1/codes", Map.of("userId", "sms-user-4", "codeType", "PASSWORD_RESET",
+                "deliveryMethod", "SMS", "deliveryTarget", "+447700123457", "context", "Reset for account 42"));
+        assertThat(sent.status()).isEqualTo(202);
+        assertThat(sent.text("locale")).isEqualTo("en");
+        String message = RECEIVED.get(before).get("message").asString();
+        assertThat(message).startsWith("Reset your password: http://localhost:8080/reset-password?code=")
+                .contains("\nThis link approves: Reset for account 42").doesNotContain("@app.example.com");
     }
 }

@@ -5,6 +5,7 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeService;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.IssueResult;
@@ -17,7 +18,10 @@ import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.server.metrics.VerificationMetrics;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.validation.InvalidInputException;
+import dev.verificationservice.validation.Inputs;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.springframework.http.HttpStatus;
@@ -35,17 +39,29 @@ public class CodesController {
 
     /** {@code POST /v1/codes}. Enum values are taken as text so that a wrong one is a 400 naming its field. */
     public record SendCodeBody(String userId, String codeType, String deliveryMethod, String deliveryTarget,
-                               String format, Long codeLength, String ipAddress, String userAgent, String deviceId) {
+                               String format, Long codeLength, String ipAddress, String userAgent, String deviceId,
+                               @Schema(description = LOCALE, maxLength = Requests.MAX_LOCALE_LENGTH, example = "pt-BR")
+                               String locale,
+                               @Schema(description = CONTEXT, maxLength = CodeService.MAX_CONTEXT_LENGTH,
+                                       example = "Pay 120.00 EUR to ACME")
+                               String context) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record SendCodeResponse(String codeType, String deliveryMethod, String format, String maskedTarget,
-                                   String expiresAt) {
+                                   String expiresAt,
+                                   @Schema(description = "The language the message was written in (BCP 47): the "
+                                           + "requested one, or the nearest one with templates", example = "pt-BR")
+                                   String locale) {
     }
 
     /** {@code POST /v1/codes/check} and {@code /verify}. */
     public record CodeBody(String code, String userId, String codeType, String ipAddress, String userAgent,
-                           String deviceId) {
+                           String deviceId,
+                           @Schema(description = "The context the code was sent with, if any: a code sent with a "
+                                   + "context verifies only with the same context",
+                                   maxLength = CodeService.MAX_CONTEXT_LENGTH, example = "Pay 120.00 EUR to ACME")
+                           String context) {
         @Override
         public String toString() {
             return "CodeBody[code=<redacted>, userId=" + userId + ", codeType=" + codeType + "]";
@@ -59,6 +75,13 @@ public class CodesController {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record VerifyResponse(boolean valid, String reason, String userId, String codeType) {
     }
+
+    static final String LOCALE = "The language of the message (BCP 47, such as en, pt-BR, de-AT). Falls back along "
+            + "pt-BR, pt, English to the nearest language with templates. Without it, an SMS is written in the language "
+            + "of the number's country and an email in English";
+    static final String CONTEXT = "What the code approves, shown in the message (\"This code approves: ...\"): "
+            + "printable text of at most 200 characters. The code then verifies only with the same context "
+            + "(dynamic linking); the context is never stored or returned, only its HMAC is kept";
 
     private final Verification verification;
     private final RoutingCodeSender channels;
@@ -83,8 +106,10 @@ public class CodesController {
                     + "configured: " + channels.methods());
         }
         ClientContext client = ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId());
+        Optional<Locale> locale = Requests.optionalLocale("locale", body.locale());
         IssueResult result = verification.codes().issue(new CodeRequest(body.userId(), type, method,
-                body.deliveryTarget(), format, codeLength(body.codeLength()), client));
+                body.deliveryTarget(), format, codeLength(body.codeLength()), client, locale,
+                Optional.ofNullable(body.context())));
         if (result instanceof IssueResult.RateLimited limited) {
             metrics.rateLimited(limited.action());
             Map<String, Object> properties = new LinkedHashMap<>();
@@ -108,7 +133,7 @@ public class CodesController {
         IssueResult.Issued issued = (IssueResult.Issued) result;
         metrics.codeSent(type.name(), method.name());
         return new SendCodeResponse(issued.codeType().name(), issued.deliveryMethod().name(), issued.format().name(),
-                issued.maskedTarget(), JsonTimes.format(issued.expiresAt()));
+                issued.maskedTarget(), JsonTimes.format(issued.expiresAt()), issued.locale().toLanguageTag());
     }
 
     @PostMapping(path = "/check", consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -145,9 +170,11 @@ public class CodesController {
 
     private static VerifyRequest verifyRequest(CodeBody body) {
         Requests.body(body);
+        // Checked like the context a code is sent with, so that a malformed one is a 400 and not a failed attempt.
+        Optional<String> context = Inputs.optionalText("context", body.context(), CodeService.MAX_CONTEXT_LENGTH);
         return new VerifyRequest(body.code(), Optional.ofNullable(body.userId()),
                 Requests.optionalEnum(CodeType.class, "codeType", body.codeType()),
-                ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId()));
+                ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId()), context);
     }
 
     private void record(VerificationResult result, boolean consumed) {

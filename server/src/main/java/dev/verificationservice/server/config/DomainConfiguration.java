@@ -3,6 +3,7 @@ package dev.verificationservice.server.config;
 import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.codes.PhoneNumbers;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.store.VerificationStore;
@@ -90,9 +91,9 @@ public class DomainConfiguration {
 
     @Bean
     public Verification verification(VerificationStore store, KeyMaterial keys, CodeSender sender, Clock clock,
-                                     VerificationSettings settings) {
+                                     VerificationSettings settings, MessageLocales locales) {
         return Verification.builder().store(store).keys(keys.secretKeys()).sender(sender).clock(clock)
-                .settings(settings).build();
+                .settings(settings).locales(locales).build();
     }
 
     /** {@code forever} keeps audit entries without a ttl; anything else is a duration ({@code P90D}, {@code 90d}). */

@@ -4,6 +4,8 @@ import dev.verificationservice.validation.InvalidInputException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
+import java.util.IllformedLocaleException;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -51,6 +53,26 @@ public final class Requests {
         } catch (NumberFormatException e) {
             throw new InvalidInputException(field, "must be a whole number");
         }
+    }
+
+    /** The longest language tag taken (RFC 5646 asks implementations to take at least 35 characters). */
+    public static final int MAX_LOCALE_LENGTH = 35;
+
+    /** A well-formed BCP 47 language tag with a language subtag ({@code pt-BR}, {@code de}), or a 400 naming it. */
+    public static Optional<Locale> optionalLocale(String field, String value) {
+        if (value == null || value.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            Locale locale = new Locale.Builder().setLanguageTag(value).build();
+            if (value.length() <= MAX_LOCALE_LENGTH && !locale.getLanguage().isEmpty()) {
+                return Optional.of(locale);
+            }
+        } catch (IllformedLocaleException e) {
+            // refused below
+        }
+        throw new InvalidInputException(field, "must be a BCP 47 language tag of at most " + MAX_LOCALE_LENGTH
+                + " characters, such as en, pt-BR or de-AT");
     }
 
     public static <T> T body(T body) {

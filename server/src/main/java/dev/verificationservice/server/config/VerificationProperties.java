@@ -125,12 +125,17 @@ public record VerificationProperties(
 
     public enum SmtpSecurity { STARTTLS, SMTPS, NONE }
 
-    /** SMS delivery: {@code provider} is {@code none}, {@code sns} or {@code webhook}. */
+    /**
+     * SMS delivery: {@code provider} is {@code none}, {@code sns} or {@code webhook}. {@code webotpDomain}
+     * ({@code VERIFICATION_SMS_WEBOTP_DOMAIN}), a host name, ends every NUMERIC SMS with the WebOTP line
+     * {@code @<domain> #<code>}.
+     */
     public record Sms(@DefaultValue("none") SmsProvider provider, String webhookUrl, String webhookSecret,
-                      @DefaultValue("PT10S") Duration webhookTimeout, String snsSenderId) {
+                      @DefaultValue("PT10S") Duration webhookTimeout, String snsSenderId, String webotpDomain) {
         @Override
         public String toString() {
-            return "Sms[provider=" + provider + ", webhookUrl=" + webhookUrl + ", webhookSecret=<redacted>]";
+            return "Sms[provider=" + provider + ", webhookUrl=" + webhookUrl + ", webhookSecret=<redacted>, webotpDomain="
+                    + webotpDomain + "]";
         }
     }
 

@@ -3,15 +3,19 @@ package dev.verificationservice.server.delivery;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.server.config.StartupException;
 import dev.verificationservice.server.config.VerificationProperties;
+import dev.verificationservice.server.metrics.VerificationMetrics;
 import java.net.URI;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,13 +49,52 @@ public class DeliveryConfiguration {
         }
     }
 
+    /** A host name: dot-separated labels of letters, digits and inner hyphens, at most 253 characters. */
+    private static final Pattern HOST_NAME = Pattern.compile(
+            "(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+
+    /** The shipped message texts and the operator's overrides ({@code verification.templates.*}). */
     @Bean
-    public MessageRenderer messageRenderer(VerificationProperties properties, Clock clock) {
-        return new MessageRenderer(properties.templates(), properties.linkUrl(), clock);
+    public MessageTemplates messageTemplates(VerificationProperties properties) {
+        try {
+            return MessageTemplates.withOverrides(properties.templates());
+        } catch (IllegalArgumentException e) {
+            throw new StartupException(e.getMessage() + ".", "Fix or remove that property (README, Messages).", e);
+        }
+    }
+
+    /** Chooses each message's language before it is sent (the core asks it, and reports the answer). */
+    @Bean
+    public MessageLocales messageLocales(MessageTemplates templates) {
+        return new TemplateLocales(templates);
+    }
+
+    @Bean
+    public MessageRenderer messageRenderer(VerificationProperties properties, MessageTemplates templates, Clock clock) {
+        MessageRenderer renderer = new MessageRenderer(templates, properties.linkUrl(),
+                webOtpDomain(properties.sms().webotpDomain()), clock);
+        SmsBudget.warnAboutLongTemplates(renderer, clock, properties.codeTtl());
+        return renderer;
+    }
+
+    /** {@code VERIFICATION_SMS_WEBOTP_DOMAIN}: a host name, lower-cased; empty when not set. */
+    static Optional<String> webOtpDomain(String value) {
+        if (value == null || value.isBlank()) {
+            return Optional.empty();
+        }
+        String domain = value.trim().toLowerCase(Locale.ROOT);
+        if (!HOST_NAME.matcher(domain).matches()) {
+            throw new StartupException("VERIFICATION_SMS_WEBOTP_DOMAIN '" + value + "' is not a host name.",
+                    "Give the host name of the site that reads the code (WebOTP), without scheme, port or path, "
+                            + "for example app.example.com.");
+        }
+        return Optional.of(domain);
     }
 
     @Bean(destroyMethod = "close")
-    public DeliveryChannels deliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock) {
+    public DeliveryChannels deliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock,
+                                             VerificationMetrics metrics) {
+        Consumer<SmsSegments> smsSent = segments -> metrics.smsSegments(segments.encoding().name(), segments.segments());
         if (!properties.anyDeliveryChannel() && !properties.outboxAllowed()) {
             throw new StartupException("No delivery channel is configured, and the development outbox does not run on the "
                     + "dynamodb store unless asked for.", "Configure VERIFICATION_SMTP_HOST and/or VERIFICATION_SMS_PROVIDER. "
@@ -77,9 +120,9 @@ public class DeliveryConfiguration {
             case SNS -> {
                 SnsClient sns = snsClient();
                 resources.add(sns);
-                channels.put(DeliveryMethod.SMS, new SnsSmsSender(sns, renderer, sms.snsSenderId()));
+                channels.put(DeliveryMethod.SMS, new SnsSmsSender(sns, renderer, sms.snsSenderId(), smsSent));
             }
-            case WEBHOOK -> channels.put(DeliveryMethod.SMS, webhook(sms, renderer, clock));
+            case WEBHOOK -> channels.put(DeliveryMethod.SMS, webhook(sms, renderer, clock, smsSent));
             case NONE -> { }
         }
         LOG.info("Delivery channels: {}", channels.keySet());
@@ -144,7 +187,8 @@ public class DeliveryConfiguration {
         }
     }
 
-    private static CodeSender webhook(VerificationProperties.Sms sms, MessageRenderer renderer, Clock clock) {
+    private static CodeSender webhook(VerificationProperties.Sms sms, MessageRenderer renderer, Clock clock,
+                                      Consumer<SmsSegments> smsSent) {
         if (sms.webhookUrl() == null || sms.webhookUrl().isBlank()) {
             throw new StartupException("VERIFICATION_SMS_PROVIDER is webhook but VERIFICATION_SMS_WEBHOOK_URL is not set.",
                     "Set VERIFICATION_SMS_WEBHOOK_URL to the https URL that receives SMS requests.");
@@ -158,7 +202,7 @@ public class DeliveryConfiguration {
             throw new StartupException("VERIFICATION_SMS_WEBHOOK_URL must use https (plain http only to localhost).",
                     "Give an https:// URL.");
         }
-        return new WebhookSmsSender(url, sms.webhookSecret(), sms.webhookTimeout(), renderer, clock);
+        return new WebhookSmsSender(url, sms.webhookSecret(), sms.webhookTimeout(), renderer, clock, smsSent);
     }
 
     private static SnsClient snsClient() {

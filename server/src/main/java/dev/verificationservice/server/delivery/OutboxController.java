@@ -16,8 +16,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class OutboxController {
 
-    /** One kept message, as the JSON shows it. */
-    public record OutboxMessage(String channel, String to, String codeType, String code, String body, String sentAt) {
+    /** One kept message, as the JSON shows it; {@code locale} is the language it was written in. */
+    public record OutboxMessage(String channel, String to, String codeType, String code, String body, String sentAt,
+                                String locale) {
     }
 
     public record OutboxResponse(List<OutboxMessage> messages) {
@@ -36,7 +37,8 @@ public class OutboxController {
                 Map.of()));
         return new OutboxResponse(outbox.messages().stream()
                 .map(message -> new OutboxMessage(message.channel().name(), message.to(), message.codeType().name(),
-                        message.code(), message.body(), JsonTimes.format(message.sentAt())))
+                        message.code(), message.body(), JsonTimes.format(message.sentAt()),
+                        message.locale().toLanguageTag()))
                 .toList());
     }
 }

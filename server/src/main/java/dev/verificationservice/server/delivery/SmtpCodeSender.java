@@ -6,17 +6,20 @@ import dev.verificationservice.codes.OutgoingCode;
 import dev.verificationservice.server.config.VerificationProperties;
 import jakarta.mail.MessagingException;
 import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 import org.springframework.mail.MailException;
 import org.springframework.mail.javamail.JavaMailSenderImpl;
-import org.springframework.mail.javamail.MimeMessageHelper;
 
 /**
  * EMAIL codes over SMTP with Angus Mail: STARTTLS (required, not opportunistic), SMTPS (TLS from the first
  * byte) or NONE (a relay on this machine, without a login: {@link DeliveryConfiguration} refuses NONE to any
- * other host and with credentials), with authentication when a username is set, and timeouts.
+ * other host and with credentials), with authentication when a username is set, and timeouts. Each message is
+ * {@code multipart/alternative}: a plain-text part, then the HTML part (which mail programs prefer), both UTF-8,
+ * with {@code Content-Language} set to the message's language.
  */
 public final class SmtpCodeSender implements CodeSender {
 
@@ -60,19 +63,34 @@ public final class SmtpCodeSender implements CodeSender {
 
     @Override
     public void send(OutgoingCode message) throws DeliveryException {
-        MessageRenderer.RenderedMessage rendered = renderer.render(message);
+        MessageRenderer.RenderedEmail rendered = renderer.renderEmail(message);
         try {
-            MimeMessage mime = mail.createMimeMessage();
-            MimeMessageHelper helper = new MimeMessageHelper(mime, StandardCharsets.UTF_8.name());
-            helper.setFrom(from);
-            helper.setTo(message.deliveryTarget());
-            helper.setSubject(rendered.subject());
-            helper.setText(rendered.body());
-            mail.send(mime);
+            mail.send(mimeMessage(message, rendered));
         } catch (MailException | MessagingException e) {
             // The exception text may echo the full address; the caller and the audit log get a safe summary.
             throw new DeliveryException("the SMTP server did not accept the message ("
                     + e.getClass().getSimpleName() + ")", e);
         }
+    }
+
+    private MimeMessage mimeMessage(OutgoingCode message, MessageRenderer.RenderedEmail rendered)
+            throws MessagingException {
+        MimeMessage mime = mail.createMimeMessage();
+        mime.setFrom(from);
+        InternetAddress[] to = InternetAddress.parse(message.deliveryTarget(), true);
+        if (to.length != 1) {
+            throw new jakarta.mail.internet.AddressException("not one address");
+        }
+        mime.setRecipients(jakarta.mail.Message.RecipientType.TO, to);
+        mime.setSubject(rendered.subject(), StandardCharsets.UTF_8.name());
+        mime.setContentLanguage(new String[] {rendered.locale().toLanguageTag()});
+        MimeBodyPart text = new MimeBodyPart();
+        text.setText(rendered.text(), StandardCharsets.UTF_8.name(), "plain");
+        MimeBodyPart html = new MimeBodyPart();
+        html.setText(rendered.html(), StandardCharsets.UTF_8.name(), "html");
+        // The richest last: mail programs show the last part they can display.
+        MimeMultipart alternative = new MimeMultipart("alternative", text, html);
+        mime.setContent(alternative);
+        return mime;
     }
 }

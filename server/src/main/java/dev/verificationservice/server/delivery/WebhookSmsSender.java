@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import tools.jackson.databind.json.JsonMapper;
@@ -40,8 +41,14 @@ public final class WebhookSmsSender implements CodeSender {
     private final MessageRenderer renderer;
     private final Clock clock;
     private final JsonMapper json = JsonMapper.builder().build();
+    private final Consumer<SmsSegments> sent;
 
-    public WebhookSmsSender(URI url, String secret, Duration timeout, MessageRenderer renderer, Clock clock) {
+    /**
+     * @param sent told the segments of every message the webhook accepted (for the segment metric)
+     */
+    public WebhookSmsSender(URI url, String secret, Duration timeout, MessageRenderer renderer, Clock clock,
+                            Consumer<SmsSegments> sent) {
+        this.sent = sent;
         this.url = url;
         this.secret = secret.getBytes(StandardCharsets.UTF_8);
         this.timeout = timeout;
@@ -54,7 +61,8 @@ public final class WebhookSmsSender implements CodeSender {
     public void send(OutgoingCode message) throws DeliveryException {
         Map<String, String> payload = new LinkedHashMap<>();
         payload.put("to", message.deliveryTarget());
-        payload.put("message", renderer.render(message).body());
+        MessageRenderer.RenderedSms sms = renderer.renderSms(message);
+        payload.put("message", sms.body());
         payload.put("codeType", message.codeType().name());
         payload.put("expiresAt", JsonTimes.format(message.expiresAt()));
         String body = json.writeValueAsString(payload);
@@ -71,6 +79,7 @@ public final class WebhookSmsSender implements CodeSender {
             if (response.statusCode() / 100 != 2) {
                 throw new DeliveryException("the SMS webhook answered HTTP " + response.statusCode());
             }
+            sent.accept(sms.segments());
         } catch (IOException e) {
             throw new DeliveryException("the SMS webhook could not be reached (" + e.getClass().getSimpleName() + ")", e);
         } catch (InterruptedException e) {

@@ -39,6 +39,11 @@ public class VerificationMetrics {
         counter("verification.ratelimited", "Requests refused by a rate limit", "action", action).increment();
     }
 
+    /** SMS segments handed to an SMS channel, by encoding ({@code GSM_7} or {@code UCS_2}): what SMS cost. */
+    public void smsSegments(String encoding, int segments) {
+        counter("verification.sms.segments", "SMS segments sent, by encoding", "encoding", encoding).increment(segments);
+    }
+
     public void devicesAdded() {
         counter("verification.devices.added", "Devices registered").increment();
     }

@@ -1,5 +1,6 @@
 package dev.verificationservice.server.store;
 
+import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.server.config.StartupException;
 import dev.verificationservice.server.config.VerificationProperties;
 import dev.verificationservice.spi.StoreException;
@@ -28,8 +29,13 @@ public class StoreConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreConfiguration.class);
 
+    /**
+     * @param keys taken only so that missing keys stop the start before any store is opened or reached: the
+     *             message then names the missing variables, not a network error
+     */
     @Bean(destroyMethod = "close")
-    public VerificationStore verificationStore(VerificationProperties properties, Clock clock, MeterRegistry registry) {
+    public VerificationStore verificationStore(VerificationProperties properties, Clock clock, MeterRegistry registry,
+                                               KeyMaterial keys) {
         return switch (properties.store()) {
             case EMBEDDED -> MeteredVerificationStore.wrap(openEmbedded(properties, clock), registry, () -> { });
             case DYNAMODB -> openDynamoDb(properties, registry);

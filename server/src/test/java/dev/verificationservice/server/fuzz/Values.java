@@ -293,6 +293,10 @@ final class Values {
             case "action" -> random.nextInt(10) == 0 ? randomString(TYPE_ALPHABET, 1 + random.nextInt(30))
                     : pick(new ArrayList<>(dev.verificationservice.support.UserSupport.userActions()));
             case "cursor" -> randomString(BASE64URL, 20 + random.nextInt(60));
+            case "locale" -> pick(new String[] {"en", "pt-BR", "de-AT", "ja", "PT-br", "zh-Hant-TW", "sw", "tr-TR",
+                    "en-US-u-ca-gregory", "pt_BR", "x-private", "not a tag"});
+            case "context" -> pick(new String[] {"Pay 120.00 EUR to ACME", "Zapłać 99,00 zł", "ログインを承認",
+                    "<b>{code}</b> & \"quotes\"", "x".repeat(200), "x".repeat(201)});
             default -> null;
         };
     }

@@ -37,6 +37,9 @@ public final class DynamoDbTableAdmin {
     /** What {@link #createTable} found or did. */
     public enum CreateOutcome { CREATED, ALREADY_EXISTS }
 
+    /** The attribute DynamoDB's TTL is enabled on ({@link #enableTimeToLive}) and checked on ({@link #shapeDifferences}). */
+    public static final String TTL_ATTRIBUTE = ItemAttributes.TTL;
+
     private final DynamoDbClient client;
     private final String tableName;
 
@@ -47,6 +50,14 @@ public final class DynamoDbTableAdmin {
 
     /** The CreateTable request for the single table: on-demand, GSI1 with ALL projection. */
     public CreateTableRequest createTableRequest() {
+        return createTableRequest(tableName);
+    }
+
+    /**
+     * The CreateTable request for the single table of this name: the table's shape as {@code create-table} makes
+     * it, and the one definition that the CloudFormation template in {@code deploy/} is tested against.
+     */
+    public static CreateTableRequest createTableRequest(String tableName) {
         return CreateTableRequest.builder()
                 .tableName(tableName)
                 .billingMode(BillingMode.PAY_PER_REQUEST)
@@ -84,7 +95,7 @@ public final class DynamoDbTableAdmin {
     /** Turns on DynamoDB TTL on {@code ttl}, so that expired items are eventually deleted. */
     public void enableTimeToLive() {
         client.updateTimeToLive(request -> request.tableName(tableName)
-                .timeToLiveSpecification(spec -> spec.attributeName(ItemAttributes.TTL).enabled(true)));
+                .timeToLiveSpecification(spec -> spec.attributeName(TTL_ATTRIBUTE).enabled(true)));
     }
 
     /** Every way the existing table differs from the expected shape; empty when it matches. */
@@ -130,9 +141,9 @@ public final class DynamoDbTableAdmin {
                 : ttl.timeToLiveDescription().timeToLiveStatus();
         String attribute = ttl.timeToLiveDescription() == null ? null : ttl.timeToLiveDescription().attributeName();
         boolean enabled = status == TimeToLiveStatus.ENABLED || status == TimeToLiveStatus.ENABLING;
-        if (!enabled || !ItemAttributes.TTL.equals(attribute)) {
+        if (!enabled || !TTL_ATTRIBUTE.equals(attribute)) {
             differences.add("TTL is " + status + (attribute == null ? "" : " on '" + attribute + "'")
-                    + " instead of ENABLED on '" + ItemAttributes.TTL + "'");
+                    + " instead of ENABLED on '" + TTL_ATTRIBUTE + "'");
         }
         return differences;
     }

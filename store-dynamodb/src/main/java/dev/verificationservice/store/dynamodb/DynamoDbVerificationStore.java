@@ -465,14 +465,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .expressionAttributeValues(values)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
-        try {
-            capacity.record(AccessPattern.REVOKE_DEVICES, client.updateItem(request).consumedCapacity());
-        } catch (ConditionalCheckFailedException e) {
-            // A marker as late or later is there already (a concurrent revoke-all, or this one retried).
-            capacity.record(AccessPattern.REVOKE_DEVICES, List.of());
-        } catch (SdkException e) {
-            throw failure("mark a user's devices revoked", e);
-        }
+        // A failed condition: a marker as late or later is there already (a concurrent revoke-all, or a retry).
+        updateUnlessConditionFails(request, AccessPattern.REVOKE_DEVICES, "mark a user's devices revoked");
     }
 
     @Override
@@ -585,14 +579,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .expressionAttributeValues(Map.of(":one", n(1)))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
-        try {
-            capacity.record(AccessPattern.COUNT_RATE_LIMIT, client.updateItem(request).consumedCapacity());
-        } catch (ConditionalCheckFailedException e) {
-            // The mark is gone: given back already (this is a retry) or the window's counter was reset.
-            capacity.record(AccessPattern.COUNT_RATE_LIMIT, List.of());
-        } catch (SdkException e) {
-            throw failure("give back a rate-limit place", e);
-        }
+        // A failed condition: the mark is gone (given back already, a retry) or the counter was reset.
+        updateUnlessConditionFails(request, AccessPattern.COUNT_RATE_LIMIT, "give back a rate-limit place");
     }
 
     private static TableKeys.PrimaryKey counterKey(CounterWindow window) {
@@ -720,14 +708,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                         ":answer", s(answer.sealedBody())))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
-        try {
-            capacity.record(AccessPattern.IDEMPOTENCY, client.updateItem(request).consumedCapacity());
-        } catch (ConditionalCheckFailedException e) {
-            // Taken over as stale meanwhile: the answer is not this key's any more.
-            capacity.record(AccessPattern.IDEMPOTENCY, List.of());
-        } catch (SdkException e) {
-            throw failure("store an idempotent answer", e);
-        }
+        // A failed condition: taken over as stale meanwhile: the answer is not this key's any more.
+        updateUnlessConditionFails(request, AccessPattern.IDEMPOTENCY, "store an idempotent answer");
     }
 
     @Override
@@ -793,6 +775,20 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             return Optional.of(getItem(key, pattern).orElse(Map.of()));
         } catch (SdkException e) {
             throw failure("write an item", e);
+        }
+    }
+
+    /**
+     * An UpdateItem whose failed condition means "nothing to do" (the write was done already, or is no longer
+     * wanted): only other failures are errors.
+     */
+    private void updateUnlessConditionFails(UpdateItemRequest request, AccessPattern pattern, String what) {
+        try {
+            capacity.record(pattern, client.updateItem(request).consumedCapacity());
+        } catch (ConditionalCheckFailedException e) {
+            capacity.record(pattern, List.of());
+        } catch (SdkException e) {
+            throw failure(what, e);
         }
     }
 

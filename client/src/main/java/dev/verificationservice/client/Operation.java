@@ -1,0 +1,41 @@
+package dev.verificationservice.client;
+
+/** Every call of the API, as the {@link RetryPolicy} names them. */
+public enum Operation {
+    /** {@code POST /v1/codes}: a repeat may deliver a second message and count twice. */
+    SEND_CODE(false),
+    /** {@code POST /v1/codes/check}: does not use the code up. */
+    CHECK_CODE(true),
+    /** {@code POST /v1/codes/verify}: a repeat after a 503 that did consume the code answers {@code USED}. */
+    VERIFY_CODE(false),
+    /** {@code POST /v1/devices}: a repeat may register a second token. */
+    REGISTER_DEVICE(false),
+    /** {@code POST /v1/devices/verify}: writes the device's use and an audit entry. */
+    VERIFY_DEVICE(false),
+    /** {@code GET /v1/users/{userId}/devices}. */
+    LIST_DEVICES(true),
+    /** {@code DELETE /v1/users/{userId}/devices/{deviceId}}: a repeat after a revoke that happened answers 0. */
+    REVOKE_DEVICE(false),
+    /** {@code DELETE /v1/users/{userId}/devices}: as {@link #REVOKE_DEVICE}. */
+    REVOKE_ALL_DEVICES(false),
+    /** {@code GET /v1/users/{userId}/audit}. */
+    AUDIT(true),
+    /** {@code GET /v1/users/{userId}/rate-limits}. */
+    RATE_LIMITS(true),
+    /** {@code GET /dev/outbox}. */
+    DEV_OUTBOX(true);
+
+    private final boolean safeToRetry;
+
+    Operation(boolean safeToRetry) {
+        this.safeToRetry = safeToRetry;
+    }
+
+    /**
+     * Whether repeating the call after a 503 can change nothing but its answer's freshness: the reads and
+     * {@code check}. Only these are retried unless a {@link RetryPolicy} opts in to more.
+     */
+    public boolean safeToRetry() {
+        return safeToRetry;
+    }
+}

@@ -1,0 +1,65 @@
+package dev.verificationservice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The README's Java client snippet is {@link ReadmeExample}'s text, and it works against the real server. */
+class ReadmeExampleTest {
+
+    private static final Path SOURCE = Path.of("src/test/java/dev/verificationservice/client/ReadmeExample.java");
+    private static final Path README = Path.of("../README.md");
+
+    /** The lines between the markers, without their common indentation, as a fenced block. */
+    static String snippet() throws IOException {
+        List<String> lines = Files.readAllLines(SOURCE);
+        int begin = indexOf(lines, ReadmeExample.BEGIN);
+        int end = indexOf(lines, ReadmeExample.END);
+        List<String> body = lines.subList(begin + 1, end);
+        int indent = body.stream().filter(line -> !line.isBlank())
+                .mapToInt(line -> line.length() - line.stripLeading().length()).min().orElse(0);
+        return "```java\n" + body.stream().map(line -> line.isBlank() ? "" : line.substring(indent))
+                .collect(Collectors.joining("\n")) + "\n```\n";
+    }
+
+    private static int indexOf(List<String> lines, String marker) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).strip().equals(marker)) {
+                return i;
+            }
+        }
+        throw new AssertionError("marker not found in " + SOURCE + ": " + marker);
+    }
+
+    @Test
+    void theReadmeShowsExactlyTheCompiledSnippet() throws IOException {
+        String snippet = snippet();
+        assertThat(snippet.lines().count()).isGreaterThan(10);
+        assertThat(Files.readString(README))
+                .as("README.md must hold the snippet of %s, exactly:%n%s", SOURCE, snippet)
+                .contains(snippet);
+    }
+
+    @Test
+    void theSnippetWorksAgainstTheRealServer() {
+        TestServer server = TestServer.shared();
+        server.clock().set(TestServer.START);
+        VerificationClient reader = server.client();
+        String user = TestServer.newUser();
+        String email = TestServer.emailOf(user);
+
+        String outcome = ReadmeExample.signUp(server.uri(), TestServer.API_KEY, user, email, () -> reader.devOutbox()
+                .stream().filter(message -> message.to().equals(email)).findFirst().orElseThrow().code());
+
+        assertThat(outcome).startsWith("Verified " + user + "; device laptop-1 remembered until ");
+        assertThat(reader.audit().events(AuditQuery.of(user)).map(AuditEvent::eventType).toList())
+                .containsExactly("DEVICE_ADDED", "CODE_VERIFIED", "CODE_SENT");
+        assertThat(Arrays.asList(outcome.split(" "))).doesNotContain("null");
+    }
+}

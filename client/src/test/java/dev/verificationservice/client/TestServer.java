@@ -1,0 +1,125 @@
+package dev.verificationservice.client;
+
+import dev.verificationservice.server.VerificationServerApplication;
+import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.store.sqlite.SqliteVerificationStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+
+/**
+ * The real server, started once for all the client's tests: {@link VerificationServerApplication} on a random
+ * port of 127.0.0.1, the embedded store in a fresh directory, fixed keys, the development outbox, and a clock
+ * the tests move. The embedded store waits 0.3 s for its write lock, so a test that holds the lock sees a 503
+ * at once.
+ */
+final class TestServer {
+
+    static final String API_KEY = "client-test-api-key-0123456789abcdefghij";
+    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final Instant START = Instant.parse("2026-11-30T10:00:00Z");
+
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static TestServer shared;
+
+    private final ConfigurableApplicationContext context;
+    private final Path dataDirectory;
+    private final URI uri;
+
+    /** The service's clock, moved by tests instead of sleeping. */
+    @Configuration(proxyBeanMethods = false)
+    static class TestClock {
+        @Bean
+        @Primary
+        MutableClock testClock() {
+            return new MutableClock(START);
+        }
+    }
+
+    private TestServer() {
+        try {
+            dataDirectory = Files.createTempDirectory("verification-client-test");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        context = new SpringApplicationBuilder(VerificationServerApplication.class, TestClock.class)
+                .properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
+                        "verification.data-dir=" + dataDirectory,
+                        "verification.api-keys=" + API_KEY,
+                        "verification.secret-keys=" + HMAC_KEY,
+                        "verification.embedded-lock-wait=PT0.3S")
+                .run();
+        int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+        uri = URI.create("http://127.0.0.1:" + port);
+    }
+
+    /** The server of this test run, started on first use and stopped when the JVM ends. */
+    static synchronized TestServer shared() {
+        if (shared == null) {
+            shared = new TestServer();
+            Runtime.getRuntime().addShutdownHook(new Thread(shared.context::close));
+        }
+        return shared;
+    }
+
+    URI uri() {
+        return uri;
+    }
+
+    MutableClock clock() {
+        return context.getBean(MutableClock.class);
+    }
+
+    /** A client of this server with the default retry policy. */
+    VerificationClient client() {
+        return VerificationClient.builder().baseUri(uri).apiKey(API_KEY).build();
+    }
+
+    VerificationClient.Builder clientBuilder() {
+        return VerificationClient.builder().baseUri(uri).apiKey(API_KEY);
+    }
+
+    /**
+     * Holds the embedded database's write lock ({@code BEGIN EXCLUSIVE}) until the returned connection is
+     * closed, as another process could: every write of the service then fails within its lock wait.
+     */
+    Connection lockDatabase() throws SQLException {
+        Connection connection = DriverManager.getConnection("jdbc:sqlite:"
+                + dataDirectory.resolve(SqliteVerificationStore.DATABASE_FILE));
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("BEGIN EXCLUSIVE");
+        } catch (SQLException e) {
+            connection.close();
+            throw e;
+        }
+        return connection;
+    }
+
+    /** A user id no other test uses: sends are limited per user, and a new code per user and type waits 30 s. */
+    static String newUser() {
+        return "client-user-" + NAMES.incrementAndGet() + "-" + Long.toString(System.nanoTime(), 36);
+    }
+
+    /** An address of the user's own: sends to one address are limited whatever the user. */
+    static String emailOf(String userId) {
+        return userId + "@example.com";
+    }
+
+    /** A mobile number no other test uses. */
+    static String newMobile() {
+        return "+4477001" + String.format("%05d", NAMES.incrementAndGet() % 100_000);
+    }
+}
