@@ -53,10 +53,14 @@ class StartupTest {
         throw new AssertionError("the service started");
     }
 
+    /**
+     * Starts the service with the properties as command-line arguments: they must win over
+     * application.properties (default properties would not, and {@code server.port=0} would become 8080).
+     */
     private static ConfigurableApplicationContext start(String... properties) {
-        SpringApplication application = new SpringApplicationBuilder(VerificationServerApplication.class)
-                .properties(properties).build();
-        return application.run();
+        SpringApplication application = new SpringApplicationBuilder(VerificationServerApplication.class).build();
+        return application.run(java.util.Arrays.stream(properties).map(property -> "--" + property)
+                .toArray(String[]::new));
     }
 
     @Test
