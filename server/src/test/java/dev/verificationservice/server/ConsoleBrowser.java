@@ -6,8 +6,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -32,19 +35,41 @@ final class ConsoleBrowser implements AutoCloseable {
         this.profile = profile;
     }
 
-    /** Starts the browser, or ends the test class: a skip outside CI, a failure in CI. */
-    static ConsoleBrowser start() throws IOException {
-        String missing = Stream.of(CHROMIUM, CHROMEDRIVER).filter(path -> !Files.isExecutable(path))
-                .map(Path::toString).reduce((a, b) -> a + " and " + b).orElse(null);
-        if (missing != null) {
-            String reason = "no browser for the console tests: " + missing + " missing (install Debian's chromium "
-                    + "and chromium-driver: apt-get install -y chromium chromium-driver; .ci/run does)";
-            String ci = System.getenv("CI");
-            if (ci != null && !ci.isBlank()) {
-                throw new IllegalStateException("CI is set and there is " + reason);
+    /** Why the browser cannot run here, if it cannot: chromium or chromedriver missing. */
+    static Optional<String> missing() {
+        return Stream.of(CHROMIUM, CHROMEDRIVER).filter(path -> !Files.isExecutable(path)).map(Path::toString)
+                .reduce((a, b) -> a + " and " + b)
+                .map(paths -> "no browser for the console tests: " + paths + " missing (install Debian's chromium "
+                        + "and chromium-driver: apt-get install -y chromium chromium-driver; .ci/run does)");
+    }
+
+    static boolean inCi() {
+        String ci = System.getenv("CI");
+        return ci != null && !ci.isBlank();
+    }
+
+    /**
+     * Skips every test of the class, saying why, when the browser is missing outside CI (before anything is
+     * started for them); in CI the tests run and fail at {@link #start}.
+     */
+    static final class Required implements ExecutionCondition {
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            Optional<String> reason = missing();
+            if (reason.isEmpty() || inCi() || context.getTestMethod().isEmpty()) {
+                return ConditionEvaluationResult.enabled("the browser is there, or CI must fail without it");
             }
-            System.out.println("SKIPPED ConsoleBrowserTest: " + reason);
-            Assumptions.abort(reason);
+            System.out.println("SKIPPED " + context.getRequiredTestClass().getSimpleName() + "."
+                    + context.getRequiredTestMethod().getName() + ": " + reason.get());
+            return ConditionEvaluationResult.disabled(reason.get());
+        }
+    }
+
+    /** Starts the browser; fails (in CI) when it is missing. */
+    static ConsoleBrowser start() throws IOException {
+        Optional<String> reason = missing();
+        if (reason.isPresent()) {
+            throw new IllegalStateException((inCi() ? "CI is set and there is " : "") + reason.get());
         }
         Path profile = Files.createTempDirectory("console-browser-profile");
         ChromeOptions options = new ChromeOptions();
