@@ -481,6 +481,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         Optional<FaultHandle> hit = claim(operation, new String(request.body(), StandardCharsets.UTF_8));
         Fault.Action action = hit.map(handle -> handle.fault().action()).orElse(null);
         record(operation, outcomeOf(action), hit);
+        hit.ifPresent(FaultHandle::markApplied);
 
         if (action == null) {
             return forward(connection, request, out);

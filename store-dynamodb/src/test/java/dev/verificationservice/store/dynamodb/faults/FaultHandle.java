@@ -12,6 +12,8 @@ public final class FaultHandle {
     private final Fault fault;
     private final DynamoDbFaultProxy proxy;
     private int applied;
+    /** Requests this fault was claimed for; {@link #applied} follows once each is recorded. */
+    private int claimed;
     private boolean removed;
 
     FaultHandle(Fault fault, DynamoDbFaultProxy proxy) {
@@ -33,7 +35,7 @@ public final class FaultHandle {
         if (removed) {
             return 0;
         }
-        return fault.times() == Fault.ALWAYS ? Fault.ALWAYS : fault.times() - applied;
+        return fault.times() == Fault.ALWAYS ? Fault.ALWAYS : fault.times() - claimed;
     }
 
     /** Whether it will still hit a matching request. */
@@ -68,15 +70,23 @@ public final class FaultHandle {
 
     /** Hits this request if the fault matches it and is not used up; called by the proxy under its fault lock. */
     synchronized boolean claim(String operation, String body) {
-        if (removed || (fault.times() != Fault.ALWAYS && applied >= fault.times())) {
+        if (removed || (fault.times() != Fault.ALWAYS && claimed >= fault.times())) {
             return false;
         }
         if (!fault.matches(operation, body)) {
             return false;
         }
+        claimed++;
+        return true;
+    }
+
+    /**
+     * Counts a claimed request as applied, once the proxy has recorded it: whoever waits in
+     * {@link #awaitApplied} then finds it in the proxy's recording too.
+     */
+    synchronized void markApplied() {
         applied++;
         notifyAll();
-        return true;
     }
 
     @Override
