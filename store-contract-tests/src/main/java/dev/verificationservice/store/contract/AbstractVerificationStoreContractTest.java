@@ -745,6 +745,33 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void aPageIsFilledPastEntriesThatExpiredBeforeItsOlderOnes() {
+        // Older entries kept 90 days, then newer ones kept a day: two days later the newest ten have expired while
+        // the five below them have not. A page must reach past the expired ones (on DynamoDB the filter runs after
+        // the Limit, so the store has to follow the query's pages).
+        Verification shortRetention = build(keys, outbox, VerificationSettings.defaults()
+                .withAuditRetention(Optional.of(Duration.ofDays(1))));
+        for (int i = 0; i < 5; i++) {
+            verification.audit().recordSuccess("gil", AuditEventType.CODE_SENT, Map.of("n", "kept-" + i),
+                    ClientContext.none());
+            clock.advance(Duration.ofSeconds(1));
+        }
+        for (int i = 0; i < 10; i++) {
+            shortRetention.audit().recordSuccess("gil", AuditEventType.CODE_VERIFIED, Map.of("n", "gone-" + i),
+                    ClientContext.none());
+            clock.advance(Duration.ofSeconds(1));
+        }
+        clock.advance(Duration.ofDays(2));
+
+        AuditPage page = verification.audit().query("gil", Optional.empty(), Optional.empty(), Optional.of(2),
+                Optional.empty());
+
+        assertThat(page.entries()).extracting(entry -> entry.details().get("n")).containsExactly("kept-4", "kept-3");
+        assertThat(page.nextCursor()).isPresent();
+        assertThat(allRawItems()).hasSize(15);
+    }
+
+    @Test
     void foreverRetentionWritesNoTtlAndKeepsEntries() {
         Verification forever = build(keys, outbox, VerificationSettings.defaults().withAuditRetention(Optional.empty()));
         forever.audit().recordSuccess("fay", AuditEventType.CODE_SENT, Map.of(), ClientContext.none());
