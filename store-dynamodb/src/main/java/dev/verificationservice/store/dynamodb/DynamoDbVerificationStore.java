@@ -1,5 +1,7 @@
 package dev.verificationservice.store.dynamodb;
 
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.READ;
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.bool;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
@@ -206,10 +208,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         for (int attempt = 1; ; attempt++) {
             TransactWriteItemsRequest request = consumeRequest(consumption, giveBack);
             try {
-                capacity.record(AccessPattern.CONSUME_CODE, client.transactWriteItems(request).consumedCapacity());
+                capacity.record(AccessPattern.CONSUME_CODE, WRITE, client.transactWriteItems(request).consumedCapacity());
                 return new ConsumeOutcome.Consumed();
             } catch (TransactionCanceledException e) {
-                capacity.record(AccessPattern.CONSUME_CODE, List.of());
+                capacity.record(AccessPattern.CONSUME_CODE, WRITE, List.of());
                 List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
                 String codeReason = reasonCode(reasons, 0);
                 if (CONDITION_FAILED.equals(codeReason)) {
@@ -303,7 +305,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public void deleteCode(String digest) {
         TableKeys.PrimaryKey key = TableKeys.code(digest);
-        call("delete a code", () -> capacity.record(AccessPattern.DELETE_CODE, client.deleteItem(request -> request
+        call("delete a code", () -> capacity.record(AccessPattern.DELETE_CODE, WRITE, client.deleteItem(request -> request
                 .tableName(tableName).key(keyOf(key)).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))
                 .consumedCapacity()));
     }
@@ -314,7 +316,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
         TransactWriteItemsRequest request = registerDeviceRequest(token, deviceAdded);
         try {
-            capacity.record(AccessPattern.REGISTER_DEVICE, client.transactWriteItems(request).consumedCapacity());
+            capacity.record(AccessPattern.REGISTER_DEVICE, WRITE, client.transactWriteItems(request).consumedCapacity());
         } catch (TransactionCanceledException e) {
             throw new StoreException("device registration was cancelled and nothing was written: "
                     + describeCancellation(request, e.cancellationReasons()), e);
@@ -346,13 +348,13 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         TransactWriteItemsRequest request = useDeviceRequest(use);
         for (int attempt = 1; ; attempt++) {
             try {
-                capacity.record(AccessPattern.USE_DEVICE, client.transactWriteItems(request).consumedCapacity());
+                capacity.record(AccessPattern.USE_DEVICE, WRITE, client.transactWriteItems(request).consumedCapacity());
                 DeviceToken token = use.token();
                 return new UseOutcome.Used(new DeviceToken(token.deviceId(), use.rekeyTo().orElse(token.tokenId()),
                         token.userId(), token.deviceType(), token.deviceName(), token.pushToken(), use.now(),
                         token.ipAddress(), token.userAgent(), token.createdAt(), use.newExpiresAt()));
             } catch (TransactionCanceledException e) {
-                capacity.record(AccessPattern.USE_DEVICE, List.of());
+                capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
                 List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
                 if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
                         && attempt < MAX_CONSUME_ATTEMPTS) {
@@ -450,10 +452,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
         try {
-            capacity.record(AccessPattern.REVOKE_DEVICES, client.updateItem(request).consumedCapacity());
+            capacity.record(AccessPattern.REVOKE_DEVICES, WRITE, client.updateItem(request).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
             // A marker as late or later is there already (a concurrent revoke-all, or this one retried).
-            capacity.record(AccessPattern.REVOKE_DEVICES, List.of());
+            capacity.record(AccessPattern.REVOKE_DEVICES, WRITE, List.of());
         } catch (SdkException e) {
             throw failure("mark a user's devices revoked", e);
         }
@@ -570,10 +572,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
         try {
-            capacity.record(AccessPattern.COUNT_RATE_LIMIT, client.updateItem(request).consumedCapacity());
+            capacity.record(AccessPattern.COUNT_RATE_LIMIT, WRITE, client.updateItem(request).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
             // The mark is gone: given back already (this is a retry) or the window's counter was reset.
-            capacity.record(AccessPattern.COUNT_RATE_LIMIT, List.of());
+            capacity.record(AccessPattern.COUNT_RATE_LIMIT, WRITE, List.of());
         } catch (SdkException e) {
             throw failure("give back a rate-limit place", e);
         }
@@ -665,7 +667,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public void checkReady() {
         call("describe the table", () -> client.describeTable(request -> request.tableName(tableName)));
-        capacity.record(AccessPattern.CHECK_READY, List.of());
+        capacity.record(AccessPattern.CHECK_READY, READ, List.of());
     }
 
     /** The client belongs to whoever built it; closing the store leaves it open. */
@@ -683,7 +685,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private Optional<Map<String, Object>> putIfNew(Map<String, Object> item, TableKeys.PrimaryKey key,
                                                    AccessPattern pattern) {
         try {
-            capacity.record(pattern, client.putItem(request -> request
+            capacity.record(pattern, WRITE, client.putItem(request -> request
                     .tableName(tableName)
                     .item(DynamoDbItems.toAttributeValues(item))
                     .conditionExpression(KEY_IS_NEW)
@@ -691,7 +693,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
             return Optional.empty();
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, List.of());
+            capacity.record(pattern, WRITE, List.of());
             if (e.hasItem() && !e.item().isEmpty()) {
                 return Optional.of(DynamoDbItems.fromAttributeValues(e.item()));
             }
@@ -714,10 +716,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                                     Function<Optional<Map<String, Object>>, T> refused) {
         try {
             UpdateItemResponse response = client.updateItem(request);
-            capacity.record(pattern, response.consumedCapacity());
+            capacity.record(pattern, WRITE, response.consumedCapacity());
             return applied.apply(DynamoDbItems.fromAttributeValues(response.attributes()));
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, List.of());
+            capacity.record(pattern, WRITE, List.of());
             if (e.hasItem() && !e.item().isEmpty()) {
                 return refused.apply(Optional.of(DynamoDbItems.fromAttributeValues(e.item())));
             }
@@ -734,7 +736,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .key(keyOf(key))
                 .consistentRead(true)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
-        capacity.record(pattern, response.consumedCapacity());
+        capacity.record(pattern, READ, response.consumedCapacity());
         return response.hasItem() && !response.item().isEmpty()
                 ? Optional.of(DynamoDbItems.fromAttributeValues(response.item()))
                 : Optional.empty();
@@ -763,7 +765,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         while (true) {
             QueryRequest page = request;
             QueryResponse response = call("query the table", () -> client.query(page));
-            capacity.record(pattern, response.consumedCapacity());
+            capacity.record(pattern, READ, response.consumedCapacity());
             items.addAll(response.items());
             if (items.size() >= enough || !response.hasLastEvaluatedKey() || response.lastEvaluatedKey().isEmpty()) {
                 return items;
@@ -792,7 +794,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             Map<String, List<WriteRequest>> requests = pending;
             BatchWriteItemResponse response = call("delete items", () -> client.batchWriteItem(request -> request
                     .requestItems(requests).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
-            capacity.record(pattern, response.consumedCapacity());
+            capacity.record(pattern, WRITE, response.consumedCapacity());
             if (!response.hasUnprocessedItems() || response.unprocessedItems().isEmpty()) {
                 return;
             }
