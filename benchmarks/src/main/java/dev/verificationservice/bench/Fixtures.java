@@ -53,6 +53,26 @@ public final class Fixtures {
                 DeliveryMethod.EMAIL, "b***@example.com", false, now, expiresAt));
     }
 
+    /**
+     * A code item to fill a table with: the same attributes and sizes as a real one, with a random digest drawn
+     * from a fast generator instead of an HMAC (nobody verifies it; it only makes the table as large as asked).
+     */
+    public static VerificationCode filler(String userId) {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        byte[] bytes = new byte[32];
+        random.nextBytes(bytes);
+        String digest = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        return new VerificationCode(digest, userId, CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, DeliveryMethod.EMAIL,
+                "b***@example.com", false, now, Instant.ofEpochSecond(now.plus(CODE_TTL).getEpochSecond()));
+    }
+
+    /** An issue id like the core's (32 hex digits), from a fast generator: for filling tables. */
+    public static String fillerIssueId() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        return String.format("%016x%016x", random.nextLong(), random.nextLong());
+    }
+
     public static String attemptId() {
         return TOKENS.attemptId();
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 final class Report {
 
     private final Map<String, Double> jmh;
+    private final List<InterleavedVerify.Result> verify;
     private final Map<String, CostProbe.Cost> costs;
     private final LoadRun.Outcome embedded;
     private final LoadRun.Outcome dynamodb;
@@ -27,10 +28,11 @@ final class Report {
     private final boolean quick;
     private final StringBuilder out = new StringBuilder();
 
-    Report(Map<String, Double> jmh, Map<String, CostProbe.Cost> costs, LoadRun.Outcome embedded,
+    Report(Map<String, Double> jmh, List<InterleavedVerify.Result> verify, Map<String, CostProbe.Cost> costs, LoadRun.Outcome embedded,
            LoadRun.Outcome dynamodb, List<StartupRun.Result> startup, String loadBefore, String loadAfter, Duration took,
            boolean quick) {
         this.jmh = jmh;
+        this.verify = verify;
         this.costs = costs;
         this.embedded = embedded;
         this.dynamodb = dynamodb;
@@ -166,13 +168,13 @@ final class Report {
                     "worst " + fmt(worst, 1) + " ms" + (over.isEmpty() ? "" : "; over: " + String.join(", ", over)),
                     over.isEmpty());
         }
-        Optional<Double> small = verifyMillis("embedded", quick ? "100000" : "1000000", "FULL").isPresent()
-                ? verifyMillis("embedded", "1000", "FULL") : Optional.empty();
-        Optional<Double> large = verifyMillis("embedded", quick ? "100000" : "1000000", "FULL");
+        Optional<InterleavedVerify.Result> small = interleaved(1000, "FULL");
+        Optional<InterleavedVerify.Result> large = verify.stream().filter(r -> r.storedCodes() > 1000).findFirst();
         if (small.isPresent() && large.isPresent()) {
-            double ratio = large.get() / small.get();
-            target("embedded verify at 1,000,000 stored codes: ≤ 1.2× the latency at 1,000",
-                    String.format(Locale.ROOT, "%.3f ms vs %.3f ms: %.2f×", large.get(), small.get(), ratio), ratio <= 1.2);
+            double ratio = large.get().medianMillis() / small.get().medianMillis();
+            target(String.format("embedded verify at %,d stored codes: ≤ 1.2× the latency at 1,000", large.get().storedCodes()),
+                    String.format(Locale.ROOT, "median %.2f ms vs %.2f ms: %.2f×", large.get().medianMillis(),
+                            small.get().medianMillis(), ratio), ratio <= 1.2);
         }
         startup.stream().filter(result -> result.variant().name().startsWith("./run")).findFirst().ifPresent(result -> {
             double ready = StartupRun.Result.median(result.readySeconds());
@@ -185,12 +187,20 @@ final class Report {
     }
 
     private void supporting() {
-        Optional<Double> full = verifyMillis("embedded", "1000", "FULL");
-        Optional<Double> normal = verifyMillis("embedded", "1000", "NORMAL");
+        if (!verify.isEmpty()) {
+            line("| Embedded verification, interleaved (" + verify.get(0).samples() + " each) | median | p90 |");
+            line("|---|--:|--:|");
+            verify.forEach(r -> line(String.format(Locale.ROOT, "| %s | %.2f ms | %.2f ms |", r.variant(), r.medianMillis(),
+                    r.p90Millis())));
+            line("");
+        }
+        Optional<InterleavedVerify.Result> full = interleaved(1000, "FULL");
+        Optional<InterleavedVerify.Result> normal = interleaved(1000, "NORMAL");
         if (full.isPresent() && normal.isPresent()) {
-            line(String.format(Locale.ROOT, "synchronous=FULL vs NORMAL (embedded, one NUMERIC verification after another, "
-                    + "JMH): %.3f ms vs %.3f ms per verification, %.0f vs %.0f verifications/s on one thread: FULL costs "
-                    + "%.2f×.", full.get(), normal.get(), 1000 / full.get(), 1000 / normal.get(), full.get() / normal.get()));
+            line(String.format(Locale.ROOT, "synchronous=FULL vs NORMAL (embedded, one NUMERIC verification at a time): "
+                    + "median %.2f ms vs %.2f ms, about %.0f vs %.0f verifications/s on one thread: FULL costs %.2f×.",
+                    full.get().medianMillis(), normal.get().medianMillis(), 1000 / full.get().medianMillis(),
+                    1000 / normal.get().medianMillis(), full.get().medianMillis() / normal.get().medianMillis()));
         }
         cost(Operations.VERIFY_NUMERIC).ifPresent(c -> line(String.format(Locale.ROOT, "Consume as one transaction "
                 + "(code + CODE_VERIFIED + give-back) vs a plain conditional UpdateItem + PutItem (+ the give-back "
@@ -230,13 +240,8 @@ final class Report {
         }
     }
 
-    private Optional<Double> verifyMillis(String store, String stored, String synchronous) {
-        return jmh.entrySet().stream().filter(entry -> entry.getKey().startsWith("VerifyBenchmark")
-                        && entry.getKey().contains("store=" + store) && entry.getKey().contains("storedCodes=" + stored + ",")
-                        || entry.getKey().startsWith("VerifyBenchmark") && entry.getKey().contains("store=" + store)
-                        && entry.getKey().contains("storedCodes=" + stored + "]"))
-                .filter(entry -> entry.getKey().contains("synchronous=" + synchronous))
-                .map(entry -> entry.getValue() / VerifyBenchmark.BATCH).findFirst();
+    private Optional<InterleavedVerify.Result> interleaved(int stored, String synchronous) {
+        return verify.stream().filter(r -> r.storedCodes() == stored && r.synchronous().equals(synchronous)).findFirst();
     }
 
     private Optional<CostProbe.Cost> cost(String operation) {

@@ -27,7 +27,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * The whole benchmark suite, as {@code bench/run} starts it from the repository root: JMH (core, each store's
  * access patterns, a whole verification at 1,000 and 1,000,000 stored codes and with synchronous FULL and
- * NORMAL), the DynamoDB cost probe, the HTTP load run with wrk on both stores, and start-up time and memory.
+ * NORMAL, interleaved), the DynamoDB cost probe, the HTTP load run with wrk on both stores, and start-up time and memory.
  * Prints one table per API operation, then the targets and the supporting figures, and writes the same text to
  * {@code benchmarks/target/bench-results.md}. {@code --quick} runs everything briefly (for working on the suite;
  * its figures are not meant to be quoted).
@@ -56,12 +56,18 @@ public final class Suite {
         Files.createDirectories(work);
         long started = System.nanoTime();
         String loadBefore = loadAverage();
-        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "probe", "load", "startup").contains(flag));
+        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "startup").contains(flag));
 
         Map<String, Double> jmh = new LinkedHashMap<>();
         if (all || flags.contains("jmh")) {
             log.accept("JMH (output in " + work.resolve("jmh.txt") + ")");
             jmh = jmh();
+        }
+        List<InterleavedVerify.Result> verify = List.of();
+        if (all || flags.contains("verify")) {
+            log.accept("Embedded verification at 1,000 and 1,000,000 stored codes, FULL and NORMAL (interleaved)");
+            verify = InterleavedVerify.run(quick ? 100_000 : 1_000_000, quick ? 3 : 12, quick ? 20 : 50, log);
+            verify.forEach(result -> log.accept(result.toString()));
         }
         Map<String, CostProbe.Cost> costs = Map.of();
         if (all || flags.contains("probe")) {
@@ -75,10 +81,10 @@ public final class Suite {
             List<String> server = List.of("./run");
             LoadRun.Plan embeddedPlan = quick
                     ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 3000, 100, 20, true)
-                    : new LoadRun.Plan(Duration.ofSeconds(3), Duration.ofSeconds(8), Duration.ofSeconds(6), 16000, 500, 50, true);
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 16000, 500, 50, true);
             LoadRun.Plan dynamoPlan = quick
                     ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 600, 50, 10, false)
-                    : new LoadRun.Plan(Duration.ofSeconds(3), Duration.ofSeconds(8), Duration.ofSeconds(6), 2500, 200, 20, false);
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 2500, 200, 20, false);
             log.accept("HTTP load, embedded store");
             embedded = LoadRun.embedded(work, server, embeddedPlan, log);
             log.accept("HTTP load, DynamoDB store on dynalite");
@@ -89,7 +95,7 @@ public final class Suite {
             log.accept("Start-up and memory");
             startup = StartupRun.run(work, quick ? 1 : 3, log);
         }
-        String report = new Report(jmh, costs, embedded, dynamodb, startup, loadBefore, loadAverage(),
+        String report = new Report(jmh, verify, costs, embedded, dynamodb, startup, loadBefore, loadAverage(),
                 Duration.ofNanos(System.nanoTime() - started), quick).render();
         System.out.println();
         System.out.println(report);
@@ -116,11 +122,7 @@ public final class Suite {
         List<Job> jobs = new ArrayList<>();
         jobs.add(new Job(CoreBenchmark.class.getSimpleName(), Map.of()));
         jobs.add(new Job(StorePatternsBenchmark.class.getSimpleName(), Map.of()));
-        jobs.add(new Job(VerifyBenchmark.class.getSimpleName(), Map.of("store", new String[] {"embedded"},
-                "storedCodes", new String[] {"1000"}, "synchronous", new String[] {"FULL", "NORMAL"})));
-        jobs.add(new Job(VerifyBenchmark.class.getSimpleName(), Map.of("store", new String[] {"embedded"},
-                "storedCodes", new String[] {quick ? "100000" : "1000000"}, "synchronous", new String[] {"FULL"})));
-        jobs.add(new Job(VerifyBenchmark.class.getSimpleName(), Map.of("store", new String[] {"dynamodb"},
+        jobs.add(new Job(VerifyBenchmark.class.getSimpleName(), Map.of("store", new String[] {"embedded", "dynamodb"},
                 "storedCodes", new String[] {"1000"}, "synchronous", new String[] {"FULL"})));
         for (Job job : jobs) {
             ChainedOptionsBuilder options = new OptionsBuilder()

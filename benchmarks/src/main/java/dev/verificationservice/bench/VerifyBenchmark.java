@@ -92,7 +92,7 @@ public class VerifyBenchmark {
     }
 
     /** A file with {@code count} stored codes, made once and kept under benchmarks/target for later runs. */
-    private static Path prefilledDirectory(int count) {
+    static Path prefilledDirectory(int count) {
         Path dataDir = Path.of("benchmarks/target/bench-data/prefilled-" + count).toAbsolutePath();
         Path done = dataDir.resolve("filled");
         if (Files.exists(done)) {
@@ -113,10 +113,10 @@ public class VerifyBenchmark {
         return dataDir;
     }
 
-    private static void fill(Path file, String userPrefix, int count) {
+    static void fill(Path file, String userPrefix, int count) {
         List<Map<String, Object>> items = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            items.add(TableItems.codeItem(Fixtures.numeric(userPrefix + i).stored(), Fixtures.attemptId()));
+            items.add(TableItems.codeItem(Fixtures.filler(userPrefix + i), Fixtures.fillerIssueId()));
         }
         SqliteFiles.insertItems(file, items);
     }
