@@ -32,8 +32,9 @@ import java.util.regex.Pattern;
 /**
  * The HTTP load run: the real server jar, started as the README starts it, on the embedded store or on
  * dynalite (behind the recording, transaction-emulating proxy), loaded by wrk with {@value #THREADS} threads and
- * {@value #CONNECTIONS} connections. Every operation gets a warm-up run, then a run as fast as the server
- * answers (its maximum), and on the embedded store a paced run at about half that rate. The no-op floor (the
+ * {@value #CONNECTIONS} connections. First every operation runs for a while unmeasured (the JIT warms up), then
+ * each gets a run as fast as the server answers (its maximum), and on the embedded store a paced run at about
+ * half that rate. The no-op floor (the
  * liveness probe of the same server) is measured before and after the operations.
  */
 final class LoadRun {
@@ -218,11 +219,16 @@ final class LoadRun {
     private Outcome operations(String store, ServerProcess server) {
         Map<String, Result> maximum = new LinkedHashMap<>();
         Map<String, Result> half = new LinkedHashMap<>();
-        wrk(server, Operations.NOOP, 0, plan.warmUp(), CONNECTIONS, 0);
+        // Warm-up: the JIT compiles the container's, the framework's and the service's paths before any
+        // measurement, the floor's included (each operation once more just before its own run).
+        wrk(server, Operations.NOOP, 0, plan.warmUp().multipliedBy(2), CONNECTIONS, 0);
+        for (String operation : Operations.API) {
+            wrk(server, operation, 0, plan.warmUp(), CONNECTIONS, 0);
+        }
         Result noopBefore = wrk(server, Operations.NOOP, 0, plan.measure(), CONNECTIONS, 0);
         log.accept(store + ": " + noopBefore);
         for (String operation : Operations.API) {
-            wrk(server, operation, 0, plan.warmUp(), CONNECTIONS, 0);
+            wrk(server, operation, 0, Duration.ofSeconds(1), CONNECTIONS, 0);
             Result result = wrk(server, operation, 1, plan.measure(), CONNECTIONS, 0);
             maximum.put(operation, result);
             log.accept(store + ": " + result);

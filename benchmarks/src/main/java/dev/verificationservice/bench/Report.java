@@ -107,13 +107,14 @@ final class Report {
         }
         if (!costs.isEmpty()) {
             line("DynamoDB columns: one call of each operation at a time through the core (as its controller calls it) on "
-                    + "dynalite behind the recording proxy, mean of " + CostProbe.RUNS + " calls; steps count requests in "
-                    + "flight together once; units are what DynamoDB bills (GSI writes, transactions ×2, 1 KB writes, 4 KB "
+                    + "dynalite behind the recording proxy, " + CostProbe.RUNS + " calls: steps (the median call) count "
+                    + "requests in flight together once, requests and units are the mean; units are what DynamoDB bills (GSI writes, transactions ×2, 1 KB writes, 4 KB "
                     + "reads, consistent or not) computed from the items; dollars: " + Billing.PRICE_LIST + ".");
             line("");
             line("Requests per step (→ one after another, ‖ in parallel):");
             line("");
-            costs.values().forEach(cost -> line("- " + cost.operation() + ": " + cost.shape()));
+            costs.values().forEach(cost -> line("- " + cost.operation() + ": " + cost.shape() + " (steps in each run: "
+                    + cost.stepsPerRun() + ")"));
         }
     }
 

@@ -165,15 +165,14 @@ public final class RateLimiter {
      * the order given. A read that fails fails the whole call with its own exception.
      */
     public List<RateLimitDecision> states(List<Supplier<RateLimitDecision>> reads) {
+        // All of them go out at once; the calling thread only waits (had it run one itself, that one could end
+        // before the others had even started).
         List<CompletableFuture<RateLimitDecision>> pending = new ArrayList<>();
-        for (Supplier<RateLimitDecision> read : reads.subList(Math.min(1, reads.size()), reads.size())) {
+        for (Supplier<RateLimitDecision> read : reads) {
             pending.add(CompletableFuture.supplyAsync(read, parallel));
         }
         List<RateLimitDecision> states = new ArrayList<>();
         try {
-            if (!reads.isEmpty()) {
-                states.add(reads.get(0).get()); // the calling thread does its share
-            }
             for (CompletableFuture<RateLimitDecision> state : pending) {
                 states.add(join(state));
             }
