@@ -233,8 +233,16 @@ final class LoadRun {
             maximum.put(operation, result);
             log.accept(store + ": " + result);
             if (plan.halfLoad()) {
+                // Each connection sends, waits for the answer, then pauses: the pause is calibrated by a short run
+                // so that the rate reached is about half the maximum (the answer time counts in each cycle).
                 double target = result.requestsPerSecond() / 2;
-                long pace = Math.max(1, Math.round(HALF_LOAD_CONNECTIONS * 1000 / target));
+                double cycle = HALF_LOAD_CONNECTIONS * 1000 / target;
+                long pace = Math.max(1, Math.round(cycle));
+                Result calibration = wrk(server, operation, 2, Duration.ofSeconds(2), HALF_LOAD_CONNECTIONS, pace);
+                if (calibration.requestsPerSecond() > 0) {
+                    double answer = Math.max(0, HALF_LOAD_CONNECTIONS * 1000 / calibration.requestsPerSecond() - pace);
+                    pace = Math.max(1, Math.round(cycle - answer));
+                }
                 Result paced = wrk(server, operation, 2, plan.half(), HALF_LOAD_CONNECTIONS, pace);
                 half.put(operation, paced);
                 log.accept(store + ": at half load (target " + Math.round(target) + "/s): " + paced);

@@ -92,6 +92,18 @@ public final class SqliteFiles {
         }
     }
 
+    /** Reads the file once from start to end, so that its pages are in the operating system's cache. */
+    public static void readWhole(Path file) {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+            byte[] buffer = new byte[1 << 20];
+            while (in.read(buffer) >= 0) {
+                // only the page cache is wanted
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static long countRows(Path databaseFile, String where) {
         try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + databaseFile.toAbsolutePath());
              Statement statement = connection.createStatement();

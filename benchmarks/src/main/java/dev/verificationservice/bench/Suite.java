@@ -66,7 +66,7 @@ public final class Suite {
         List<InterleavedVerify.Result> verify = List.of();
         if (all || flags.contains("verify")) {
             log.accept("Embedded verification at 1,000 and 1,000,000 stored codes, FULL and NORMAL (interleaved)");
-            verify = InterleavedVerify.run(quick ? 100_000 : 1_000_000, quick ? 3 : 12, quick ? 20 : 50, log);
+            verify = InterleavedVerify.run(quick ? 100_000 : 1_000_000, quick ? 3 : 15, quick ? 20 : 50, log);
             verify.forEach(result -> log.accept(result.toString()));
         }
         Map<String, CostProbe.Cost> costs = Map.of();
