@@ -52,9 +52,12 @@ final class LoadRun {
     record Outcome(String store, Map<String, Result> maximum, Map<String, Result> halfLoad, Result noopBefore,
                    Result noopAfter) {
 
-        /** The floor: the mean of the no-op runs before and after the operations. */
+        /**
+         * The floor: the higher of the no-op runs before and after the operations (the one before comes after the
+         * warm-up, but the JIT may still be compiling on two busy cores; the higher floor is the stricter one).
+         */
         double noopRate() {
-            return (noopBefore.requestsPerSecond() + noopAfter.requestsPerSecond()) / 2;
+            return Math.max(noopBefore.requestsPerSecond(), noopAfter.requestsPerSecond());
         }
     }
 
@@ -62,6 +65,10 @@ final class LoadRun {
     record Plan(Duration warmUp, Duration measure, Duration half, int codesPerRun, int devices, int auditedUsers,
                 boolean halfLoad) {
     }
+
+    /** The runs that use codes up, in the order of their data files. */
+    private static final List<String> PHASES = List.of("warmup", "warmup-again", "maximum", "calibration", "half");
+    private static final double[] PHASE_SHARE = {0.25, 0.2, 1, 0.25, 0.5};
 
     private static final Map<String, String> KINDS = Map.of(
             Operations.NOOP, "noop", Operations.SEND, "send", Operations.CHECK, "check",
@@ -157,16 +164,19 @@ final class LoadRun {
             List<Map<String, Object>> items = new ArrayList<>();
             for (String operation : List.of(Operations.VERIFY_NUMERIC, Operations.VERIFY_LINK)) {
                 List<Path> files = new ArrayList<>();
-                for (String phase : plan.halfLoad() ? List.of("warmup", "maximum", "half") : List.of("warmup", "maximum")) {
+                // A file per run, since a verification uses its code up: the two warm-ups, the maximum, and at half
+                // load the calibration and the measured run (indexes as in PHASES).
+                for (int phase = 0; phase < (plan.halfLoad() ? PHASES.size() : 3); phase++) {
+                    int count = (int) (plan.codesPerRun() * PHASE_SHARE[phase]);
                     List<String> lines = new ArrayList<>();
-                    for (int i = 0; i < plan.codesPerRun(); i++) {
-                        String user = "load-" + KINDS.get(operation) + "-" + phase + "-" + i;
+                    for (int i = 0; i < count; i++) {
+                        String user = "load-" + KINDS.get(operation) + "-" + PHASES.get(phase) + "-" + i;
                         Fixtures.KnownCode code = operation.equals(Operations.VERIFY_NUMERIC) ? Fixtures.numeric(user)
                                 : Fixtures.link(user);
                         items.add(TableItems.codeItem(code.stored(), Fixtures.attemptId()));
                         lines.add(operation.equals(Operations.VERIFY_NUMERIC) ? user + " " + code.code() : code.code());
                     }
-                    files.add(write(KINDS.get(operation) + "-" + phase, lines));
+                    files.add(write(KINDS.get(operation) + "-" + PHASES.get(phase), lines));
                 }
                 data.put(operation, files);
             }
@@ -228,8 +238,8 @@ final class LoadRun {
         Result noopBefore = wrk(server, Operations.NOOP, 0, plan.measure(), CONNECTIONS, 0);
         log.accept(store + ": " + noopBefore);
         for (String operation : Operations.API) {
-            wrk(server, operation, 0, Duration.ofSeconds(1), CONNECTIONS, 0);
-            Result result = wrk(server, operation, 1, plan.measure(), CONNECTIONS, 0);
+            wrk(server, operation, 1, Duration.ofSeconds(1), CONNECTIONS, 0);
+            Result result = wrk(server, operation, 2, plan.measure(), CONNECTIONS, 0);
             maximum.put(operation, result);
             log.accept(store + ": " + result);
             if (plan.halfLoad()) {
@@ -238,12 +248,12 @@ final class LoadRun {
                 double target = result.requestsPerSecond() / 2;
                 double cycle = HALF_LOAD_CONNECTIONS * 1000 / target;
                 long pace = Math.max(1, Math.round(cycle));
-                Result calibration = wrk(server, operation, 2, Duration.ofSeconds(2), HALF_LOAD_CONNECTIONS, pace);
+                Result calibration = wrk(server, operation, 3, Duration.ofSeconds(2), HALF_LOAD_CONNECTIONS, pace);
                 if (calibration.requestsPerSecond() > 0) {
                     double answer = Math.max(0, HALF_LOAD_CONNECTIONS * 1000 / calibration.requestsPerSecond() - pace);
                     pace = Math.max(1, Math.round(cycle - answer));
                 }
-                Result paced = wrk(server, operation, 2, plan.half(), HALF_LOAD_CONNECTIONS, pace);
+                Result paced = wrk(server, operation, 4, plan.half(), HALF_LOAD_CONNECTIONS, pace);
                 half.put(operation, paced);
                 log.accept(store + ": at half load (target " + Math.round(target) + "/s): " + paced);
             }
@@ -256,7 +266,7 @@ final class LoadRun {
     private static final Pattern BENCH = Pattern.compile("BENCH requests=(\\d+) duration_us=(\\d+) p50_us=(\\d+) "
             + "p99_us=(\\d+) max_us=(\\d+) ok=(\\d+) bad=(\\d+) reused=(\\d+) socket_errors=(\\d+) bad_status=(\\d+)");
 
-    /** One wrk run; {@code phase} picks the data file of a consuming operation (0 warm-up, 1 maximum, 2 half). */
+    /** One wrk run; {@code phase} picks the data file of a consuming operation (an index of PHASES). */
     private Result wrk(ServerProcess server, String operation, int phase, Duration duration, int connections, long paceMillis) {
         List<Path> files = data.getOrDefault(operation, List.of());
         Path file = files.isEmpty() ? null : files.get(Math.min(phase, files.size() - 1));

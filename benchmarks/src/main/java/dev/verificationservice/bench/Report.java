@@ -86,7 +86,7 @@ final class Report {
                     + fmt(embedded.noopAfter().requestsPerSecond(), 0) + " req/s"
                     + (dynamodb == null ? "" : "; dynalite server " + fmt(dynamodb.noopBefore().requestsPerSecond(), 0)
                     + " and " + fmt(dynamodb.noopAfter().requestsPerSecond(), 0) + " req/s")
-                    + "); × no-op divides by their mean.");
+                    + "); × no-op divides by the higher of the two (the stricter floor).");
             List<String> wrong = new ArrayList<>();
             for (LoadRun.Outcome outcome : List.of(embedded, dynamodb)) {
                 if (outcome == null) {
@@ -123,8 +123,8 @@ final class Report {
             return withHalf ? "– | – | – | – | – | " : "– | – | – | – | ";
         }
         LoadRun.Result result = operation.equals(Operations.NOOP)
-                ? new LoadRun.Result(operation, outcome.noopRate(), (outcome.noopBefore().p50Millis() + outcome.noopAfter().p50Millis()) / 2,
-                (outcome.noopBefore().p99Millis() + outcome.noopAfter().p99Millis()) / 2, 0, 0, 0, 0, 0, 0)
+                ? (outcome.noopBefore().requestsPerSecond() >= outcome.noopAfter().requestsPerSecond()
+                        ? outcome.noopBefore() : outcome.noopAfter())
                 : outcome.maximum().get(operation);
         StringBuilder cells = new StringBuilder();
         cells.append(fmt(result.requestsPerSecond(), 0)).append(" | ")
