@@ -175,16 +175,16 @@ public final class CodeService {
         return evaluate(request, Operation.VERIFY);
     }
 
-    /** The current window of every code rate limit of the user. */
+    /** The current window of every code rate limit of the user, read in parallel (independent reads). */
     public List<RateLimitDecision> rateLimits(String userId) {
         Inputs.userId(userId);
-        List<RateLimitDecision> states = new ArrayList<>();
+        List<java.util.function.Supplier<RateLimitDecision>> reads = new ArrayList<>();
         for (CodeType type : CodeType.values()) {
-            states.add(rateLimiter.current(userId, sendAction(type), policy.sendLimit()));
-            states.add(rateLimiter.currentOverWindows(userId, verifyAction(type), policy.verifyLimit(),
+            reads.add(() -> rateLimiter.current(userId, sendAction(type), policy.sendLimit()));
+            reads.add(() -> rateLimiter.currentOverWindows(userId, verifyAction(type), policy.verifyLimit(),
                     policy.verifyLookBack()));
         }
-        return states;
+        return rateLimiter.states(reads);
     }
 
     /** The user's live codes of every type, newest first: what support staff may see (never a digest). */

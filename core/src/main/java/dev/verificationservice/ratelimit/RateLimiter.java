@@ -4,29 +4,65 @@ import dev.verificationservice.security.SecureTokens;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Fixed-window rate limits on top of one atomic counter per window. Every counted event takes a place in
  * one atomic write that returns it, so under any concurrency the events of a window get the distinct places
  * 1, 2, 3, ... and exactly {@code limit} of them are allowed. Each event is named by a random attempt id
  * written with its place, so a retried write counts once (see {@link RateLimitRepository#takePlace}).
+ *
+ * <p><b>Independent store calls run in parallel</b> (each is a network round trip on DynamoDB): the read of the
+ * earlier windows beside the place taken in the current one ({@link #acquireOverWindows}), and the reads of a
+ * user's states ({@link #states}). Neither depends on the other's result, and none of them is a condition of
+ * another: the decision is made from both results, exactly as when they ran one after the other.
  */
 public final class RateLimiter {
 
     /** Counters outlive their window by this much before TTL may clean them up. */
     public static final Duration COUNTER_GRACE = Duration.ofHours(1);
 
+    /**
+     * Runs the independent reads: daemon threads, created on demand and ended after a minute idle. Store calls
+     * block on I/O, so they need threads of their own (the common fork-join pool has one thread on two cores).
+     */
+    private static final ExecutorService PARALLEL_READS = Executors.newCachedThreadPool(new java.util.concurrent.ThreadFactory() {
+        private final AtomicInteger threads = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, "verification-parallel-read-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    });
+
     private final RateLimitRepository counters;
     private final Clock clock;
     private final SecureTokens tokens;
+    private final Executor parallel;
 
     public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens) {
+        this(counters, clock, tokens, PARALLEL_READS);
+    }
+
+    /** @param parallel runs the store calls that go out beside the calling thread's own */
+    public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, Executor parallel) {
         this.counters = counters;
         this.clock = clock;
         this.tokens = tokens;
+        this.parallel = parallel;
     }
 
     public RateLimiter(RateLimitRepository counters, Clock clock) {
@@ -73,12 +109,33 @@ public final class RateLimiter {
         Instant now = clock.instant();
         Duration window = policy.window();
         Instant windowStart = windowStart(now, window);
-        Map<Instant, Long> earlier = counts(userId, action, windowStart.minus(window.multipliedBy(lookBack)),
-                windowStart.minus(window), now);
-        long before = earlier.values().stream().mapToLong(Long::longValue).sum();
         Place place = new Place(new CounterWindow(userId, action, windowStart,
                 windowStart.plus(window).plus(COUNTER_GRACE)), tokens.attemptId());
-        long taken = counters.takePlace(place, policy.limit());
+        // The earlier windows are read while the place is taken: two independent requests, one round trip.
+        CompletableFuture<Map<Instant, Long>> reading = CompletableFuture.supplyAsync(() -> counts(userId, action,
+                windowStart.minus(window.multipliedBy(lookBack)), windowStart.minus(window), now), parallel);
+        long taken;
+        try {
+            taken = counters.takePlace(place, policy.limit());
+        } catch (RuntimeException e) {
+            reading.cancel(false);
+            throw e;
+        }
+        Map<Instant, Long> earlier;
+        try {
+            earlier = join(reading);
+        } catch (RuntimeException e) {
+            // The attempt fails untested: it must not stay counted.
+            if (taken <= policy.limit()) {
+                try {
+                    counters.givePlaceBack(place);
+                } catch (RuntimeException alsoFailed) {
+                    e.addSuppressed(alsoFailed);
+                }
+            }
+            throw e;
+        }
+        long before = earlier.values().stream().mapToLong(Long::longValue).sum();
         long effective = before + taken;
         boolean counted = taken <= policy.limit();
         if (effective > policy.limit() && counted) {
@@ -101,6 +158,43 @@ public final class RateLimiter {
         return new RateLimitDecision(action, total, policy.limit(), windowStart,
                 total >= policy.limit() ? lockEnd(all, windowStart, window, lookBack, policy.limit())
                         : windowStart.plus(window));
+    }
+
+    /**
+     * Several reads of states at once, in parallel (on DynamoDB one round trip instead of one each), answered in
+     * the order given. A read that fails fails the whole call with its own exception.
+     */
+    public List<RateLimitDecision> states(List<Supplier<RateLimitDecision>> reads) {
+        // All of them go out at once; the calling thread only waits (had it run one itself, that one could end
+        // before the others had even started).
+        List<CompletableFuture<RateLimitDecision>> pending = new ArrayList<>();
+        for (Supplier<RateLimitDecision> read : reads) {
+            pending.add(CompletableFuture.supplyAsync(read, parallel));
+        }
+        List<RateLimitDecision> states = new ArrayList<>();
+        try {
+            for (CompletableFuture<RateLimitDecision> state : pending) {
+                states.add(join(state));
+            }
+        } finally {
+            pending.forEach(state -> state.cancel(false));
+        }
+        return states;
+    }
+
+    /** The result of a call run in parallel; its own exception if it failed. */
+    private static <T> T join(CompletableFuture<T> call) {
+        try {
+            return call.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
     }
 
     private Map<Instant, Long> counts(String userId, String action, Instant from, Instant to, Instant now) {

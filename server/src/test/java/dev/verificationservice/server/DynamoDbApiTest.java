@@ -6,6 +6,9 @@ import dev.verificationservice.server.config.VerificationProperties;
 import dev.verificationservice.server.store.CreateTableCommand;
 import dev.verificationservice.store.dynamodb.Dynalite;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -43,5 +46,26 @@ class DynamoDbApiTest extends AbstractApiTest {
         registry.add("verification.dynamodb.require-ttl", () -> "false");
         // The tests read codes from the development outbox, which on dynamodb runs only when asked for.
         registry.add("verification.dev-outbox", () -> "true");
+    }
+
+    @Test
+    void capacityUnitsPerAccessPatternAreAPrometheusCounter() {
+        String user = newUser();
+        assertThat(sendEmailCode(user).status()).isEqualTo(202);
+        assertThat(api.get("/v1/users/" + user + "/audit").status()).isEqualTo(200);
+
+        String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
+
+        // The code insert is a write, the audit page a read; each series holds the units dynalite reported.
+        assertThat(units(metrics, "write", "INSERT_CODE")).isPositive();
+        assertThat(units(metrics, "read", "QUERY_AUDIT")).isPositive();
+        assertThat(metrics).contains("# TYPE verification_store_capacity_units_total counter");
+    }
+
+    private static double units(String metrics, String kind, String pattern) {
+        Matcher line = Pattern.compile("(?m)^verification_store_capacity_units_total\\{kind=\"" + kind + "\",pattern=\""
+                + pattern + "\"} ([0-9.Ee+-]+)$").matcher(metrics);
+        assertThat(line.find()).as("a %s series for %s in%n%s", kind, pattern, metrics).isTrue();
+        return Double.parseDouble(line.group(1));
     }
 }

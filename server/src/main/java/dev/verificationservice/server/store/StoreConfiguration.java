@@ -10,9 +10,12 @@ import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
 import dev.verificationservice.store.dynamodb.TableShapeException;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
@@ -28,6 +31,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 public class StoreConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreConfiguration.class);
+    public static final String CAPACITY_COUNTER = "verification.store.capacity.units";
 
     /**
      * @param keys taken only so that missing keys stop the start before any store is opened or reached: the
@@ -74,10 +78,27 @@ public class StoreConfiguration {
                 settings.hasEndpoint() ? " at " + settings.endpoint() : "");
         // A custom endpoint may be an engine that ignores ReturnValuesOnConditionCheckFailure: read after a failed
         // condition there. On AWS the old item comes back with the failure and no read is needed.
-        DynamoDbVerificationStore store = new DynamoDbVerificationStore(client, settings.table(),
-                new ConsumedCapacityRecorder(), !settings.hasEndpoint());
+        ConsumedCapacityRecorder capacity = new ConsumedCapacityRecorder();
+        capacity.addListener(capacityCounter(registry));
+        DynamoDbVerificationStore store = new DynamoDbVerificationStore(client, settings.table(), capacity,
+                !settings.hasEndpoint());
         // The store leaves its client open on close; the server built the client, so it closes it too.
         return MeteredVerificationStore.wrap(store, registry, client::close);
+    }
+
+    /**
+     * {@value #CAPACITY_COUNTER} ({@code verification_store_capacity_units_total} in Prometheus), tagged by access
+     * pattern and kind ({@code read}, {@code write}): the capacity units DynamoDB reports for the store's requests,
+     * table and GSI1 together. Each series appears with the first request that reports units.
+     */
+    static ConsumedCapacityRecorder.Listener capacityCounter(MeterRegistry registry) {
+        Map<String, Counter> counters = new ConcurrentHashMap<>();
+        return (pattern, kind, units) -> counters.computeIfAbsent(pattern.name() + "/" + kind.tag(),
+                key -> Counter.builder(CAPACITY_COUNTER)
+                        .description("DynamoDB capacity units consumed, as DynamoDB reports them")
+                        .tag("pattern", pattern.name())
+                        .tag("kind", kind.tag())
+                        .register(registry)).increment(units);
     }
 
     /** A client for the configured endpoint (or AWS), region and credentials from the default AWS chains. */

@@ -1,5 +1,7 @@
 package dev.verificationservice.store.dynamodb;
 
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.READ;
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.bool;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
@@ -218,10 +220,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         for (int attempt = 1; ; attempt++) {
             TransactWriteItemsRequest request = consumeRequest(consumption, giveBack);
             try {
-                capacity.record(AccessPattern.CONSUME_CODE, client.transactWriteItems(request).consumedCapacity());
+                capacity.record(AccessPattern.CONSUME_CODE, WRITE, client.transactWriteItems(request).consumedCapacity());
                 return new ConsumeOutcome.Consumed();
             } catch (TransactionCanceledException e) {
-                capacity.record(AccessPattern.CONSUME_CODE, List.of());
+                capacity.record(AccessPattern.CONSUME_CODE, WRITE, List.of());
                 List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
                 String codeReason = reasonCode(reasons, 0);
                 if (CONDITION_FAILED.equals(codeReason)) {
@@ -319,7 +321,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public void deleteCode(String digest) {
         TableKeys.PrimaryKey key = TableKeys.code(digest);
-        call("delete a code", () -> capacity.record(AccessPattern.DELETE_CODE, client.deleteItem(request -> request
+        call("delete a code", () -> capacity.record(AccessPattern.DELETE_CODE, WRITE, client.deleteItem(request -> request
                 .tableName(tableName).key(keyOf(key)).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))
                 .consumedCapacity()));
     }
@@ -330,7 +332,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
         TransactWriteItemsRequest request = registerDeviceRequest(token, deviceAdded);
         try {
-            capacity.record(AccessPattern.REGISTER_DEVICE, client.transactWriteItems(request).consumedCapacity());
+            capacity.record(AccessPattern.REGISTER_DEVICE, WRITE, client.transactWriteItems(request).consumedCapacity());
         } catch (TransactionCanceledException e) {
             throw new StoreException("device registration was cancelled and nothing was written: "
                     + describeCancellation(request, e.cancellationReasons()), e);
@@ -362,13 +364,13 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         TransactWriteItemsRequest request = useDeviceRequest(use);
         for (int attempt = 1; ; attempt++) {
             try {
-                capacity.record(AccessPattern.USE_DEVICE, client.transactWriteItems(request).consumedCapacity());
+                capacity.record(AccessPattern.USE_DEVICE, WRITE, client.transactWriteItems(request).consumedCapacity());
                 DeviceToken token = use.token();
                 return new UseOutcome.Used(new DeviceToken(token.deviceId(), use.rekeyTo().orElse(token.tokenId()),
                         token.userId(), token.deviceType(), token.deviceName(), token.pushToken(), use.now(),
                         token.ipAddress(), token.userAgent(), token.createdAt(), use.newExpiresAt()));
             } catch (TransactionCanceledException e) {
-                capacity.record(AccessPattern.USE_DEVICE, List.of());
+                capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
                 List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
                 if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
                         && attempt < MAX_CONSUME_ATTEMPTS) {
@@ -670,7 +672,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     public Optional<IdempotencyRecord> claimIdempotencyKey(IdempotencyRecord pending, Instant staleBefore) {
         TableKeys.PrimaryKey key = TableKeys.idempotencyKey(pending.keyDigest());
         try {
-            capacity.record(AccessPattern.IDEMPOTENCY, client.putItem(request -> request
+            capacity.record(AccessPattern.IDEMPOTENCY, WRITE, client.putItem(request -> request
                     .tableName(tableName)
                     .item(DynamoDbItems.toAttributeValues(TableItems.idempotencyItem(pending)))
                     .conditionExpression(IDEMPOTENCY_KEY_IS_FREE)
@@ -684,7 +686,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
             return Optional.empty();
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(AccessPattern.IDEMPOTENCY, List.of());
+            capacity.record(AccessPattern.IDEMPOTENCY, WRITE, List.of());
             Optional<Map<String, Object>> holder = e.hasItem() && !e.item().isEmpty()
                     ? Optional.of(DynamoDbItems.fromAttributeValues(e.item())) : getItem(key, AccessPattern.IDEMPOTENCY);
             // Gone between the write and the read (released): not held; the caller's next claim takes it.
@@ -715,7 +717,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public void releaseIdempotencyKey(String keyDigest, String claimedBy) {
         try {
-            capacity.record(AccessPattern.IDEMPOTENCY, client.deleteItem(request -> request
+            capacity.record(AccessPattern.IDEMPOTENCY, WRITE, client.deleteItem(request -> request
                     .tableName(tableName)
                     .key(keyOf(TableKeys.idempotencyKey(keyDigest)))
                     .conditionExpression(CLAIM_IS_PENDING)
@@ -724,7 +726,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                     .expressionAttributeValues(Map.of(":claimedBy", s(claimedBy)))
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(AccessPattern.IDEMPOTENCY, List.of());
+            capacity.record(AccessPattern.IDEMPOTENCY, WRITE, List.of());
         } catch (SdkException e) {
             throw failure("release an Idempotency-Key", e);
         }
@@ -742,7 +744,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public void checkReady() {
         call("describe the table", () -> client.describeTable(request -> request.tableName(tableName)));
-        capacity.record(AccessPattern.CHECK_READY, List.of());
+        capacity.record(AccessPattern.CHECK_READY, READ, List.of());
     }
 
     /** The client belongs to whoever built it; closing the store leaves it open. */
@@ -760,7 +762,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private Optional<Map<String, Object>> putIfNew(Map<String, Object> item, TableKeys.PrimaryKey key,
                                                    AccessPattern pattern) {
         try {
-            capacity.record(pattern, client.putItem(request -> request
+            capacity.record(pattern, WRITE, client.putItem(request -> request
                     .tableName(tableName)
                     .item(DynamoDbItems.toAttributeValues(item))
                     .conditionExpression(KEY_IS_NEW)
@@ -768,7 +770,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
             return Optional.empty();
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, List.of());
+            capacity.record(pattern, WRITE, List.of());
             if (e.hasItem() && !e.item().isEmpty()) {
                 return Optional.of(DynamoDbItems.fromAttributeValues(e.item()));
             }
@@ -784,9 +786,9 @@ public final class DynamoDbVerificationStore implements VerificationStore {
      */
     private void updateUnlessConditionFails(UpdateItemRequest request, AccessPattern pattern, String what) {
         try {
-            capacity.record(pattern, client.updateItem(request).consumedCapacity());
+            capacity.record(pattern, WRITE, client.updateItem(request).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, List.of());
+            capacity.record(pattern, WRITE, List.of());
         } catch (SdkException e) {
             throw failure(what, e);
         }
@@ -805,10 +807,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                                     Function<Optional<Map<String, Object>>, T> refused) {
         try {
             UpdateItemResponse response = client.updateItem(request);
-            capacity.record(pattern, response.consumedCapacity());
+            capacity.record(pattern, WRITE, response.consumedCapacity());
             return applied.apply(DynamoDbItems.fromAttributeValues(response.attributes()));
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, List.of());
+            capacity.record(pattern, WRITE, List.of());
             if (e.hasItem() && !e.item().isEmpty()) {
                 return refused.apply(Optional.of(DynamoDbItems.fromAttributeValues(e.item())));
             }
@@ -825,7 +827,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .key(keyOf(key))
                 .consistentRead(true)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
-        capacity.record(pattern, response.consumedCapacity());
+        capacity.record(pattern, READ, response.consumedCapacity());
         return response.hasItem() && !response.item().isEmpty()
                 ? Optional.of(DynamoDbItems.fromAttributeValues(response.item()))
                 : Optional.empty();
@@ -854,7 +856,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         while (true) {
             QueryRequest page = request;
             QueryResponse response = call("query the table", () -> client.query(page));
-            capacity.record(pattern, response.consumedCapacity());
+            capacity.record(pattern, READ, response.consumedCapacity());
             items.addAll(response.items());
             if (items.size() >= enough || !response.hasLastEvaluatedKey() || response.lastEvaluatedKey().isEmpty()) {
                 return items;
@@ -883,7 +885,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             Map<String, List<WriteRequest>> requests = pending;
             BatchWriteItemResponse response = call("delete items", () -> client.batchWriteItem(request -> request
                     .requestItems(requests).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
-            capacity.record(pattern, response.consumedCapacity());
+            capacity.record(pattern, WRITE, response.consumedCapacity());
             if (!response.hasUnprocessedItems() || response.unprocessedItems().isEmpty()) {
                 return;
             }

@@ -1,0 +1,195 @@
+package dev.verificationservice.bench;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.devices.DeviceRegistration;
+import dev.verificationservice.devices.DeviceVerification;
+import dev.verificationservice.devices.RegisteredDevice;
+import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
+import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
+import dev.verificationservice.store.dynamodb.faults.Exchange;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * What each API operation asks of DynamoDB, on dynalite behind the recording, transaction-emulating proxy:
+ * the requests ({@link dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy#exchanges()}), the
+ * sequential steps (requests in flight at the same time are one step), and the capacity units DynamoDB would
+ * bill ({@link Billing}). Each operation runs through the core exactly as the server's controller calls it
+ * (the controllers only translate JSON), one at a time, {@value #RUNS} times after one unmeasured run: requests
+ * and units are the mean, steps the median run (each run's count is kept).
+ */
+final class CostProbe {
+
+    static final int RUNS = 5;
+
+    /** One API operation's cost, averaged over the runs. */
+    record Cost(String operation, double requests, double steps, double readUnits, double writeUnits,
+                double reportedUnits, String shape, double consumeWriteUnits, double consumeWriteUnitsIfPlain,
+                List<Integer> stepsPerRun) {
+
+        double usdPerMillion() {
+            return Billing.usdPerMillion(readUnits, writeUnits);
+        }
+    }
+
+    private final LocalDynamo dynamo;
+    private final Meter meter;
+    private final Verification verification;
+    private final Fixtures.KeepingSender sender = new Fixtures.KeepingSender();
+    private final AtomicInteger users = new AtomicInteger();
+
+    private CostProbe(LocalDynamo dynamo) {
+        this.dynamo = dynamo;
+        this.meter = new Meter(dynamo.rawClient(), LocalDynamo.TABLE);
+        DynamoDbClient client = dynamo.client(List.of(meter));
+        this.verification = Fixtures.verification(new DynamoDbVerificationStore(client, LocalDynamo.TABLE,
+                new ConsumedCapacityRecorder(), false), sender);
+    }
+
+    static Map<String, Cost> run() {
+        try (LocalDynamo dynamo = LocalDynamo.start()) {
+            return new CostProbe(dynamo).all();
+        }
+    }
+
+    private Map<String, Cost> all() {
+        Map<String, Cost> costs = new LinkedHashMap<>();
+        costs.put(Operations.SEND, measure(Operations.SEND, user -> () -> require(verification.codes().issue(
+                CodeRequest.of(user, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, user + "@example.com"))
+                instanceof IssueResult.Issued)));
+        costs.put(Operations.CHECK, measure(Operations.CHECK, user -> {
+            String code = send(user, CodeType.EMAIL_VERIFICATION);
+            return () -> require(verification.codes().check(VerifyRequest.numeric(code, user, CodeType.EMAIL_VERIFICATION))
+                    instanceof VerificationResult.Valid);
+        }));
+        costs.put(Operations.VERIFY_NUMERIC, measure(Operations.VERIFY_NUMERIC, user -> {
+            String code = send(user, CodeType.EMAIL_VERIFICATION);
+            return () -> require(verification.codes().verify(VerifyRequest.numeric(code, user, CodeType.EMAIL_VERIFICATION))
+                    instanceof VerificationResult.Valid);
+        }));
+        costs.put(Operations.VERIFY_LINK, measure(Operations.VERIFY_LINK, user -> {
+            String code = send(user, CodeType.PASSWORD_RESET);
+            return () -> require(verification.codes().verify(VerifyRequest.link(code)) instanceof VerificationResult.Valid);
+        }));
+        costs.put(Operations.DEVICE_REGISTER, measure(Operations.DEVICE_REGISTER, user -> () ->
+                verification.devices().register(DeviceRegistration.of(user, "laptop-" + user, "WEB"))));
+        costs.put(Operations.DEVICE_VERIFY, measure(Operations.DEVICE_VERIFY, user -> {
+            RegisteredDevice device = verification.devices().register(DeviceRegistration.of(user, "laptop-" + user, "WEB"));
+            return () -> require(verification.devices().verify(device.deviceId(), device.secret(), ClientContext.none())
+                    instanceof DeviceVerification.Valid);
+        }));
+        costs.put(Operations.RATE_LIMITS, measure(Operations.RATE_LIMITS, user -> {
+            String code = send(user, CodeType.EMAIL_VERIFICATION);
+            verification.codes().verify(VerifyRequest.numeric(code.equals("000000") ? "000001" : "000000", user,
+                    CodeType.EMAIL_VERIFICATION));
+            return () -> require(verification.codes().rateLimits(user).size() == 6);
+        }));
+        costs.put(Operations.AUDIT_PAGE, measure(Operations.AUDIT_PAGE, user -> {
+            for (int i = 0; i < 60; i++) {
+                verification.audit().recordSuccess(user, AuditEventType.CODE_SENT, Map.of("codeType", "EMAIL_VERIFICATION",
+                        "deliveryMethod", "EMAIL", "deliveryTarget", "b***@example.com"), ClientContext.none());
+            }
+            return () -> require(verification.audit().query(user, Optional.empty(), Optional.empty(), Optional.of(50),
+                    Optional.empty()).entries().size() == 50);
+        }));
+        return costs;
+    }
+
+    private String send(String user, CodeType type) {
+        require(verification.codes().issue(CodeRequest.of(user, type, DeliveryMethod.EMAIL, user + "@example.com"))
+                instanceof IssueResult.Issued);
+        return sender.lastCode(user);
+    }
+
+    private static void require(boolean outcome) {
+        if (!outcome) {
+            throw new IllegalStateException("the probed operation did not succeed");
+        }
+    }
+
+    /** Prepares a fresh user (unmeasured), then measures the operation it returns. */
+    private Cost measure(String name, Function<String, Runnable> prepare) {
+        double requests = 0;
+        double steps = 0;
+        double read = 0;
+        double write = 0;
+        double reported = 0;
+        double consume = 0;
+        double consumePlain = 0;
+        String shape = "";
+        List<Integer> stepsPerRun = new ArrayList<>();
+        List<String> shapes = new ArrayList<>();
+        for (int run = 0; run <= RUNS; run++) {
+            String user = "probe-" + users.incrementAndGet();
+            Runnable operation = prepare.apply(user);
+            meter.clear();
+            dynamo.proxy().clearRecording();
+            operation.run();
+            List<Meter.Call> calls = meter.calls();
+            List<Exchange> exchanges = dynamo.proxy().exchanges();
+            if (exchanges.size() != calls.size()) {
+                throw new IllegalStateException(name + ": the proxy recorded " + exchanges.size() + " requests, the client "
+                        + calls.size());
+            }
+            if (run == 0) {
+                continue; // the first run warms up the client and the engine
+            }
+            List<List<Meter.Call>> grouped = steps(calls);
+            requests += exchanges.size();
+            stepsPerRun.add(grouped.size());
+            read += calls.stream().mapToDouble(Meter.Call::readUnits).sum();
+            write += calls.stream().mapToDouble(Meter.Call::writeUnits).sum();
+            reported += calls.stream().mapToDouble(Meter.Call::reportedUnits).sum();
+            for (Meter.Call call : calls) {
+                if (call.operation().equals("TransactWriteItems") && name.startsWith("verify")) {
+                    consume += call.writeUnits();
+                    consumePlain += call.writeUnitsIfPlain();
+                }
+            }
+            shapes.add(grouped.stream().map(step -> step.stream().map(Meter.Call::operation).sorted()
+                    .collect(Collectors.joining("‖"))).collect(Collectors.joining(" → ")));
+        }
+        // The median run: on a busy machine a thread sent off in parallel may start only after another request
+        // has already ended, which once in a while makes one run look a step longer than the code is.
+        List<Integer> sorted = new ArrayList<>(stepsPerRun);
+        sorted.sort(Integer::compare);
+        steps = sorted.get(sorted.size() / 2);
+        shape = shapes.get(stepsPerRun.indexOf((int) steps));
+        return new Cost(name, requests / RUNS, steps, read / RUNS, write / RUNS, reported / RUNS, shape,
+                consume / RUNS, consumePlain / RUNS, stepsPerRun);
+    }
+
+    /** Requests whose spans overlap, transitively, are one step: sent in parallel, waited for together. */
+    static List<List<Meter.Call>> steps(List<Meter.Call> calls) {
+        List<Meter.Call> ordered = new ArrayList<>(calls);
+        ordered.sort(Comparator.comparingLong(Meter.Call::startNanos));
+        List<List<Meter.Call>> steps = new ArrayList<>();
+        long stepEnd = Long.MIN_VALUE;
+        for (Meter.Call call : ordered) {
+            if (steps.isEmpty() || call.startNanos() > stepEnd) {
+                steps.add(new ArrayList<>());
+                stepEnd = call.endNanos();
+            } else {
+                stepEnd = Math.max(stepEnd, call.endNanos());
+            }
+            steps.get(steps.size() - 1).add(call);
+        }
+        return steps;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.verificationservice.bench;
+
+import java.util.List;
+
+/** The API operations the suite measures, by the names its table prints. */
+final class Operations {
+
+    static final String NOOP = "no-op (GET /actuator/health/liveness)";
+    static final String SEND = "send code (POST /v1/codes)";
+    static final String CHECK = "check (POST /v1/codes/check)";
+    static final String VERIFY_NUMERIC = "verify NUMERIC (POST /v1/codes/verify)";
+    static final String VERIFY_LINK = "verify LINK (POST /v1/codes/verify)";
+    static final String DEVICE_REGISTER = "device register (POST /v1/devices)";
+    static final String DEVICE_VERIFY = "device verify (POST /v1/devices/verify)";
+    static final String RATE_LIMITS = "rate-limit state (GET .../rate-limits)";
+    static final String AUDIT_PAGE = "audit page of 50 (GET .../audit)";
+
+    static final List<String> API = List.of(SEND, CHECK, VERIFY_NUMERIC, VERIFY_LINK, DEVICE_REGISTER, DEVICE_VERIFY,
+            RATE_LIMITS, AUDIT_PAGE);
+
+    private Operations() {
+    }
+}

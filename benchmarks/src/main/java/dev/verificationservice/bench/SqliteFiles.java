@@ -1,0 +1,153 @@
+package dev.verificationservice.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.verificationservice.store.sqlite.SqliteVerificationStore;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import java.lang.reflect.Field;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.sqlite.SQLiteDataSource;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * What the benchmarks do to an embedded store's file beside the store itself: load many codes at once, and
+ * switch an open store from {@code synchronous=FULL} (the product's setting) to {@code NORMAL} to measure what
+ * FULL costs. Neither is a product path.
+ */
+public final class SqliteFiles {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String INSERT = "INSERT OR IGNORE INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?)";
+
+    private SqliteFiles() {
+    }
+
+    /**
+     * Writes the items into the store's table in one transaction on a connection of its own, unsynced: the way
+     * to put a million codes in a file in seconds. The rows are exactly what the store writes (the same item
+     * maps, the same columns); the store may be open meanwhile.
+     */
+    public static void insertItems(Path databaseFile, List<Map<String, Object>> items) {
+        try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + databaseFile.toAbsolutePath())) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("PRAGMA busy_timeout = 10000");
+                statement.execute("PRAGMA synchronous = OFF");
+                statement.execute("BEGIN IMMEDIATE");
+            }
+            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+                int pending = 0;
+                for (Map<String, Object> item : items) {
+                    insert.setString(1, TableItems.string(item, ItemAttributes.PK));
+                    insert.setString(2, TableItems.string(item, ItemAttributes.SK));
+                    insert.setString(3, TableItems.optionalString(item, ItemAttributes.GSI1PK).orElse(null));
+                    insert.setString(4, TableItems.optionalString(item, ItemAttributes.GSI1SK).orElse(null));
+                    if (item.get(ItemAttributes.TTL) instanceof Number ttl) {
+                        insert.setLong(5, ttl.longValue());
+                    } else {
+                        insert.setNull(5, java.sql.Types.INTEGER);
+                    }
+                    insert.setString(6, JSON.writeValueAsString(item));
+                    insert.addBatch();
+                    if (++pending == 1000) {
+                        insert.executeBatch();
+                        pending = 0;
+                    }
+                }
+                insert.executeBatch();
+            }
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("COMMIT");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("bulk insert into " + databaseFile + " failed", e);
+        }
+    }
+
+    /** Deletes every row whose partition key starts with one of the prefixes (a benchmark's own users). */
+    public static int deleteByPrefix(Path databaseFile, List<String> pkPrefixes) {
+        try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + databaseFile.toAbsolutePath());
+             Statement statement = connection.createStatement()) {
+            statement.execute("PRAGMA busy_timeout = 10000");
+            int deleted = 0;
+            for (String prefix : pkPrefixes) {
+                try (PreparedStatement delete = connection.prepareStatement(
+                        "DELETE FROM items WHERE pk >= ? AND pk < ?")) {
+                    delete.setString(1, prefix);
+                    delete.setString(2, prefix + "\uFFFF");
+                    deleted += delete.executeUpdate();
+                }
+            }
+            return deleted;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Reads the file once from start to end, so that its pages are in the operating system's cache. */
+    public static void readWhole(Path file) {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+            byte[] buffer = new byte[1 << 20];
+            while (in.read(buffer) >= 0) {
+                // only the page cache is wanted
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static long countRows(Path databaseFile, String where) {
+        try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + databaseFile.toAbsolutePath());
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT count(*) FROM items" + (where.isEmpty() ? "" : " WHERE " + where))) {
+            rows.next();
+            return rows.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Sets {@code PRAGMA synchronous} on every connection the open store will use from now on ({@code NORMAL}:
+     * commits are not synced to disk, a power loss may roll back the last ones). Reaches into the store's
+     * private pool: a benchmark's tool, so that the product offers no such switch. Returns the value every
+     * pooled connection then reports.
+     */
+    public static List<String> setSynchronous(SqliteVerificationStore store, String mode) {
+        try {
+            Field field = SqliteVerificationStore.class.getDeclaredField("dataSource");
+            field.setAccessible(true);
+            HikariDataSource pool = (HikariDataSource) field.get(store);
+            ((SQLiteDataSource) pool.getDataSource()).setSynchronous(mode);
+            pool.getHikariPoolMXBean().softEvictConnections();
+            List<Connection> held = new ArrayList<>();
+            List<String> modes = new ArrayList<>();
+            try {
+                for (int i = 0; i < pool.getMaximumPoolSize(); i++) {
+                    Connection connection = pool.getConnection();
+                    held.add(connection);
+                    try (Statement statement = connection.createStatement();
+                         ResultSet result = statement.executeQuery("PRAGMA synchronous")) {
+                        result.next();
+                        modes.add(result.getString(1));
+                    }
+                }
+            } finally {
+                for (Connection connection : held) {
+                    connection.close();
+                }
+            }
+            return modes;
+        } catch (ReflectiveOperationException | SQLException e) {
+            throw new IllegalStateException("cannot set synchronous=" + mode, e);
+        }
+    }
+}

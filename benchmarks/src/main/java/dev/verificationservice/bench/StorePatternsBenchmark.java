@@ -1,0 +1,130 @@
+package dev.verificationservice.bench;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.VerificationStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Each store's access patterns, one call per operation on one thread: the embedded store on a SQLite file
+ * ({@code synchronous=FULL}, as shipped) and the DynamoDB store on dynalite through the recording proxy that
+ * emulates transactions. Latency on dynalite says little about DynamoDB (a Node.js engine on this machine); the
+ * round trips and capacity units per API operation come from the cost probe instead.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(1)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+public class StorePatternsBenchmark {
+
+    @Param({"embedded", "dynamodb"})
+    public String store;
+
+    private BenchStores.Opened opened;
+    private VerificationStore repository;
+    private AuditLog audit;
+    private final List<String> digests = new ArrayList<>();
+    private final AtomicLong sequence = new AtomicLong();
+    private final SecureTokens tokens = new SecureTokens();
+    private static final String AUDITED_USER = "bench-audited";
+
+    @Setup(Level.Trial)
+    public void open() {
+        opened = BenchStores.open(store);
+        repository = opened.store;
+        audit = new AuditLog(repository, Clock.systemUTC(), Optional.of(Duration.ofDays(90)), tokens);
+        for (int i = 0; i < 1000; i++) {
+            Fixtures.KnownCode code = Fixtures.numeric("bench-user-" + i);
+            repository.insertCode(code.stored(), Fixtures.attemptId());
+            digests.add(code.stored().digest());
+        }
+        for (int i = 0; i < 60; i++) {
+            audit.recordSuccess(AUDITED_USER, AuditEventType.CODE_SENT, Map.of("codeType", "EMAIL_VERIFICATION"),
+                    ClientContext.none());
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        opened.close();
+    }
+
+    /** Access pattern 1: GetItem of a code by its digest. */
+    @Benchmark
+    public Optional<VerificationCode> validateCode() {
+        return repository.findCode(digests.get(ThreadLocalRandom.current().nextInt(digests.size())));
+    }
+
+    /** A new code: conditional PutItem ({@code attribute_not_exists}). */
+    @Benchmark
+    public boolean insertCode() {
+        return repository.insertCode(Fixtures.numeric("bench-new-" + sequence.incrementAndGet()).stored(),
+                Fixtures.attemptId());
+    }
+
+    /** Access pattern 7: take a place in a rate-limit window (conditional UpdateItem), a new counter each time. */
+    @Benchmark
+    public long takeRateLimitPlace() {
+        Instant now = Instant.now();
+        Instant windowStart = RateLimiter.windowStart(now, Duration.ofMinutes(15));
+        return repository.takePlace(new Place(new CounterWindow("bench-counter-" + sequence.incrementAndGet(),
+                "SEND_EMAIL_VERIFICATION", windowStart, windowStart.plus(Duration.ofMinutes(75))), tokens.attemptId()), 5);
+    }
+
+    /** Reading a user's counters over two windows (the rate-limit state, a NUMERIC attempt's look-back). */
+    @Benchmark
+    public List<RateLimitCounter> readRateLimitWindows() {
+        Instant now = Instant.now();
+        Instant windowStart = RateLimiter.windowStart(now, Duration.ofMinutes(15));
+        return repository.findCounters("bench-user-1", "VERIFY_EMAIL_VERIFICATION",
+                windowStart.minus(Duration.ofMinutes(15)), windowStart, now);
+    }
+
+    /** A new audit entry: conditional PutItem. */
+    @Benchmark
+    public boolean appendAudit() {
+        AuditEntry entry = audit.newEntry("bench-appender", AuditEventType.CODE_SENT, true, Optional.empty(),
+                Map.of("codeType", CodeType.EMAIL_VERIFICATION.name()), ClientContext.none());
+        return repository.appendAudit(entry);
+    }
+
+    /** Access pattern 6: one page of 50 audit entries, newest first. */
+    @Benchmark
+    public int queryAuditPage() {
+        Instant now = Instant.now();
+        return repository.queryAudit(AUDITED_USER, Instant.EPOCH, now, Optional.empty(), 51, now).size();
+    }
+}
