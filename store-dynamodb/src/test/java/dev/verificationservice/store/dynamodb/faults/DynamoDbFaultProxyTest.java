@@ -274,7 +274,10 @@ class DynamoDbFaultProxyTest {
         assertThat(proxy.isStopped()).isFalse();
         assertThat(client.getItem(request -> request.tableName(table).key(key(id)).consistentRead(true)).item())
                 .containsEntry("id", s(id));
-        assertThat(proxy.operations()).as("no request arrives while stopped").containsExactly("PutItem", "GetItem");
+        // A request already read off a pooled connection at the moment of stopping is recorded as refused, never
+        // forwarded: what reaches the engine is the claim.
+        assertThat(proxy.exchanges()).filteredOn(Exchange::forwarded).extracting(Exchange::operation)
+                .as("no request reaches the engine while stopped").containsExactly("PutItem", "GetItem");
     }
 
     @Test
