@@ -83,6 +83,9 @@ final class ConsoleBrowser implements AutoCloseable {
                 .usingAnyFreePort().withSilent(true).build();
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+        // On a loaded machine a page can still be arriving when the next step looks for an element: wait for it
+        // (up to this long) instead of failing at once. Assertions that something is absent use findElements.
+        driver.manage().timeouts().implicitlyWait(Duration.ofSeconds(10));
         ConsoleBrowser browser = new ConsoleBrowser(driver, profile);
         browser.viewport(1280, 800);
         return browser;
