@@ -29,7 +29,9 @@ import org.openqa.selenium.Cookie;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -171,9 +173,20 @@ class ConsoleBrowserTest {
         return browser.driver.findElements(By.cssSelector(css));
     }
 
+    /**
+     * Does what leads to another page (a click, Enter in a form) and waits until the browser has left the page it
+     * was on. Without it, the next look at the page can still see the old one: the URL of the sign-in page after
+     * signing in, or the old timeline's rows after a click to the next page.
+     */
+    void leavingThePage(Runnable action) {
+        WebElement page = find("html");
+        action.run();
+        new WebDriverWait(browser.driver, Duration.ofSeconds(10)).until(ExpectedConditions.stalenessOf(page));
+    }
+
     void signIn() {
         open("/console/sign-in");
-        find("#key").sendKeys(ADMIN_KEY + Keys.ENTER);
+        leavingThePage(() -> find("#key").sendKeys(ADMIN_KEY + Keys.ENTER));
         assertThat(currentPath()).isEqualTo("/console/users");
     }
 
@@ -181,7 +194,7 @@ class ConsoleBrowserTest {
     void lookUp(String userId) {
         WebElement field = find("#lookup-user");
         field.clear();
-        field.sendKeys(userId + Keys.ENTER);
+        leavingThePage(() -> field.sendKeys(userId + Keys.ENTER));
         assertThat(find("#user-id").getText()).isEqualTo(userId);
     }
 
@@ -263,13 +276,13 @@ class ConsoleBrowserTest {
         browser.screenshot("sign-in");
         assertEveryControlIsLabelled();
 
-        find("#key").sendKeys("not-a-key-of-this-service-at-all-0123" + Keys.ENTER);
+        leavingThePage(() -> find("#key").sendKeys("not-a-key-of-this-service-at-all-0123" + Keys.ENTER));
         assertThat(find("#sign-in-error").getText()).contains("not an admin key of this service");
         assertThat(find("#key").getAttribute("aria-invalid")).isEqualTo("true");
         assertThat(find("#key").getAttribute("value")).as("the key is never echoed").isEmpty();
         browser.screenshot("sign-in-refused");
 
-        find("#key").sendKeys(API_KEY + Keys.ENTER);
+        leavingThePage(() -> find("#key").sendKeys(API_KEY + Keys.ENTER));
         assertThat(find("#sign-in-error").getText()).contains("This is an application key");
         assertThat(browser.driver.manage().getCookieNamed("vs_console")).isNull();
         assertNoSecretInPage();
@@ -282,7 +295,7 @@ class ConsoleBrowserTest {
         assertThat(bearerPost.statusCode()).as("a sign-in without its form's token").isEqualTo(403);
         assertThat(bearerPost.headers().allValues("Set-Cookie")).noneMatch(value -> value.startsWith("vs_console="));
 
-        find("#key").sendKeys(ADMIN_KEY + Keys.ENTER);
+        leavingThePage(() -> find("#key").sendKeys(ADMIN_KEY + Keys.ENTER));
         assertThat(currentPath()).isEqualTo("/console/users");
         assertThat(find(".who").getText()).isEqualTo("Key " + KEY_ID);
         Cookie session = browser.driver.manage().getCookieNamed("vs_console");
@@ -354,16 +367,16 @@ class ConsoleBrowserTest {
         assertThat(rows).hasSize(25);
         assertThat(timelineTypes().get(0)).isEqualTo("CODE_SENT");
         assertThat(findAll("#newest-page")).isEmpty();
-        find("#older-page").click();
+        leavingThePage(() -> find("#older-page").click());
         assertThat(browser.driver.getCurrentUrl()).contains("cursor=");
         assertThat(timelineTypes()).hasSize(7).endsWith("DEVICE_ADDED");
         assertThat(findAll("#older-page")).isEmpty();
-        find("#newest-page").click();
+        leavingThePage(() -> find("#newest-page").click());
         assertThat(timelineTypes()).hasSize(25).startsWith("CODE_SENT");
 
         // One event type: the timeline and the activity strip keep only it.
         new Select(find("#filter-type")).selectByValue("CODE_SENT");
-        find("#apply-filter").click();
+        leavingThePage(() -> find("#apply-filter").click());
         assertThat(timelineTypes()).containsExactly("CODE_SENT");
         assertThat(find("#activity-summary").getText()).startsWith("1 event, 0 failed");
         browser.screenshot("timeline-filtered");
@@ -378,13 +391,13 @@ class ConsoleBrowserTest {
         new Select(find("#filter-type")).selectByValue("");
         find("#filter-from").clear();
         find("#filter-from").sendKeys(later);
-        find("#apply-filter").click();
+        leavingThePage(() -> find("#apply-filter").click());
         assertThat(timelineTypes()).containsExactly("CODE_SENT");
         assertThat(find("#filter-from").getAttribute("value")).isEqualTo(later);
 
         // A time that is not one: said at the field.
         find("#filter-from").clear();
-        find("#filter-from").sendKeys("yesterday" + Keys.ENTER);
+        leavingThePage(() -> find("#filter-from").sendKeys("yesterday" + Keys.ENTER));
         assertThat(find("#from-error").getText()).contains("Write a UTC time");
         assertThat(find("#filter-from").getAttribute("aria-invalid")).isEqualTo("true");
         browser.screenshot("timeline-bad-range");
@@ -417,7 +430,7 @@ class ConsoleBrowserTest {
         browser.viewport(1280, 800);
         open("/console/users/" + user);
 
-        find("#limit-table tr[data-action='VERIFY_EMAIL_VERIFICATION'] button.lift").click();
+        leavingThePage(() -> find("#limit-table tr[data-action='VERIFY_EMAIL_VERIFICATION'] button.lift").click());
 
         assertThat(find("#result").getText()).contains("Lifted VERIFY_EMAIL_VERIFICATION").contains("1 window cleared")
                 .contains(KEY_ID);
@@ -447,12 +460,12 @@ class ConsoleBrowserTest {
         signIn();
         lookUp(user);
 
-        find("#device-table tr[data-device-id='phone-1'] a.revoke").click();
+        leavingThePage(() -> find("#device-table tr[data-device-id='phone-1'] a.revoke").click());
         assertThat(find("h1").getText()).isEqualTo("Revoke device phone-1?");
         assertEveryControlIsLabelled();
         browser.screenshot("confirm-revoke");
         assertThat(deviceVerifies("phone-1", phone)).as("nothing happens before the confirmation").isTrue();
-        find("#confirm").click();
+        leavingThePage(() -> find("#confirm").click());
 
         assertThat(find("#result").getText()).contains("Revoked device phone-1 (1 token)").contains(KEY_ID);
         assertThat(findAll("#device-table tr[data-device-id='phone-1']")).isEmpty();
@@ -463,12 +476,12 @@ class ConsoleBrowserTest {
         assertThat(revoked.getText()).contains("operatorKeyId=" + KEY_ID).contains("device phone-1");
 
         // Revoke all: cancelled first (nothing happens), then confirmed.
-        find("#revoke-all").click();
-        find("#cancel").click();
+        leavingThePage(() -> find("#revoke-all").click());
+        leavingThePage(() -> find("#cancel").click());
         assertThat(currentPath()).isEqualTo("/console/users/" + user);
         assertThat(deviceVerifies("laptop-1", laptop)).isTrue();
-        find("#revoke-all").click();
-        find("#confirm").click();
+        leavingThePage(() -> find("#revoke-all").click());
+        leavingThePage(() -> find("#confirm").click());
         assertThat(find("#result").getText()).contains("Revoked every device of " + user + " (1 device)");
         assertThat(deviceVerifies("laptop-1", laptop)).isFalse();
         assertThat(timelineTypes()).contains("DEVICES_REVOKED", "DEVICE_REVOKED");
@@ -488,12 +501,12 @@ class ConsoleBrowserTest {
 
         // From the browser itself: a form of the console's own origin, with the session cookie but without the
         // token. (A fetch cannot even be sent: the console's Content-Security-Policy allows no connection.)
-        browser.driver.executeScript("""
+        leavingThePage(() -> browser.driver.executeScript("""
                 const form = document.createElement('form');
                 form.method = 'post';
                 form.action = arguments[0];
                 document.body.appendChild(form);
-                form.submit();""", lift);
+                form.submit();""", lift));
         assertThat(find("h1").getText()).isEqualTo("Refused: the form could not be checked");
         assertThat(find("main").getText()).contains("nothing was changed");
         browser.screenshot("csrf-refused");
@@ -524,7 +537,7 @@ class ConsoleBrowserTest {
     void aSessionEndsAtSignOutAndAfterItsIdleTimeout() throws IOException {
         signIn();
         String cookie = "vs_console=" + sessionCookie();
-        find(".sign-out button").click();
+        leavingThePage(() -> find(".sign-out button").click());
         assertThat(currentPath()).isEqualTo("/console/sign-in");
         assertThat(find("main").getText()).contains("You are signed out.");
         browser.screenshot("signed-out");
@@ -546,7 +559,7 @@ class ConsoleBrowserTest {
         String user = newUser();
         String code = sendEmailCode(user);
         signIn();
-        find("nav a[href='/console/outbox']").click();
+        leavingThePage(() -> find("nav a[href='/console/outbox']").click());
 
         WebElement newest = find("#outbox tbody tr");
         assertThat(newest.getText()).contains("EMAIL_VERIFICATION").contains("j***@example.com").contains("••••••")
@@ -572,7 +585,7 @@ class ConsoleBrowserTest {
         assertThat(browser.driver.executeScript("return getComputedStyle(document.activeElement).outlineStyle;"))
                 .isEqualTo("solid");
         String user = newUser();
-        new Actions(browser.driver).sendKeys(user + Keys.ENTER).perform();
+        leavingThePage(() -> new Actions(browser.driver).sendKeys(user + Keys.ENTER).perform());
         assertThat(find("#user-id").getText()).isEqualTo(user);
     }
 }

@@ -452,11 +452,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     @Override
     public void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt) {
-        Map<String, AttributeValue> values = new HashMap<>();
-        DynamoDbItems.toAttributeValues(TableItems.revocationItem(userId, revokedBefore, expiresAt))
-                .forEach((name, value) -> values.put(":" + name, value));
-        values.remove(":PK");
-        values.remove(":SK");
+        Map<String, AttributeValue> values = boundAsValues(TableItems.revocationItem(userId, revokedBefore, expiresAt));
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(keyOf(TableKeys.devicesRevoked(userId)))
@@ -532,9 +528,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         CounterWindow window = place.window();
         TableKeys.PrimaryKey key = counterKey(window);
         // The counter's own attributes (userId, action, windowStart, ttl) come from the model, bound as :<name>.
-        Map<String, AttributeValue> values = new HashMap<>();
-        DynamoDbItems.toAttributeValues(TableItems.counterAttributes(window.userId(), window.action(),
-                window.windowStart(), window.expiresAt())).forEach((name, value) -> values.put(":" + name, value));
+        Map<String, AttributeValue> values = boundAsValues(TableItems.counterAttributes(window.userId(), window.action(),
+                window.windowStart(), window.expiresAt()));
         values.put(":zero", n(0));
         values.put(":one", n(1));
         values.put(":ceiling", n(ceiling));
@@ -628,10 +623,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     public Optional<Instant> claimCooldown(Cooldown cooldown) {
         TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
         Map<String, Object> item = TableItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE));
-        Map<String, AttributeValue> values = new HashMap<>();
-        DynamoDbItems.toAttributeValues(item).forEach((name, value) -> values.put(":" + name, value));
-        values.remove(":PK");
-        values.remove(":SK");
+        Map<String, AttributeValue> values = boundAsValues(item);
         values.put(":now", n(cooldown.now().toEpochMilli()));
         values.put(":attemptId", values.remove(":" + ItemAttributes.CLAIMED_BY));
         UpdateItemRequest request = UpdateItemRequest.builder()
@@ -904,6 +896,20 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             Thread.currentThread().interrupt();
             throw new StoreException("interrupted while retrying unprocessed deletes", e);
         }
+    }
+
+    /**
+     * An item's attributes as expression values named {@code :<attribute>} (its key attributes left out), so that
+     * an update sets what the model writes without restating it: a mutable map, for the request's own values.
+     */
+    private static Map<String, AttributeValue> boundAsValues(Map<String, Object> attributes) {
+        Map<String, AttributeValue> values = new HashMap<>();
+        DynamoDbItems.toAttributeValues(attributes).forEach((name, value) -> {
+            if (!name.equals(ItemAttributes.PK) && !name.equals(ItemAttributes.SK)) {
+                values.put(":" + name, value);
+            }
+        });
+        return values;
     }
 
     private static Map<String, AttributeValue> keyOf(TableKeys.PrimaryKey key) {

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -129,7 +130,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         this.engine = engine;
         this.options = options;
         this.transactions = options.emulateTransactions()
-                ? new TransactionEmulator(engine, options.clientRequestTokenMemory(), System::nanoTime)
+                ? new TransactionEmulator(engine, options.clientRequestTokenMemory(), options.nanoClock())
                 : null;
         this.server = server;
         this.port = server.getLocalPort();
@@ -639,14 +640,16 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      *                                  {@link DynamoDbFaultProxy} instead of forwarding it
      * @param clientRequestTokenMemory  how long the emulation remembers a successful transaction's
      *                                  ClientRequestToken (DynamoDB: 10 minutes); zero: not at all
+     * @param nanoClock                 what that memory is measured on (nanoseconds); a test moves its own
      */
-    public record Options(boolean emulateTransactions, Duration clientRequestTokenMemory) {
+    public record Options(boolean emulateTransactions, Duration clientRequestTokenMemory, LongSupplier nanoClock) {
 
         /** DynamoDB's idempotency window for a ClientRequestToken. */
         public static final Duration DYNAMODB_TOKEN_MEMORY = Duration.ofMinutes(10);
 
         public Options {
             Objects.requireNonNull(clientRequestTokenMemory, "clientRequestTokenMemory");
+            Objects.requireNonNull(nanoClock, "nanoClock");
             if (clientRequestTokenMemory.isNegative()) {
                 throw new IllegalArgumentException("clientRequestTokenMemory is negative: " + clientRequestTokenMemory);
             }
@@ -654,17 +657,22 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
 
         /** Forward everything, TransactWriteItems included; tokens would be remembered for DynamoDB's 10 minutes. */
         public static Options defaults() {
-            return new Options(false, DYNAMODB_TOKEN_MEMORY);
+            return new Options(false, DYNAMODB_TOKEN_MEMORY, System::nanoTime);
         }
 
         /** Answer TransactWriteItems with the emulation. */
         public Options emulatingTransactions() {
-            return new Options(true, clientRequestTokenMemory);
+            return new Options(true, clientRequestTokenMemory, nanoClock);
         }
 
         /** Remember a successful transaction's ClientRequestToken for this long instead of 10 minutes. */
         public Options withClientRequestTokenMemory(Duration memory) {
-            return new Options(emulateTransactions, memory);
+            return new Options(emulateTransactions, memory, nanoClock);
+        }
+
+        /** Measure the token memory on this clock (nanoseconds), which a test moves instead of waiting. */
+        public Options measuredBy(LongSupplier clock) {
+            return new Options(emulateTransactions, clientRequestTokenMemory, clock);
         }
 
         /** Remember no ClientRequestToken: a retried transaction runs again, as after DynamoDB's 10 minutes. */
