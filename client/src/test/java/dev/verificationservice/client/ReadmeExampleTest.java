@@ -2,12 +2,11 @@ package dev.verificationservice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.verificationservice.store.contract.ReadmeSnippets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The README's Java client snippet is {@link ReadmeExample}'s text, and it works against the real server. */
@@ -18,23 +17,7 @@ class ReadmeExampleTest {
 
     /** The lines between the markers, without their common indentation, as a fenced block. */
     static String snippet() throws IOException {
-        List<String> lines = Files.readAllLines(SOURCE);
-        int begin = indexOf(lines, ReadmeExample.BEGIN);
-        int end = indexOf(lines, ReadmeExample.END);
-        List<String> body = lines.subList(begin + 1, end);
-        int indent = body.stream().filter(line -> !line.isBlank())
-                .mapToInt(line -> line.length() - line.stripLeading().length()).min().orElse(0);
-        return "```java\n" + body.stream().map(line -> line.isBlank() ? "" : line.substring(indent))
-                .collect(Collectors.joining("\n")) + "\n```\n";
-    }
-
-    private static int indexOf(List<String> lines, String marker) {
-        for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).strip().equals(marker)) {
-                return i;
-            }
-        }
-        throw new AssertionError("marker not found in " + SOURCE + ": " + marker);
+        return ReadmeSnippets.javaBlock(SOURCE, ReadmeExample.BEGIN, ReadmeExample.END);
     }
 
     @Test

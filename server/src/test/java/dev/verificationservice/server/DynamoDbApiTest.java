@@ -2,8 +2,8 @@ package dev.verificationservice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.server.config.VerificationProperties;
 import dev.verificationservice.server.store.CreateTableCommand;
+import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.store.dynamodb.Dynalite;
 import java.util.UUID;
 import java.util.regex.Matcher;

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.verificationservice.server.ApiClient.Answer;
-import dev.verificationservice.server.config.VerificationProperties;
 import dev.verificationservice.server.store.CreateTableCommand;
+import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.store.contract.MutableClock;
 import dev.verificationservice.store.dynamodb.Dynalite;
 import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.store.dynamodb.faults.Fault;
@@ -28,7 +29,6 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import dev.verificationservice.store.contract.MutableClock;
 
 /**
  * The API on dynalite behind a fault-injecting proxy (SPEC §12): answers lost after the write was applied

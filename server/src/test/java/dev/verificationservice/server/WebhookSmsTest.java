@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.verificationservice.server.ApiClient.Answer;
-import dev.verificationservice.server.delivery.WebhookSmsSender;
+import dev.verificationservice.spring.delivery.WebhookSmsSender;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

@@ -1,17 +1,11 @@
 package dev.verificationservice.server.config;
 
 import dev.verificationservice.security.SecretKeyRing;
-import dev.verificationservice.security.SecureTokens;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.keys.KeyFiles;
+import dev.verificationservice.spring.keys.SecretKeys;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -24,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The API keys, admin keys and HMAC keys the service runs with. Configured keys always win. In the embedded
  * mode a missing API or HMAC key is generated on first start and kept in the data directory, readable by the
- * owner only; the generated API key is printed on the console (standard output, not the log) that one time.
+ * owner only ({@link KeyFiles}); the generated API key is printed on the console (standard output, not the log)
+ * that one time.
  * In the DynamoDB mode both must be configured: several instances must share them, so generating one per
  * instance would be wrong.
  *
@@ -35,7 +30,7 @@ import org.slf4j.LoggerFactory;
 public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKeyRing secretKeys) {
 
     public static final String API_KEY_FILE = "api-key";
-    public static final String SECRET_KEY_FILE = "secret-key";
+    public static final String SECRET_KEY_FILE = SecretKeys.SECRET_KEY_FILE;
     /** A guessable API key would open the whole API; 24 characters of base64 carry 144 bits. */
     public static final int MIN_API_KEY_LENGTH = 24;
     /** An operator's key id: this prefix and the first 12 hex digits of the key's SHA-256. */
@@ -75,16 +70,19 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
         }
     }
 
-    public static KeyMaterial resolve(VerificationProperties properties, SecureRandom random) {
-        List<String> apiKeys = nonBlank(properties.apiKeys());
-        List<String> adminKeys = nonBlank(properties.adminApiKeys());
-        List<String> secretKeys = nonBlank(properties.secretKeys());
-        if (properties.store() == VerificationProperties.StoreKind.DYNAMODB) {
+    /**
+     * The server's keys. Missing keys are all named in one message, the HMAC keys included (which the starter's
+     * {@link SecretKeys} resolves: the server hands its {@code Verification} the ring resolved here).
+     */
+    public static KeyMaterial resolve(ServiceProperties server, VerificationProperties verification, SecureRandom random) {
+        List<String> apiKeys = SecretKeys.nonBlank(server.apiKeys());
+        List<String> adminKeys = SecretKeys.nonBlank(server.adminApiKeys());
+        if (verification.store() == VerificationProperties.StoreKind.DYNAMODB) {
             List<String> missing = new ArrayList<>();
             if (apiKeys.isEmpty()) {
                 missing.add("VERIFICATION_API_KEYS");
             }
-            if (secretKeys.isEmpty()) {
+            if (SecretKeys.nonBlank(verification.secretKeys()).isEmpty()) {
                 missing.add("VERIFICATION_SECRET_KEYS");
             }
             if (!missing.isEmpty()) {
@@ -94,14 +92,9 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
                                 + "(comma-separated base64 HMAC keys of at least 32 bytes, current first), the same on "
                                 + "every instance. Generate a key with: openssl rand -base64 32");
             }
-        } else {
-            Path dataDir = properties.dataDir();
-            if (apiKeys.isEmpty()) {
-                apiKeys = List.of(loadOrGenerate(dataDir.resolve(API_KEY_FILE), random, "API key", true));
-            }
-            if (secretKeys.isEmpty()) {
-                secretKeys = List.of(loadOrGenerate(dataDir.resolve(SECRET_KEY_FILE), random, "HMAC key", false));
-            }
+        } else if (apiKeys.isEmpty()) {
+            apiKeys = List.of(KeyFiles.loadOrGenerate(verification.dataDir().resolve(API_KEY_FILE), random, "API key",
+                    true));
         }
         if (apiKeys.stream().anyMatch(key -> key.length() < MIN_API_KEY_LENGTH)) {
             throw new StartupException("An API key in VERIFICATION_API_KEYS is shorter than " + MIN_API_KEY_LENGTH
@@ -112,12 +105,7 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
             LOG.info("Operator API on (/v1/admin) with {} admin key(s): {}", adminKeys.size(),
                     adminKeys.stream().map(KeyMaterial::adminKeyId).toList());
         }
-        try {
-            return new KeyMaterial(apiKeys, adminKeys, SecretKeyRing.fromBase64(secretKeys));
-        } catch (IllegalArgumentException e) {
-            throw new StartupException("VERIFICATION_SECRET_KEYS is not usable: " + e.getMessage() + ".",
-                    "Give base64 keys of at least 32 random bytes, for example from: openssl rand -base64 32", e);
-        }
+        return new KeyMaterial(apiKeys, adminKeys, SecretKeys.resolve(verification, random));
     }
 
     /** Admin keys are as long as API keys, and no key may be both: each key has exactly one role. */
@@ -132,105 +120,5 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
                     "Give operators their own keys, different from every application key "
                             + "(openssl rand -base64 32), and remove the shared one from one of the two lists.");
         }
-    }
-
-    private static String loadOrGenerate(Path file, SecureRandom random, String what, boolean announce) {
-        try {
-            if (Files.exists(file)) {
-                String key = Files.readString(file, StandardCharsets.UTF_8).trim();
-                if (key.isEmpty()) {
-                    throw new StartupException("The " + what + " file " + file.toAbsolutePath() + " is empty.",
-                            "Delete it to have a new " + what + " generated on the next start (codes, devices or "
-                                    + "clients that used the old one stop working), or write the key into it.");
-                }
-                return key;
-            }
-            createOwnerOnlyDirectory(file.getParent());
-            // API keys go into headers, so they use the URL-safe alphabet; HMAC keys use standard base64.
-            String key = announce ? new SecureTokens(random).randomToken() : SecretKeyRing.generateBase64Key(random);
-            writeOwnerOnly(file, key);
-            if (announce) {
-                // The key goes to the console only: logs are shipped and kept, and must never hold a key.
-                LOG.warn("Generated a new {} and saved it in {} (owner-only). It is printed once on the console "
-                        + "(standard output), not in this log; 'cat {}' shows it again.", what, file.toAbsolutePath(),
-                        file.toAbsolutePath());
-                printOnce(what, file, key);
-            } else {
-                LOG.info("Generated a new {} in {} (owner-only)", what, file.toAbsolutePath());
-            }
-            return key;
-        } catch (FileAlreadyExistsException e) {
-            // Another process created it between our check and our write: use theirs.
-            return loadOrGenerate(file, random, what, false);
-        } catch (IOException e) {
-            throw new StartupException("Cannot read or create " + file.toAbsolutePath() + ": " + e.getMessage(),
-                    "Make VERIFICATION_DATA_DIR a directory this user can write, or set VERIFICATION_API_KEYS "
-                            + "and VERIFICATION_SECRET_KEYS.", e);
-        }
-    }
-
-    private static void printOnce(String what, Path file, String key) {
-        System.out.println();
-        System.out.println("  Verification Service: a new " + what + " was generated and saved in " + file.toAbsolutePath()
-                + " (owner-only).");
-        System.out.println("  It is shown here this once. Send it as 'Authorization: Bearer <key>':");
-        System.out.println();
-        System.out.println("    " + key);
-        System.out.println();
-        System.out.flush();
-    }
-
-    /** The data directory holds the keys and the database: only its owner may enter it. */
-    private static void createOwnerOnlyDirectory(Path directory) throws IOException {
-        if (Files.isDirectory(directory)) {
-            return;
-        }
-        try {
-            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (UnsupportedOperationException e) {
-            Files.createDirectories(directory);
-        }
-    }
-
-    /**
-     * Writes the key so that a crash at any moment leaves either no file or the whole key: into an owner-only
-     * temporary file, forced to disk, then moved into place atomically (failing if another process got there
-     * first), and the directory forced so that the move itself survives a power loss.
-     */
-    private static void writeOwnerOnly(Path file, String content) throws IOException {
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        Files.deleteIfExists(temporary);
-        try {
-            try {
-                Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (UnsupportedOperationException e) {
-                Files.createFile(temporary);
-            }
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.wrap((content + "\n").getBytes(StandardCharsets.UTF_8)));
-                channel.force(true);
-            }
-            try {
-                // ATOMIC_MOVE would replace an existing file; createLink fails instead, so the first writer wins.
-                Files.createLink(file, temporary);
-            } catch (UnsupportedOperationException e) {
-                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
-            }
-        } finally {
-            Files.deleteIfExists(temporary);
-        }
-        forceDirectory(file.getParent());
-    }
-
-    private static void forceDirectory(Path directory) {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException | UnsupportedOperationException e) {
-            // Not every platform can sync a directory; the key file itself is already on disk.
-        }
-    }
-
-    private static List<String> nonBlank(List<String> values) {
-        return values == null ? List.of() : values.stream().map(String::trim).filter(value -> !value.isEmpty()).toList();
     }
 }

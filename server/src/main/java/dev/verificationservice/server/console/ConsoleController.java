@@ -5,13 +5,13 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.DevelopmentOutbox;
-import dev.verificationservice.server.delivery.DeliveryConfiguration;
-import dev.verificationservice.server.metrics.VerificationMetrics;
 import dev.verificationservice.server.security.AccessKeys;
 import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
+import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.support.UserSupport;
-import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
+import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
@@ -73,7 +73,7 @@ public class ConsoleController {
     private final Clock clock;
 
     public ConsoleController(Verification verification, AccessKeys keys, ConsoleSessions sessions,
-                             DeliveryConfiguration.DeliveryChannels channels, VerificationMetrics metrics, Clock clock) {
+                             DeliveryAutoConfiguration.DeliveryChannels channels, VerificationMetrics metrics, Clock clock) {
         this.support = verification.support();
         this.keys = keys;
         this.sessions = sessions;

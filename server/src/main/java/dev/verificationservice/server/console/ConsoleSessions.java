@@ -2,9 +2,9 @@ package dev.verificationservice.server.console;
 
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.server.config.KeyMaterial;
-import dev.verificationservice.server.config.VerificationProperties;
-import java.security.MessageDigest;
+import dev.verificationservice.server.config.ServiceProperties;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,7 +102,7 @@ public class ConsoleSessions {
     private final Duration idleTimeout;
     private final Duration maxAge;
 
-    public ConsoleSessions(Clock clock, VerificationProperties properties) {
+    public ConsoleSessions(Clock clock, ServiceProperties properties) {
         this.clock = clock;
         this.idleTimeout = properties.console().idleTimeout();
         this.maxAge = properties.console().maxSessionAge();

@@ -1,8 +1,9 @@
 package dev.verificationservice.server.delivery;
 
 import dev.verificationservice.codes.DevelopmentOutbox;
-import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.server.config.JsonTimes;
+import dev.verificationservice.server.errors.ApiProblem;
+import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -24,9 +25,9 @@ public class OutboxController {
     public record OutboxResponse(List<OutboxMessage> messages) {
     }
 
-    private final DeliveryConfiguration.DeliveryChannels channels;
+    private final DeliveryAutoConfiguration.DeliveryChannels channels;
 
-    public OutboxController(DeliveryConfiguration.DeliveryChannels channels) {
+    public OutboxController(DeliveryAutoConfiguration.DeliveryChannels channels) {
         this.channels = channels;
     }
 

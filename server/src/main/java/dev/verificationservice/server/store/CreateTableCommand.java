@@ -1,6 +1,7 @@
 package dev.verificationservice.server.store;
 
-import dev.verificationservice.server.config.VerificationProperties;
+import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import java.util.List;
 import org.slf4j.Logger;
@@ -44,7 +45,7 @@ public final class CreateTableCommand {
 
     /** Creates (or finds) the table, enables TTL and checks the shape; returns the exit code, as {@link #run}. */
     public static int create(VerificationProperties.Dynamodb settings) {
-        try (DynamoDbClient client = StoreConfiguration.dynamoDbClient(settings)) {
+        try (DynamoDbClient client = StoreAutoConfiguration.dynamoDbClient(settings)) {
             DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table());
             DynamoDbTableAdmin.CreateOutcome outcome = admin.createTable();
             LOG.info("Table '{}': {}", settings.table(), outcome == DynamoDbTableAdmin.CreateOutcome.CREATED

@@ -15,6 +15,7 @@ import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import dev.verificationservice.Verification;
 import dev.verificationservice.codes.ArchitectureViolationFixture;
 import dev.verificationservice.server.VerificationServerApplication;
+import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import java.net.URISyntaxException;
@@ -26,11 +27,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The direction of every dependency between the modules, pinned:
  * <pre>
- * server ──▶ stores (sqlite, dynamodb) ──▶ table (single-table model) ──▶ core (domain + SPI)
- *    └──────────────────────────────────────────────────────────────────▶ core
+ * server ──▶ starter ──▶ stores (sqlite, dynamodb) ──▶ table (single-table model) ──▶ core (domain + SPI)
+ *    └──────────┴──────────────────────────────────────────────────────────────────▶ core
  * </pre>
- * The domain knows neither the table model nor any store; the server knows the stores only to build them and
- * never the table model; no store knows the server; the core's packages form no cycle.
+ * The domain knows neither the table model nor any store, nor Spring's wiring; the starter and the server know
+ * the stores only to build them and never the table model; no store knows the starter or the server; the
+ * starter, which host applications embed, knows nothing of the server; the core's packages form no cycle.
  *
  * <p>Each module is recognised by its packages, read off the module's own classes (its jar or classes
  * directory), so a package added to a module is covered without editing this test.
@@ -45,23 +47,33 @@ class ArchitectureTest {
     private static final Set<String> TABLE = packagesOfModule(tableModel());
     private static final Set<String> STORES = union(packagesOfModule(SqliteVerificationStore.class),
             packagesOfModule(DynamoDbVerificationStore.class));
+    private static final Set<String> STARTER = packagesOfModule(VerificationAutoConfiguration.class);
     private static final Set<String> SERVER = packagesOfModule(VerificationServerApplication.class);
 
     static final ArchRule DOMAIN_KNOWS_NO_TABLE_MODEL_AND_NO_STORE = noClasses()
             .that(resideIn("are in the domain (verification-core)", CORE))
-            .should().dependOnClassesThat(resideIn("are in the table model, a store or the server",
-                    union(TABLE, union(STORES, SERVER))))
+            .should().dependOnClassesThat(resideIn("are in the table model, a store, the starter or the server",
+                    union(TABLE, union(STORES, union(STARTER, SERVER)))))
             .because("the domain is the centre: the single-table model and the stores are built around it");
 
     static final ArchRule SERVER_KNOWS_NO_TABLE_MODEL = noClasses()
-            .that(resideIn("are in the server", SERVER))
+            .that(resideIn("are in the server or the starter", union(SERVER, STARTER)))
             .should().dependOnClassesThat(resideIn("are in the single-table model (verification-table)", TABLE))
             .because("the HTTP API speaks the domain's records; how items are keyed is the stores' business");
 
     static final ArchRule STORES_KNOW_NO_SERVER = noClasses()
             .that(resideIn("are in a store or the table model", union(STORES, TABLE)))
-            .should().dependOnClassesThat(resideIn("are in the server", SERVER))
+            .should().dependOnClassesThat(resideIn("are in the starter or the server", union(STARTER, SERVER)))
             .because("a store is a library that any host application can use");
+
+    static final ArchRule STARTER_KNOWS_NO_SERVER = noClasses()
+            .that(resideIn("are in the starter", STARTER))
+            .should().dependOnClassesThat(resideIn("are in the server", SERVER))
+            .because("host applications embed the starter without the server: the wiring exists once, below the server");
+
+    static final ArchRule STARTER_PACKAGES_FORM_NO_CYCLE = slices()
+            .assignedFrom(packagesOf("the starter", STARTER))
+            .should().beFreeOfCycles();
 
     static final ArchRule CORE_PACKAGES_FORM_NO_CYCLE = slices()
             .assignedFrom(packagesOf("the core", CORE))
@@ -87,6 +99,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void theStarterKnowsNoServer() {
+        STARTER_KNOWS_NO_SERVER.check(PRODUCTION);
+    }
+
+    @Test
+    void theStarterPackagesFormNoCycle() {
+        STARTER_PACKAGES_FORM_NO_CYCLE.check(PRODUCTION);
+    }
+
+    @Test
     void theCorePackagesFormNoCycle() {
         CORE_PACKAGES_FORM_NO_CYCLE.check(PRODUCTION);
     }
@@ -101,6 +123,8 @@ class ArchitectureTest {
         assertThat(CORE).contains("dev.verificationservice.codes", "dev.verificationservice.spi");
         assertThat(TABLE).containsExactly("dev.verificationservice.table");
         assertThat(STORES).contains("dev.verificationservice.store.sqlite", "dev.verificationservice.store.dynamodb");
+        assertThat(STARTER).contains("dev.verificationservice.spring", "dev.verificationservice.spring.core",
+                "dev.verificationservice.spring.store");
         assertThat(SERVER).contains("dev.verificationservice.server.codes");
     }
 

@@ -1,0 +1,48 @@
+package dev.verificationservice.server.config;
+
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The server's own settings under {@code verification.*}: who may call the HTTP API and the operator API, and
+ * how long a console session lives. Everything else ({@code verification.store}, the limits, delivery, ...) is
+ * the starter's {@code VerificationProperties}, bound from the same prefix.
+ *
+ * @param apiKeys      application keys for {@code /v1} ({@code VERIFICATION_API_KEYS}); generated in the data
+ *                     directory on the embedded store when not set
+ * @param adminApiKeys operator keys for {@code /v1/admin} and the console ({@code VERIFICATION_ADMIN_API_KEYS});
+ *                     never generated: without them both are off
+ * @param console      the support console's sessions
+ */
+@ConfigurationProperties(prefix = "verification")
+public record ServiceProperties(List<String> apiKeys, List<String> adminApiKeys, @DefaultValue Console console) {
+
+    /**
+     * The support console ({@code /console}): how long a signed-in session lives.
+     *
+     * @param idleTimeout    a session unused this long ends ({@code VERIFICATION_CONSOLE_IDLE_TIMEOUT})
+     * @param maxSessionAge  a session ends this long after sign-in however busy
+     *                       ({@code VERIFICATION_CONSOLE_MAX_SESSION_AGE})
+     */
+    public record Console(@DefaultValue("PT15M") Duration idleTimeout, @DefaultValue("PT8H") Duration maxSessionAge) {
+        public Console {
+            if (idleTimeout.isNegative() || idleTimeout.isZero() || maxSessionAge.compareTo(idleTimeout) < 0) {
+                throw new IllegalArgumentException("VERIFICATION_CONSOLE_IDLE_TIMEOUT must be positive and no longer "
+                        + "than VERIFICATION_CONSOLE_MAX_SESSION_AGE");
+            }
+        }
+    }
+
+    /** Printed without the keys. */
+    @Override
+    public String toString() {
+        return "ServiceProperties[apiKeys=" + count(apiKeys) + " redacted, adminApiKeys=" + count(adminApiKeys)
+                + " redacted, console=" + console + "]";
+    }
+
+    private static int count(List<String> keys) {
+        return keys == null ? 0 : keys.size();
+    }
+}

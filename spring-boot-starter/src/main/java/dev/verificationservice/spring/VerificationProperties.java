@@ -1,0 +1,189 @@
+package dev.verificationservice.spring;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The settings of the domain, its store and its delivery channels, under {@code verification.*}: what the
+ * starter's {@code Verification} needs, in a host application as in the server. Each is also an environment
+ * variable (relaxed binding: {@code VERIFICATION_STORE} is {@code verification.store},
+ * {@code VERIFICATION_SMTP_HOST} is {@code verification.smtp.host}). The README lists them all with their
+ * defaults. (The server's own settings, its API keys and its console, are in the server's
+ * {@code ServerProperties}.)
+ *
+ * @param store             where codes, devices, audit entries and counters live: {@code embedded} (a SQLite file in
+ *                          {@code data-dir}) or {@code dynamodb}
+ * @param dataDir           the embedded store's directory (its database and, when not configured, its generated
+ *                          HMAC key)
+ * @param embeddedLockWait  how long a write on the embedded store waits for SQLite's one writer before it fails
+ * @param dynamodb          the DynamoDB store: table, endpoint, timeouts, retries
+ * @param secretKeys        base64 HMAC keys of at least 32 bytes, current first (older ones still verify); generated
+ *                          in {@code data-dir} on the embedded store when not set, required on DynamoDB
+ * @param codeTtl           how long a code lives
+ * @param deviceTtl         how long a remembered device lives after its last use
+ * @param auditRetention    how long audit entries are kept: an ISO-8601 duration or {@code forever}
+ * @param smtp              SMTP delivery of EMAIL codes (on when {@code host} is set)
+ * @param sms               SMS delivery: {@code none}, {@code sns} or {@code webhook}
+ * @param linkUrl           the URL of a LINK code; {@code {code}} is replaced by the code
+ * @param outboxSize        how many messages the development outbox keeps
+ * @param devOutbox         allow the development outbox on the DynamoDB store (test deployments only)
+ * @param readinessTimeout  how long the store's health check may take before it reports the store down
+ * @param limits            the rate limits and abuse controls
+ * @param templates         message overrides, {@code verification.templates.[<locale>.]<key>}
+ */
+@ConfigurationProperties(prefix = "verification")
+public record VerificationProperties(
+        @DefaultValue("embedded") StoreKind store,
+        @DefaultValue("./data") Path dataDir,
+        @DefaultValue("PT5S") Duration embeddedLockWait,
+        @DefaultValue Dynamodb dynamodb,
+        List<String> secretKeys,
+        @DefaultValue("PT15M") Duration codeTtl,
+        @DefaultValue("P30D") Duration deviceTtl,
+        @DefaultValue("P90D") String auditRetention,
+        @DefaultValue Smtp smtp,
+        @DefaultValue Sms sms,
+        @DefaultValue("http://localhost:8080/reset-password?code={code}") String linkUrl,
+        @DefaultValue("100") int outboxSize,
+        @DefaultValue("false") boolean devOutbox,
+        @DefaultValue("PT2S") Duration readinessTimeout,
+        @DefaultValue Limits limits,
+        Map<String, String> templates) {
+
+    public enum StoreKind { EMBEDDED, DYNAMODB }
+
+    /**
+     * Every limit (SPEC §5, §10), each {@code <count>/<ISO-8601 window>} ({@code 5/PT15M}); the SMS budget may be
+     * {@code off}; the SMS countries are ISO 3166 alpha-2 region codes, empty for all.
+     *
+     * @param send           code requests per user and code type ({@code VERIFICATION_LIMITS_SEND})
+     * @param verify         failed verifications per user and code type ({@code VERIFICATION_LIMITS_VERIFY})
+     * @param target         sends to one delivery target, whatever the user ({@code VERIFICATION_LIMITS_TARGET})
+     * @param ip             sends per client IP address ({@code VERIFICATION_LIMITS_IP})
+     * @param resendCooldown a new code for the same user and type is refused this long after the last
+     * @param smsBudget      SMS per window across all users, or {@code off}
+     * @param smsCountries   regions SMS may go to ({@code VERIFICATION_LIMITS_SMS_COUNTRIES=GB,IE}), empty: all
+     * @param deviceMaxLife  a device must register again this long after it first did
+     */
+    public record Limits(@DefaultValue("5/PT15M") String send, @DefaultValue("5/PT15M") String verify,
+                         @DefaultValue("5/PT1H") String target, @DefaultValue("20/PT1H") String ip,
+                         @DefaultValue("PT30S") Duration resendCooldown, @DefaultValue("off") String smsBudget,
+                         List<String> smsCountries, @DefaultValue("P365D") Duration deviceMaxLife) {
+    }
+
+    /**
+     * @param table       table name
+     * @param endpoint    empty for AWS; a URL for a DynamoDB-compatible endpoint
+     * @param requireTtl  refuse to start unless TTL is enabled on {@code ttl}; turn off only for local engines
+     *                    without TTL (validity never depends on TTL, only cleanup does)
+     * @param callTimeout    the longest one store operation may take, all SDK retries included
+     * @param attemptTimeout the longest one HTTP attempt may take (connect, send, answer)
+     * @param maxAttempts    attempts per operation, the first included (the SDK's standard retry strategy,
+     *                       with backoff and jitter, for throttling, 5xx, timeouts and broken connections)
+     */
+    public record Dynamodb(@DefaultValue("verification") String table, String endpoint,
+                           @DefaultValue("true") boolean requireTtl,
+                           @DefaultValue("PT3S") Duration callTimeout,
+                           @DefaultValue("PT1S") Duration attemptTimeout,
+                           @DefaultValue("3") int maxAttempts) {
+
+        /** DynamoDB's own rule for table names, checked here so that a typo fails at start, not on first use. */
+        public Dynamodb {
+            if (table == null || !table.matches("[A-Za-z0-9_.-]{3,255}")) {
+                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_TABLE must be 3 to 255 characters of "
+                        + "letters, digits, '_', '-' and '.'");
+            }
+            if (callTimeout.isNegative() || callTimeout.isZero() || attemptTimeout.isNegative() || attemptTimeout.isZero()
+                    || attemptTimeout.compareTo(callTimeout) > 0) {
+                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_ATTEMPT_TIMEOUT and VERIFICATION_DYNAMODB_CALL_TIMEOUT "
+                        + "must be positive, the attempt timeout no longer than the call timeout");
+            }
+            if (maxAttempts < 1 || maxAttempts > 10) {
+                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_MAX_ATTEMPTS must be between 1 and 10");
+            }
+        }
+
+        public boolean hasEndpoint() {
+            return endpoint != null && !endpoint.isBlank();
+        }
+    }
+
+    /**
+     * SMTP delivery of EMAIL codes; enabled when {@code host} is set.
+     *
+     * @param host     the SMTP server; empty: no email channel
+     * @param port     the SMTP port (587 for STARTTLS, 465 for SMTPS)
+     * @param username the login, when the server wants one
+     * @param password the login's password
+     * @param security {@code STARTTLS}, {@code SMTPS}, or {@code NONE} (only to a relay on this machine, without login)
+     * @param from     the sender address of every email
+     * @param timeout  connect, read and write timeout of one delivery
+     */
+    public record Smtp(String host, @DefaultValue("587") int port, String username, String password,
+                       @DefaultValue("STARTTLS") SmtpSecurity security, @DefaultValue("no-reply@localhost") String from,
+                       @DefaultValue("PT10S") Duration timeout) {
+        @Override
+        public String toString() {
+            return "Smtp[host=" + host + ", port=" + port + ", username=" + username + ", password=<redacted>, security="
+                    + security + ", from=" + from + "]";
+        }
+
+        public boolean enabled() {
+            return host != null && !host.isBlank();
+        }
+    }
+
+    public enum SmtpSecurity { STARTTLS, SMTPS, NONE }
+
+    /**
+     * SMS delivery: {@code provider} is {@code none}, {@code sns} or {@code webhook}.
+     *
+     * @param provider       {@code none}, {@code sns} (Amazon SNS, credentials and region from the AWS default chains)
+     *                       or {@code webhook}
+     * @param webhookUrl     the https URL that receives each SMS as a signed JSON request ({@code webhook})
+     * @param webhookSecret  the HMAC secret the webhook's requests are signed with, at least 32 characters
+     * @param webhookTimeout how long one webhook request may take
+     * @param snsSenderId    the SNS sender id shown where the country allows one
+     * @param webotpDomain   a host name: every NUMERIC SMS then ends with the WebOTP line {@code @<domain> #<code>}
+     */
+    public record Sms(@DefaultValue("none") SmsProvider provider, String webhookUrl, String webhookSecret,
+                      @DefaultValue("PT10S") Duration webhookTimeout, String snsSenderId, String webotpDomain) {
+        @Override
+        public String toString() {
+            return "Sms[provider=" + provider + ", webhookUrl=" + webhookUrl + ", webhookSecret=<redacted>, webotpDomain="
+                    + webotpDomain + "]";
+        }
+    }
+
+    public enum SmsProvider { NONE, SNS, WEBHOOK }
+
+    /** Settings are printed without their secrets: HMAC keys, the SMTP password, the webhook secret. */
+    @Override
+    public String toString() {
+        return "VerificationProperties[store=" + store + ", dataDir=" + dataDir + ", dynamodb=" + dynamodb
+                + ", secretKeys=" + redacted(secretKeys) + ", codeTtl=" + codeTtl
+                + ", deviceTtl=" + deviceTtl + ", auditRetention=" + auditRetention + ", smtp.host=" + smtp.host()
+                + ", sms.provider=" + sms.provider() + ", linkUrl=" + linkUrl + "]";
+    }
+
+    private static String redacted(List<String> values) {
+        return values == null ? "[]" : "[" + values.size() + " redacted]";
+    }
+
+    public boolean anyDeliveryChannel() {
+        return smtp.enabled() || sms.provider() != SmsProvider.NONE;
+    }
+
+    /**
+     * The development outbox runs only when no channel is configured, and then only on the embedded store or
+     * when asked for explicitly: on DynamoDB a forgotten SMTP variable must stop the service, not turn it into
+     * one that answers 202 and delivers nothing while showing every code to any key holder.
+     */
+    public boolean outboxAllowed() {
+        return !anyDeliveryChannel() && (store == StoreKind.EMBEDDED || devOutbox);
+    }
+}

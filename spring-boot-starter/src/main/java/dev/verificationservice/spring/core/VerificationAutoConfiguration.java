@@ -1,0 +1,141 @@
+package dev.verificationservice.spring.core;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.MessageLocales;
+import dev.verificationservice.codes.PhoneNumbers;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.keys.SecretKeys;
+import dev.verificationservice.spring.metrics.VerificationMetrics;
+import dev.verificationservice.store.VerificationStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@link Verification} of a Spring Boot application: the core library wired to the store
+ * ({@code StoreAutoConfiguration}), the delivery channels ({@code DeliveryAutoConfiguration}), the HMAC keys and
+ * the clock, all from {@code verification.*}. Every bean here backs off when the application declares its own:
+ * a {@code Clock} (tests move one), a {@code SecretKeyRing} (keys from a secret manager), the
+ * {@code VerificationSettings} or the {@code Verification} itself.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(VerificationProperties.class)
+public class VerificationAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public Clock verificationClock() {
+        return Clock.systemUTC();
+    }
+
+    /** {@code verification.secret-keys}, or on the embedded store a key generated in the data directory. */
+    @Bean
+    @ConditionalOnMissingBean
+    public SecretKeyRing verificationSecretKeys(VerificationProperties properties) {
+        return SecretKeys.resolve(properties, new SecureRandom());
+    }
+
+    /** The business counters, in the application's {@code MeterRegistry} (Spring Boot makes one). */
+    @Bean
+    @ConditionalOnMissingBean
+    public VerificationMetrics verificationMetrics(ObjectProvider<MeterRegistry> registries) {
+        return new VerificationMetrics(registries.getIfAvailable(SimpleMeterRegistry::new));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public VerificationSettings verificationSettings(VerificationProperties properties) {
+        VerificationProperties.Limits limits = properties.limits();
+        try {
+            return VerificationSettings.defaults()
+                    .withCodeTtl(properties.codeTtl())
+                    .withDeviceTtl(properties.deviceTtl())
+                    .withAuditRetention(auditRetention(properties.auditRetention()))
+                    .withSendLimit(limit("VERIFICATION_LIMITS_SEND", limits.send()))
+                    .withVerifyLimit(limit("VERIFICATION_LIMITS_VERIFY", limits.verify()))
+                    .withTargetLimit(limit("VERIFICATION_LIMITS_TARGET", limits.target()))
+                    .withIpLimit(limit("VERIFICATION_LIMITS_IP", limits.ip()))
+                    .withResendCooldown(limits.resendCooldown())
+                    .withSmsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
+                            : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
+                    .withSmsRegions(smsRegions(limits.smsCountries()))
+                    .withDeviceMaxLife(limits.deviceMaxLife());
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
+                    "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
+        }
+    }
+
+    /** {@code <count>/<ISO-8601 window>}, for example {@code 5/PT15M}. */
+    static RateLimitPolicy limit(String variable, String value) {
+        String[] parts = value == null ? new String[0] : value.trim().split("/", 2);
+        try {
+            if (parts.length == 2) {
+                return new RateLimitPolicy(Integer.parseInt(parts[0].trim()), Duration.parse(parts[1].trim()));
+            }
+        } catch (RuntimeException e) {
+            throw new StartupException(variable + " '" + value + "' is not a limit: " + e.getMessage(),
+                    "Write a count and an ISO-8601 window, for example 5/PT15M (5 per 15 minutes).", e);
+        }
+        throw new StartupException(variable + " '" + value + "' is not a limit.",
+                "Write a count and an ISO-8601 window, for example 5/PT15M (5 per 15 minutes).");
+    }
+
+    static Set<String> smsRegions(List<String> values) {
+        Set<String> regions = new TreeSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            String region = value.trim().toUpperCase(Locale.ROOT);
+            if (region.isEmpty()) {
+                continue;
+            }
+            if (!PhoneNumbers.isKnownRegion(region)) {
+                throw new StartupException("VERIFICATION_LIMITS_SMS_COUNTRIES names '" + value + "', which is not a region.",
+                        "Give ISO 3166 alpha-2 region codes, comma-separated, for example GB,IE,DE.");
+            }
+            regions.add(region);
+        }
+        return regions;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public Verification verification(VerificationStore store, SecretKeyRing keys, CodeSender sender, Clock clock,
+                                     VerificationSettings settings, MessageLocales locales) {
+        return Verification.builder().store(store).keys(keys).sender(sender).clock(clock)
+                .settings(settings).locales(locales).build();
+    }
+
+    /** {@code forever} keeps audit entries without a ttl; anything else is a duration ({@code P90D}, {@code 90d}). */
+    static Optional<Duration> auditRetention(String value) {
+        if (value == null || value.isBlank()) {
+            return Optional.of(VerificationSettings.DEFAULT_AUDIT_RETENTION);
+        }
+        if (value.trim().equalsIgnoreCase("forever")) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(DurationStyle.detectAndParse(value.trim()));
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("VERIFICATION_AUDIT_RETENTION '" + value + "' is neither a duration nor 'forever'.",
+                    "Give an ISO-8601 duration such as P90D, or 'forever'.", e);
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package dev.verificationservice.spring.delivery;
+
+import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.codes.MessageLocales;
+import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.metrics.VerificationMetrics;
+import java.net.URI;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.sns.SnsClient;
+
+/**
+ * The delivery channels: SMTP for EMAIL when {@code VERIFICATION_SMTP_HOST} is set; Amazon SNS or a signed
+ * webhook for SMS when {@code VERIFICATION_SMS_PROVIDER} says so. With no channel at all, and only then,
+ * the development outbox takes every code and the service says loudly that it is in development mode; on the
+ * dynamodb store only with {@code VERIFICATION_DEV_OUTBOX=true}, and otherwise the service refuses to start.
+ *
+ * <p>An application that delivers codes itself declares its own {@link CodeSender} bean: then none of the
+ * built-in channels is configured (and none of their settings is checked). The message texts
+ * ({@link MessageRenderer}) remain available to it.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(VerificationProperties.class)
+public class DeliveryAutoConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryAutoConfiguration.class);
+    private static final String OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+    private static final Pattern IPV4_LITERAL = Pattern.compile(OCTET + "(\\." + OCTET + "){3}");
+    private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]+");
+
+    /** The configured channels, and the outbox when there is none; closing it closes the clients they own. */
+    public record DeliveryChannels(RoutingCodeSender sender, Optional<DevelopmentOutbox> outbox,
+                                   List<AutoCloseable> resources) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            for (AutoCloseable resource : resources) {
+                resource.close();
+            }
+        }
+    }
+
+    /** A host name: dot-separated labels of letters, digits and inner hyphens, at most 253 characters. */
+    private static final Pattern HOST_NAME = Pattern.compile(
+            "(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+
+    /** The shipped message texts and the operator's overrides ({@code verification.templates.*}). */
+    @Bean
+    @ConditionalOnMissingBean
+    public MessageTemplates messageTemplates(VerificationProperties properties) {
+        try {
+            return MessageTemplates.withOverrides(properties.templates());
+        } catch (IllegalArgumentException e) {
+            throw new StartupException(e.getMessage() + ".", "Fix or remove that property (README, Messages).", e);
+        }
+    }
+
+    /** Chooses each message's language before it is sent (the core asks it, and reports the answer). */
+    @Bean
+    @ConditionalOnMissingBean
+    public MessageLocales messageLocales(MessageTemplates templates) {
+        return new TemplateLocales(templates);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public MessageRenderer messageRenderer(VerificationProperties properties, MessageTemplates templates, Clock clock) {
+        MessageRenderer renderer = new MessageRenderer(templates, properties.linkUrl(),
+                webOtpDomain(properties.sms().webotpDomain()), clock);
+        SmsBudget.warnAboutLongTemplates(renderer, clock, properties.codeTtl());
+        return renderer;
+    }
+
+    /** {@code VERIFICATION_SMS_WEBOTP_DOMAIN}: a host name, lower-cased; empty when not set. */
+    static Optional<String> webOtpDomain(String value) {
+        if (value == null || value.isBlank()) {
+            return Optional.empty();
+        }
+        String domain = value.trim().toLowerCase(Locale.ROOT);
+        if (!HOST_NAME.matcher(domain).matches()) {
+            throw new StartupException("VERIFICATION_SMS_WEBOTP_DOMAIN '" + value + "' is not a host name.",
+                    "Give the host name of the site that reads the code (WebOTP), without scheme, port or path, "
+                            + "for example app.example.com.");
+        }
+        return Optional.of(domain);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(CodeSender.class)
+    public DeliveryChannels deliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock,
+                                             VerificationMetrics metrics) {
+        Consumer<SmsSegments> smsSent = segments -> metrics.smsSegments(segments.encoding().name(), segments.segments());
+        if (!properties.anyDeliveryChannel() && !properties.outboxAllowed()) {
+            throw new StartupException("No delivery channel is configured, and the development outbox does not run on the "
+                    + "dynamodb store unless asked for.", "Configure VERIFICATION_SMTP_HOST and/or VERIFICATION_SMS_PROVIDER. "
+                    + "For a test deployment that should keep codes in memory instead, set VERIFICATION_DEV_OUTBOX=true.");
+        }
+        if (properties.outboxAllowed()) {
+            DevelopmentOutbox outbox = new DevelopmentOutbox(clock, properties.outboxSize(),
+                    message -> renderer.render(message).body());
+            LOG.warn("DEVELOPMENT MODE: no delivery channel is configured, so codes are NOT sent. They are kept in "
+                    + "memory and shown at GET /dev/outbox. Configure VERIFICATION_SMTP_HOST and/or "
+                    + "VERIFICATION_SMS_PROVIDER before real use.");
+            return new DeliveryChannels(new RoutingCodeSender(Map.of(DeliveryMethod.EMAIL, outbox,
+                    DeliveryMethod.SMS, outbox)), Optional.of(outbox), List.of());
+        }
+        Map<DeliveryMethod, CodeSender> channels = new EnumMap<>(DeliveryMethod.class);
+        List<AutoCloseable> resources = new ArrayList<>();
+        if (properties.smtp().enabled()) {
+            checkPlainSmtp(properties.smtp());
+            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp(), renderer));
+        }
+        VerificationProperties.Sms sms = properties.sms();
+        switch (sms.provider()) {
+            case SNS -> {
+                SnsClient sns = snsClient();
+                resources.add(sns);
+                channels.put(DeliveryMethod.SMS, new SnsSmsSender(sns, renderer, sms.snsSenderId(), smsSent));
+            }
+            case WEBHOOK -> channels.put(DeliveryMethod.SMS, webhook(sms, renderer, clock, smsSent));
+            case NONE -> { }
+        }
+        LOG.info("Delivery channels: {}", channels.keySet());
+        return new DeliveryChannels(new RoutingCodeSender(channels), Optional.empty(), List.copyOf(resources));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(DeliveryChannels.class)
+    public CodeSender codeSender(DeliveryChannels channels) {
+        return channels.sender();
+    }
+
+    /**
+     * {@code VERIFICATION_SMTP_SECURITY=NONE} sends every code in clear text: only to a relay on this machine, and
+     * never with credentials, which would cross the wire in clear whatever the host.
+     */
+    static void checkPlainSmtp(VerificationProperties.Smtp smtp) {
+        if (smtp.security() != VerificationProperties.SmtpSecurity.NONE) {
+            return;
+        }
+        boolean username = smtp.username() != null && !smtp.username().isBlank();
+        boolean password = smtp.password() != null && !smtp.password().isEmpty();
+        if (username || password) {
+            throw new StartupException("VERIFICATION_SMTP_SECURITY is NONE but VERIFICATION_SMTP_USERNAME or "
+                    + "VERIFICATION_SMTP_PASSWORD is set: the credentials would be sent in clear text.",
+                    "Set VERIFICATION_SMTP_SECURITY=STARTTLS (usually port 587) or SMTPS (usually port 465) to log in to "
+                            + "the SMTP server, or remove VERIFICATION_SMTP_USERNAME and VERIFICATION_SMTP_PASSWORD for "
+                            + "a local relay that needs no login.");
+        }
+        if (!isLoopbackHost(smtp.host())) {
+            throw new StartupException("VERIFICATION_SMTP_SECURITY is NONE but VERIFICATION_SMTP_HOST '" + smtp.host().trim()
+                    + "' is not this machine: codes would cross the network in clear text.",
+                    "Set VERIFICATION_SMTP_SECURITY=STARTTLS (usually port 587) or SMTPS (usually port 465). NONE is "
+                            + "only for a relay on this machine: VERIFICATION_SMTP_HOST localhost, 127.0.0.1 or ::1.");
+        }
+    }
+
+    /**
+     * {@code localhost}, an IPv4 address in 127.0.0.0/8 or the IPv6 loopback address, written as literals: no name
+     * is looked up, so neither DNS nor a hosts file can turn a remote host into an allowed one.
+     */
+    static boolean isLoopbackHost(String host) {
+        if (host == null) {
+            return false;
+        }
+        String value = host.trim();
+        if (value.startsWith("[") && value.endsWith("]")) {
+            value = value.substring(1, value.length() - 1);
+        }
+        if (value.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        boolean ipv4Literal = IPV4_LITERAL.matcher(value).matches();
+        boolean ipv6Literal = value.indexOf(':') >= 0 && IPV6_LITERAL.matcher(value).matches();
+        if (!ipv4Literal && !ipv6Literal) {
+            return false;
+        }
+        try {
+            // A literal address is parsed, never resolved.
+            return java.net.InetAddress.getByName(value).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private static CodeSender webhook(VerificationProperties.Sms sms, MessageRenderer renderer, Clock clock,
+                                      Consumer<SmsSegments> smsSent) {
+        if (sms.webhookUrl() == null || sms.webhookUrl().isBlank()) {
+            throw new StartupException("VERIFICATION_SMS_PROVIDER is webhook but VERIFICATION_SMS_WEBHOOK_URL is not set.",
+                    "Set VERIFICATION_SMS_WEBHOOK_URL to the https URL that receives SMS requests.");
+        }
+        if (sms.webhookSecret() == null || sms.webhookSecret().length() < 32) {
+            throw new StartupException("VERIFICATION_SMS_WEBHOOK_SECRET is missing or shorter than 32 characters.",
+                    "Set a random secret of at least 32 characters, shared with the webhook (openssl rand -hex 32).");
+        }
+        URI url = URI.create(sms.webhookUrl());
+        if (!"https".equals(url.getScheme()) && !isLoopback(url)) {
+            throw new StartupException("VERIFICATION_SMS_WEBHOOK_URL must use https (plain http only to localhost).",
+                    "Give an https:// URL.");
+        }
+        return new WebhookSmsSender(url, sms.webhookSecret(), sms.webhookTimeout(), renderer, clock, smsSent);
+    }
+
+    private static SnsClient snsClient() {
+        try {
+            return SnsClient.create();
+        } catch (SdkException e) {
+            throw new StartupException("Amazon SNS cannot be configured: " + e.getMessage(),
+                    "Set AWS_REGION and make AWS credentials available, or choose another VERIFICATION_SMS_PROVIDER.", e);
+        }
+    }
+
+    private static boolean isLoopback(URI url) {
+        String host = url.getHost();
+        return "localhost".equals(host) || "127.0.0.1".equals(host) || "[::1]".equals(host) || "::1".equals(host);
+    }
+}

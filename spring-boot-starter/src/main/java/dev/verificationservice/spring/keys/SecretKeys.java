@@ -1,0 +1,44 @@
+package dev.verificationservice.spring.keys;
+
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.VerificationProperties;
+import java.security.SecureRandom;
+import java.util.List;
+
+/**
+ * The HMAC keys codes and device secrets are digested with ({@code verification.secret-keys}, current first).
+ * Configured keys always win. On the embedded store a missing key is generated on first start and kept in
+ * {@code <data-dir>/secret-key}, owner-only. On DynamoDB the keys must be configured: every instance must
+ * digest with the same keys, so one generated per instance would be wrong.
+ */
+public final class SecretKeys {
+
+    public static final String SECRET_KEY_FILE = "secret-key";
+
+    private SecretKeys() {
+    }
+
+    public static SecretKeyRing resolve(VerificationProperties properties, SecureRandom random) {
+        List<String> keys = nonBlank(properties.secretKeys());
+        if (keys.isEmpty()) {
+            if (properties.store() == VerificationProperties.StoreKind.DYNAMODB) {
+                throw new StartupException("The dynamodb store needs VERIFICATION_SECRET_KEYS, and it is not set.",
+                        "Set VERIFICATION_SECRET_KEYS (comma-separated base64 HMAC keys of at least 32 bytes, current "
+                                + "first), the same on every instance. Generate a key with: openssl rand -base64 32");
+            }
+            keys = List.of(KeyFiles.loadOrGenerate(properties.dataDir().resolve(SECRET_KEY_FILE), random, "HMAC key",
+                    false));
+        }
+        try {
+            return SecretKeyRing.fromBase64(keys);
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("VERIFICATION_SECRET_KEYS is not usable: " + e.getMessage() + ".",
+                    "Give base64 keys of at least 32 random bytes, for example from: openssl rand -base64 32", e);
+        }
+    }
+
+    public static List<String> nonBlank(List<String> values) {
+        return values == null ? List.of() : values.stream().map(String::trim).filter(value -> !value.isEmpty()).toList();
+    }
+}

@@ -1,0 +1,127 @@
+package dev.verificationservice.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.spring.core.VerificationAutoConfiguration;
+import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
+import dev.verificationservice.spring.store.StoreAutoConfiguration;
+import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.store.sqlite.SqliteVerificationStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** What the starter's auto-configuration makes, what it leaves to the application, and how it refuses. */
+class StarterAutoConfigurationTest {
+
+    private static final String KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
+                    VerificationAutoConfiguration.class));
+
+    private static Path temporaryDirectory() {
+        try {
+            return Files.createTempDirectory("verification-starter");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void theAutoConfigurationsAreRegisteredForSpringBoot() throws IOException {
+        try (InputStream imports = getClass().getResourceAsStream(
+                "/META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
+            assertThat(imports).isNotNull();
+            assertThat(new String(imports.readAllBytes(), StandardCharsets.UTF_8).lines().toList()).containsExactlyInAnyOrder(
+                    StoreAutoConfiguration.class.getName(), DeliveryAutoConfiguration.class.getName(),
+                    VerificationAutoConfiguration.class.getName());
+        }
+    }
+
+    @Test
+    void withNothingButADataDirectoryTheVerificationRunsOnTheEmbeddedStore() {
+        Path dataDir = temporaryDirectory();
+        runner.withPropertyValues("verification.data-dir=" + dataDir).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(Verification.class).hasBean("verificationStoreHealthIndicator");
+            assertThat(dataDir.resolve("secret-key")).isRegularFile();
+        });
+    }
+
+    @Test
+    void theApplicationsOwnKeysVerificationAndClockWin() {
+        Path dataDir = temporaryDirectory();
+        SecretKeyRing own = SecretKeyRing.fromBase64(List.of(KEY));
+        runner.withPropertyValues("verification.data-dir=" + dataDir)
+                .withBean("myKeys", SecretKeyRing.class, () -> own)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(SecretKeyRing.class)).isSameAs(own);
+                    assertThat(dataDir.resolve("secret-key")).as("no key generated beside the application's").doesNotExist();
+                });
+    }
+
+    @Test
+    void withoutSpringBootsHealthSupportThereIsNoHealthIndicator() {
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory())
+                .withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Verification.class)
+                        .doesNotHaveBean("verificationStoreHealthIndicator"));
+    }
+
+    @Test
+    void onDynamoDbMissingHmacKeysStopTheStartAndSayWhatToSet() {
+        runner.withPropertyValues("verification.store=dynamodb", "verification.dev-outbox=true").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                    .hasMessageContaining("needs VERIFICATION_SECRET_KEYS");
+        });
+    }
+
+    /** The store is the application's own here, so that the delivery check is what the start meets first. */
+    @Test
+    void onDynamoDbWithoutAChannelOrTheOutboxTheStartIsRefused() {
+        runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY)
+                .withBean(VerificationStore.class, () -> SqliteVerificationStore.open(temporaryDirectory(), Clock.systemUTC()))
+                .run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                    .hasMessageContaining("No delivery channel is configured");
+        });
+    }
+
+    /** IDE completion: every setting of the starter with its description and default, none of the server's. */
+    @Test
+    void theConfigurationMetadataDescribesEverySetting() throws IOException {
+        JsonNode metadata;
+        try (InputStream json = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            assertThat(json).as("written by spring-boot-configuration-processor").isNotNull();
+            metadata = JsonMapper.builder().build().readTree(json);
+        }
+        List<String> names = metadata.get("properties").valueStream().map(property -> property.get("name").asString())
+                .toList();
+        assertThat(names).contains("verification.store", "verification.data-dir", "verification.secret-keys",
+                "verification.dynamodb.table", "verification.limits.send", "verification.smtp.host",
+                "verification.sms.provider", "verification.templates");
+        assertThat(names).doesNotContain("verification.api-keys", "verification.admin-api-keys");
+        JsonNode store = metadata.get("properties").valueStream()
+                .filter(property -> property.get("name").asString().equals("verification.store")).findFirst().orElseThrow();
+        assertThat(store.get("defaultValue").asString()).isEqualTo("embedded");
+        assertThat(store.get("description").asString()).contains("embedded").contains("dynamodb");
+        assertThat(metadata.get("properties").valueStream().filter(property -> !property.has("description"))
+                .map(property -> property.get("name").asString()).toList()).as("settings without a description").isEmpty();
+    }
+}
