@@ -1,7 +1,6 @@
 package dev.verificationservice.bench;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -155,9 +154,5 @@ public final class Suite {
             }
         }
         return scores;
-    }
-
-    static void print(PrintStream out, String text) {
-        out.println(text);
     }
 }
