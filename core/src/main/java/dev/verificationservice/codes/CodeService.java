@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,9 +33,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Issue</b>: normalise the target (an SMS number must be a real mobile number of an allowed region);
  *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, SMS budget,
- *   cooldown); delete the user's earlier codes of the type; store the new code's HMAC under
- *   {@code attribute_not_exists(PK)} stamped with the request's id (a new code on a collision, the same one on
- *   a retry); hand the code to the sender. A failed delivery deletes the code again.</li>
+ *   cooldown), while the user's earlier codes of the type are read beside its first step (the lock-out read
+ *   and the places: independent requests, one round trip on DynamoDB); once admitted, delete those earlier
+ *   codes; store the new code's HMAC under {@code attribute_not_exists(PK)} stamped with the request's id (a
+ *   new code on a collision, the same one on a retry); keep only the newest code of the type; hand the code to
+ *   the sender; write {@code CODE_SENT} once it was delivered. A failed delivery deletes the code again.</li>
  *   <li><b>Verify</b>: one atomic write per key in the ring (current key first) marks the code used, writes
  *   its CODE_VERIFIED entry and gives a NUMERIC attempt's place back. When the condition fails, the store
  *   hands back the item as it was, and that says NOT_FOUND, USED or EXPIRED. A LINK code is read first, to
@@ -113,12 +116,15 @@ public final class CodeService {
         Optional<String> context = Inputs.optionalText("context", request.context().orElse(null), MAX_CONTEXT_LENGTH);
         Locale locale = locales.choose(request.locale(), method, target);
 
-        Optional<RateLimitDecision> refused = admission.admit(userId, type, format, method, target, client);
+        // The earlier codes are read beside admission's first step: neither needs the other's answer. They are
+        // deleted only once the code may go out, and before the new one is written.
+        CompletableFuture<List<VerificationCode>> earlier = rateLimiter.beside(() -> codes.findCodes(userId, type));
+        Optional<RateLimitDecision> refused = admission.admit(userId, type, format, method, target, client, earlier);
         if (refused.isPresent()) {
             return rateLimited(userId, refused.get(), client);
         }
 
-        invalidate(userId, type, "NEW_CODE_REQUESTED", client);
+        deleteEarlier(userId, type, RateLimiter.join(earlier), client);
 
         Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
@@ -225,6 +231,17 @@ public final class CodeService {
         int active = (int) codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
         auditInvalidated(userId, type, active, reason, Map.of(), client);
         return active;
+    }
+
+    /** Deletes the user's earlier codes of a type, as read before; CODES_INVALIDATED when any was still active. */
+    private void deleteEarlier(String userId, CodeType type, List<VerificationCode> earlier, ClientContext client) {
+        Instant now = clock.instant();
+        int active = 0;
+        for (VerificationCode code : earlier) {
+            codes.deleteCode(code.digest());
+            active += code.isActiveAt(now) ? 1 : 0;
+        }
+        auditInvalidated(userId, type, active, "NEW_CODE_REQUESTED", Map.of(), client);
     }
 
     /** CODES_INVALIDATED, when any of the deleted codes was still active. */

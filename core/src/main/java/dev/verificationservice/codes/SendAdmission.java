@@ -15,11 +15,12 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides whether a code may be sent now, by every limit in turn, each keyed by what it protects:
+ * Decides whether a code may be sent now, by every limit, each keyed by what it protects:
  * <ol>
  *   <li>the user is not locked out of guessing this type (NUMERIC codes only: a lock-out of guessing never
  *   stops a password-reset LINK);</li>
@@ -32,9 +33,19 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set;</li>
  *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write.</li>
  * </ol>
- * Each count is one atomic write, so every limit is exact under concurrency. When one refuses, the places the
- * request took before it are given back: a refused request counts against nothing. The cooldown is claimed
- * last, so it only starts when a code is actually going out.
+ * Each count is one atomic write, so every limit is exact under concurrency. In three steps:
+ * <ol>
+ *   <li>the lock-out read and the places of items 2 to 4 go out together (on DynamoDB one round trip), with
+ *   the caller's read of the user's earlier codes beside them ({@link RateLimiter#beside}): none needs
+ *   another's result. Once all have answered, they are judged in the order of the list, so the refusal
+ *   reported is the one the limits checked one after another would report, the first in that order;</li>
+ *   <li>then the SMS budget, alone: its place is unnamed and cannot be given back, so it is only taken once
+ *   every other place is granted;</li>
+ *   <li>then the cooldown, alone and last, so it only starts when a code is actually going out.</li>
+ * </ol>
+ * When one refuses, or a store call fails, every place the request took is given back: a refused request
+ * counts against nothing (the SMS budget excepted, whose place cannot be given back when the cooldown refuses
+ * after it).
  */
 final class SendAdmission {
 
@@ -66,44 +77,119 @@ final class SendAdmission {
         return "RESEND_" + type.name();
     }
 
-    /** Empty when the code may go out (every place is taken); otherwise the decision that refused it. */
+    /**
+     * Empty when the code may go out (every place is taken); otherwise the decision that refused it.
+     * {@code alongside} is a call the caller started beside the first step ({@link RateLimiter#beside}); it is
+     * waited for with the first step, and its failure fails the send before the SMS budget and the cooldown are
+     * touched, with every place given back.
+     */
     Optional<RateLimitDecision> admit(String userId, CodeType type, CodeFormat format, DeliveryMethod method,
-                                      String normalizedTarget, ClientContext client) {
+                                      String normalizedTarget, ClientContext client, CompletableFuture<?> alongside) {
+        // Every subject is worked out before anything goes out.
+        String target = targetSubject(method, normalizedTarget);
+        Optional<String> ip = client.ipAddress().map(SendAdmission::ipSubject);
+
+        // The first step: the lock-out read and every place at once, in the order they are judged in.
+        List<Check> checks = new ArrayList<>();
         if (format == CodeFormat.NUMERIC) {
-            RateLimitDecision failures = rateLimiter.currentOverWindows(userId, CodeService.verifyAction(type),
-                    policy.verifyLimit(), policy.verifyLookBack());
-            if (failures.limitReached()) {
-                return Optional.of(failures);
+            checks.add(new Check(true, rateLimiter.beside(() -> rateLimiter.currentOverWindows(userId,
+                    CodeService.verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()))));
+        }
+        checks.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(userId, CodeService.sendAction(type),
+                policy.sendLimit()))));
+        checks.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(target, TARGET_ACTION,
+                policy.targetLimit()))));
+        ip.ifPresent(subject -> checks.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(subject,
+                IP_ACTION, policy.ipLimit())))));
+        List<CompletableFuture<?>> step = new ArrayList<>();
+        checks.forEach(check -> step.add(check.call()));
+        step.add(alongside);
+        RateLimiter.awaitAll(step);
+
+        // Every place granted, whatever else answered: all of them go back on a refusal or a failure.
+        List<RateLimitDecision> taken = new ArrayList<>();
+        for (Check check : checks) {
+            if (!check.lockOut() && !check.call().isCompletedExceptionally()) {
+                RateLimitDecision place = check.call().join();
+                if (place.allowed()) {
+                    taken.add(place);
+                }
             }
         }
-        List<RateLimitDecision> taken = new ArrayList<>();
-        Optional<RateLimitDecision> refused = take(taken, rateLimiter.acquire(userId, CodeService.sendAction(type),
-                policy.sendLimit()))
-                .or(() -> take(taken, rateLimiter.acquire(targetSubject(method, normalizedTarget), TARGET_ACTION,
-                        policy.targetLimit())))
-                .or(() -> client.ipAddress().flatMap(ip -> take(taken, rateLimiter.acquire(ipSubject(ip), IP_ACTION,
-                        policy.ipLimit()))))
-                .or(() -> method == DeliveryMethod.SMS ? policy.smsBudget().flatMap(budget -> {
-                    Optional<RateLimitDecision> outOfBudget = take(taken, rateLimiter.acquireUnnamed(GLOBAL_SUBJECT,
-                            SMS_BUDGET_ACTION, budget));
-                    outOfBudget.ifPresent(decision -> LOG.warn("SMS budget of {} per {} is spent until {}: SMS codes are "
-                            + "refused (429 SMS_BUDGET_EXHAUSTED), email still works", budget.limit(), budget.window(),
-                            decision.resetsAt()));
-                    return outOfBudget;
-                }) : Optional.empty())
-                .or(() -> claimCooldown(userId, type));
+        Optional<RateLimitDecision> refused;
+        try {
+            refused = firstRefusal(checks);
+            if (refused.isEmpty()) {
+                RateLimiter.join(alongside);
+                // Every place is granted: the SMS budget, then the cooldown, each alone.
+                refused = smsBudget(method).or(() -> claimCooldown(userId, type));
+            }
+        } catch (RuntimeException failure) {
+            giveBack(taken).ifPresent(failure::addSuppressed);
+            throw failure;
+        }
         if (refused.isPresent()) {
-            taken.forEach(rateLimiter::release);
+            Optional<RuntimeException> failed = giveBack(taken);
+            if (failed.isPresent()) {
+                throw failed.get();
+            }
         }
         return refused;
     }
 
-    private static Optional<RateLimitDecision> take(List<RateLimitDecision> taken, RateLimitDecision decision) {
-        if (decision.allowed()) {
-            taken.add(decision);
+    /** One call of the first step; a lock-out read refuses when its limit is reached, a place when not allowed. */
+    private record Check(boolean lockOut, CompletableFuture<RateLimitDecision> call) {
+
+        boolean refuses(RateLimitDecision decision) {
+            return lockOut ? decision.limitReached() : !decision.allowed();
+        }
+    }
+
+    /**
+     * The first refusal in the order of the checks, as the checks made one after another would find it: a call
+     * that failed before any refusal fails the send with its own exception.
+     */
+    private static Optional<RateLimitDecision> firstRefusal(List<Check> checks) {
+        for (Check check : checks) {
+            RateLimitDecision decision = RateLimiter.join(check.call());
+            if (check.refuses(decision)) {
+                return Optional.of(decision);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The global SMS budget, taken only once every other place is granted (its place cannot be given back). */
+    private Optional<RateLimitDecision> smsBudget(DeliveryMethod method) {
+        if (method != DeliveryMethod.SMS) {
             return Optional.empty();
         }
-        return Optional.of(decision);
+        return policy.smsBudget().flatMap(budget -> {
+            RateLimitDecision decision = rateLimiter.acquireUnnamed(GLOBAL_SUBJECT, SMS_BUDGET_ACTION, budget);
+            if (decision.allowed()) {
+                return Optional.empty();
+            }
+            LOG.warn("SMS budget of {} per {} is spent until {}: SMS codes are refused (429 SMS_BUDGET_EXHAUSTED), "
+                    + "email still works", budget.limit(), budget.window(), decision.resetsAt());
+            return Optional.of(decision);
+        });
+    }
+
+    /** Gives back every place taken, each tried even if another fails; the first failure, the others added to it. */
+    private Optional<RuntimeException> giveBack(List<RateLimitDecision> taken) {
+        RuntimeException first = null;
+        for (RateLimitDecision place : taken) {
+            try {
+                rateLimiter.release(place);
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        return Optional.ofNullable(first);
     }
 
     private Optional<RateLimitDecision> claimCooldown(String userId, CodeType type) {

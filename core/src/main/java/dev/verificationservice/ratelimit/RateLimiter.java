@@ -24,9 +24,11 @@ import java.util.function.Supplier;
  * written with its place, so a retried write counts once (see {@link RateLimitRepository#takePlace}).
  *
  * <p><b>Independent store calls run in parallel</b> (each is a network round trip on DynamoDB): the read of the
- * earlier windows beside the place taken in the current one ({@link #acquireOverWindows}), and the reads of a
- * user's states ({@link #states}). Neither depends on the other's result, and none of them is a condition of
- * another: the decision is made from both results, exactly as when they ran one after the other.
+ * earlier windows beside the place taken in the current one ({@link #acquireOverWindows}), the reads of a
+ * user's states ({@link #states}), and the first step of a send (the lock-out read, the places and the read of
+ * the user's earlier codes, started with {@link #beside}). None of them depends on another's result, and none
+ * of them is a condition of another: the decision is made from all the results, exactly as when they ran one
+ * after the other.
  */
 public final class RateLimiter {
 
@@ -112,8 +114,8 @@ public final class RateLimiter {
         Place place = new Place(new CounterWindow(userId, action, windowStart,
                 windowStart.plus(window).plus(COUNTER_GRACE)), tokens.attemptId());
         // The earlier windows are read while the place is taken: two independent requests, one round trip.
-        CompletableFuture<Map<Instant, Long>> reading = CompletableFuture.supplyAsync(() -> counts(userId, action,
-                windowStart.minus(window.multipliedBy(lookBack)), windowStart.minus(window), now), parallel);
+        CompletableFuture<Map<Instant, Long>> reading = beside(() -> counts(userId, action,
+                windowStart.minus(window.multipliedBy(lookBack)), windowStart.minus(window), now));
         long taken;
         try {
             taken = counters.takePlace(place, policy.limit());
@@ -169,7 +171,7 @@ public final class RateLimiter {
         // before the others had even started).
         List<CompletableFuture<RateLimitDecision>> pending = new ArrayList<>();
         for (Supplier<RateLimitDecision> read : reads) {
-            pending.add(CompletableFuture.supplyAsync(read, parallel));
+            pending.add(beside(read));
         }
         List<RateLimitDecision> states = new ArrayList<>();
         try {
@@ -182,8 +184,24 @@ public final class RateLimiter {
         return states;
     }
 
+    /**
+     * Starts a store call on the threads of the independent calls, to go out beside the caller's others: only for
+     * calls none of which needs another's result or is a condition of another. {@link #join} gives its result.
+     */
+    public <T> CompletableFuture<T> beside(Supplier<T> call) {
+        return CompletableFuture.supplyAsync(call, parallel);
+    }
+
+    /**
+     * Waits until every call has ended, whether it succeeded or failed (a failure stays in its call): the caller
+     * then knows, for instance, every place that was taken, also when another call failed.
+     */
+    public static void awaitAll(List<? extends CompletableFuture<?>> calls) {
+        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).exceptionally(failure -> null).join();
+    }
+
     /** The result of a call run in parallel; its own exception if it failed. */
-    private static <T> T join(CompletableFuture<T> call) {
+    public static <T> T join(CompletableFuture<T> call) {
         try {
             return call.join();
         } catch (CompletionException e) {

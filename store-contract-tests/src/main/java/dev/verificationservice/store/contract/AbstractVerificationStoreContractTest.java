@@ -1039,6 +1039,66 @@ public abstract class AbstractVerificationStoreContractTest {
                 .isInstanceOf(IssueResult.Issued.class);
     }
 
+    private static CodeRequest emailFrom(String userId, String address, String ipAddress) {
+        return CodeRequest.of(userId, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, address)
+                .withClient(ipAddress == null ? ClientContext.none() : ClientContext.of(ipAddress, null, null));
+    }
+
+    private static void assertRefusedBy(IssueResult result, String action) {
+        assertThat(result).isInstanceOfSatisfying(IssueResult.RateLimited.class,
+                refused -> assertThat(refused.action()).isEqualTo(action));
+    }
+
+    @Test
+    void aSendRefusedByItsTargetCountsAgainstNothingElseAndStartsNoCooldown() {
+        Verification onePerTarget = build(keys, outbox, VerificationSettings.defaults()
+                .withTargetLimit(new RateLimitPolicy(1, Duration.ofHours(1))));
+        assertThat(onePerTarget.codes().issue(emailFrom("ron", "shared@example.com", null)))
+                .isInstanceOf(IssueResult.Issued.class);
+
+        assertRefusedBy(onePerTarget.codes().issue(emailFrom("sue", "shared@example.com", "203.0.113.60")),
+                "SEND_TO_TARGET");
+
+        // The user's and the client address's places went out beside the target's and were given back.
+        assertThat(onePerTarget.rateLimiter().current("sue", "SEND_EMAIL_VERIFICATION",
+                VerificationSettings.DEFAULT_SEND_LIMIT).count()).isZero();
+        assertThat(onePerTarget.rateLimiter().current("ip:203.0.113.60", "SEND_FROM_IP",
+                VerificationSettings.DEFAULT_IP_LIMIT).count()).isZero();
+        // No cooldown was started: at the same instant sue's code goes out to another address.
+        assertThat(onePerTarget.codes().issue(emailFrom("sue", "sue@example.com", "203.0.113.60")))
+                .isInstanceOf(IssueResult.Issued.class);
+        assertThat(auditTypes("sue")).containsExactly(AuditEventType.CODE_SENT, AuditEventType.RATE_LIMITED);
+    }
+
+    @Test
+    void whenSeveralLimitsRefuseOneSendTheFirstInTheirOrderIsReportedAndTheOtherPlacesGoBack() {
+        Verification tight = build(keys, outbox, VerificationSettings.defaults()
+                .withSendLimit(new RateLimitPolicy(1, Duration.ofMinutes(15)))
+                .withTargetLimit(new RateLimitPolicy(1, Duration.ofHours(1)))
+                .withIpLimit(new RateLimitPolicy(1, Duration.ofHours(1))));
+        assertThat(tight.codes().issue(emailFrom("eve", "eve@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+        String evesCode = latestCode();
+        assertThat(tight.codes().issue(emailFrom("fay", "full@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(tight.codes().issue(emailFrom("gus", "gus@example.com", "198.51.100.1")))
+                .isInstanceOf(IssueResult.Issued.class);
+
+        // The user's limit and the target's (and the cooldown): the user's is reported, the address's place goes back.
+        assertRefusedBy(tight.codes().issue(emailFrom("eve", "full@example.com", "203.0.113.61")),
+                "SEND_EMAIL_VERIFICATION");
+        assertThat(tight.rateLimiter().current("ip:203.0.113.61", "SEND_FROM_IP", VerificationSettings.DEFAULT_IP_LIMIT)
+                .count()).isZero();
+        // The target's and the address's: the target's is reported, the user's place goes back.
+        assertRefusedBy(tight.codes().issue(emailFrom("hal", "full@example.com", "198.51.100.1")), "SEND_TO_TARGET");
+        assertThat(tight.rateLimiter().current("hal", "SEND_EMAIL_VERIFICATION", VerificationSettings.DEFAULT_SEND_LIMIT)
+                .count()).isZero();
+        // Locked out of guessing and over the user's limit: the lock-out is reported, the target's place goes back.
+        for (int guess = 0; guess < 5; guess++) {
+            tight.codes().verify(VerifyRequest.numeric(wrongCode(evesCode), "eve", CodeType.EMAIL_VERIFICATION));
+        }
+        assertRefusedBy(tight.codes().issue(emailFrom("eve", "eve2@example.com", null)), "VERIFY_EMAIL_VERIFICATION");
+        assertThat(tight.codes().issue(emailFrom("ida", "eve2@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+    }
+
     @Test
     void aNewCodeIsRefusedForThirtySecondsAfterTheLastAndOfTenAtOnceOneGoesOut() throws Exception {
         AtomicInteger targets = new AtomicInteger();

@@ -333,8 +333,10 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         Map<AccessPattern, ConsumedCapacityRecorder.Usage> usage =
                 ((DynamoDbVerificationStore) store).consumedCapacity().snapshot();
         assertThat(usage).containsKeys(AccessPattern.INSERT_CODE, AccessPattern.CONSUME_CODE,
-                AccessPattern.INVALIDATE_CODES, AccessPattern.FIND_CODES, AccessPattern.COUNT_RATE_LIMIT, AccessPattern.APPEND_AUDIT,
-                AccessPattern.READ_RATE_LIMIT);
+                AccessPattern.FIND_CODES, AccessPattern.COUNT_RATE_LIMIT, AccessPattern.APPEND_AUDIT,
+                AccessPattern.READ_RATE_LIMIT, AccessPattern.CLAIM_COOLDOWN);
+        // The send reads the earlier codes (beside its places) and then the codes to keep the newest: two queries.
+        assertThat(usage.get(AccessPattern.FIND_CODES).requests()).isEqualTo(2);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).requests()).isEqualTo(1);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).capacityUnits()).isPositive();
         // CODE_SENT alone: CODE_VERIFIED is written by the consume transaction itself.

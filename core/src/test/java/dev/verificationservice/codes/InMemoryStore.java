@@ -1,0 +1,265 @@
+package dev.verificationservice.codes;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditRepository;
+import dev.verificationservice.ratelimit.Cooldown;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.spi.StoreException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The parts of the store a send touches, in memory, for the core's own tests: counters with marks, cooldowns,
+ * codes and audit entries. It can fail chosen calls, and hold the first calls of a send at a gate until a
+ * given number of them are in flight together (which calls that run one after another never are).
+ */
+final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditRepository {
+
+    private record WindowKey(String subject, String action, Instant windowStart) {
+    }
+
+    private static final class Counter {
+        long count;
+        final Set<String> marks = new HashSet<>();
+    }
+
+    private record Claim(Instant busyUntil, String claimedBy) {
+    }
+
+    private final Map<WindowKey, Counter> counters = new HashMap<>();
+    private final Map<String, Claim> cooldowns = new HashMap<>();
+    private final Map<String, VerificationCode> codes = new LinkedHashMap<>();
+    private final Map<String, String> issueIds = new HashMap<>();
+    private final List<AuditEntry> audit = new ArrayList<>();
+    private final List<String> givenBack = new ArrayList<>();
+    private final Set<String> failing = new HashSet<>();
+    private volatile Gate gate = Gate.OPEN;
+
+    /**
+     * Holds the next {@code calls} reads and place-takings until all of them have arrived; a call that waits
+     * longer than the timeout fails, so calls made one after another fail the send instead of hanging.
+     */
+    synchronized void holdUntilTogether(int calls) {
+        gate = new Gate(calls);
+    }
+
+    /** Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCodes}, {@code findCounters}. */
+    synchronized void fail(String call) {
+        failing.add(call);
+    }
+
+    /** The places held now in every window of an action, all subjects together. */
+    synchronized long held(String action) {
+        return counters.entrySet().stream().filter(entry -> entry.getKey().action().equals(action))
+                .mapToLong(entry -> entry.getValue().count).sum();
+    }
+
+    /** The actions of the places given back so far, in order. */
+    synchronized List<String> givenBack() {
+        return List.copyOf(givenBack);
+    }
+
+    synchronized boolean cooldownClaimed(String userId, String action) {
+        return cooldowns.containsKey(userId + "|" + action);
+    }
+
+    synchronized List<VerificationCode> allCodes() {
+        return List.copyOf(codes.values());
+    }
+
+    private synchronized void failIfAsked(String call) {
+        if (failing.contains(call)) {
+            throw new StoreException("failed on purpose: " + call);
+        }
+    }
+
+    // Rate limits
+
+    @Override
+    public long takePlace(Place place, long ceiling) {
+        if (place.attemptId().isPresent()) {
+            gate.pass();
+        }
+        failIfAsked("takePlace:" + place.window().action());
+        synchronized (this) {
+            Counter counter = counters.computeIfAbsent(key(place), ignored -> new Counter());
+            if (place.attemptId().isPresent() && counter.marks.contains(place.attemptId().get())) {
+                return counter.count;
+            }
+            if (counter.count >= ceiling) {
+                return ceiling + 1;
+            }
+            counter.count++;
+            place.attemptId().ifPresent(counter.marks::add);
+            return counter.count;
+        }
+    }
+
+    @Override
+    public synchronized void givePlaceBack(Place place) {
+        Counter counter = counters.get(key(place));
+        if (counter != null && place.attemptId().isPresent() && counter.marks.remove(place.attemptId().get())) {
+            counter.count--;
+            givenBack.add(place.window().action());
+        }
+    }
+
+    private static WindowKey key(Place place) {
+        return new WindowKey(place.window().userId(), place.window().action(), place.window().windowStart());
+    }
+
+    @Override
+    public synchronized int deleteCounters(String userId, String action) {
+        int before = counters.size();
+        counters.keySet().removeIf(key -> key.subject().equals(userId) && key.action().equals(action));
+        return before - counters.size();
+    }
+
+    @Override
+    public synchronized Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart,
+                                                               Instant now) {
+        return Optional.ofNullable(counters.get(new WindowKey(userId, action, windowStart)))
+                .map(counter -> new RateLimitCounter(userId, action, windowStart, counter.count, Instant.MAX));
+    }
+
+    @Override
+    public List<RateLimitCounter> findCounters(String userId, String action, Instant fromWindowStart,
+                                               Instant toWindowStart, Instant now) {
+        gate.pass();
+        failIfAsked("findCounters");
+        synchronized (this) {
+            return counters.entrySet().stream()
+                    .filter(entry -> entry.getKey().subject().equals(userId) && entry.getKey().action().equals(action))
+                    .filter(entry -> !entry.getKey().windowStart().isBefore(fromWindowStart)
+                            && !entry.getKey().windowStart().isAfter(toWindowStart))
+                    .sorted(Comparator.comparing(entry -> entry.getKey().windowStart()))
+                    .map(entry -> new RateLimitCounter(userId, action, entry.getKey().windowStart(),
+                            entry.getValue().count, Instant.MAX))
+                    .toList();
+        }
+    }
+
+    @Override
+    public synchronized Optional<Instant> claimCooldown(Cooldown cooldown) {
+        String key = cooldown.userId() + "|" + cooldown.action();
+        Claim claim = cooldowns.get(key);
+        if (claim == null || !claim.busyUntil().isAfter(cooldown.now()) || claim.claimedBy().equals(cooldown.attemptId())) {
+            cooldowns.put(key, new Claim(cooldown.endsAt(), cooldown.attemptId()));
+            return Optional.empty();
+        }
+        return Optional.of(claim.busyUntil());
+    }
+
+    // Codes
+
+    @Override
+    public synchronized boolean insertCode(VerificationCode code, String issueId) {
+        if (codes.containsKey(code.digest())) {
+            return issueId.equals(issueIds.get(code.digest()));
+        }
+        codes.put(code.digest(), code);
+        issueIds.put(code.digest(), issueId);
+        return true;
+    }
+
+    @Override
+    public synchronized Optional<VerificationCode> findCode(String digest) {
+        return Optional.ofNullable(codes.get(digest));
+    }
+
+    @Override
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        throw new UnsupportedOperationException("not needed by a send");
+    }
+
+    @Override
+    public synchronized List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
+        List<VerificationCode> deleted = findCodesNow(userId, codeType);
+        deleted.forEach(code -> codes.remove(code.digest()));
+        return deleted;
+    }
+
+    @Override
+    public List<VerificationCode> findCodes(String userId, CodeType codeType) {
+        gate.pass();
+        failIfAsked("findCodes");
+        synchronized (this) {
+            return findCodesNow(userId, codeType);
+        }
+    }
+
+    private List<VerificationCode> findCodesNow(String userId, CodeType codeType) {
+        return codes.values().stream().filter(code -> code.userId().equals(userId) && code.codeType() == codeType)
+                .toList();
+    }
+
+    @Override
+    public synchronized void deleteCode(String digest) {
+        codes.remove(digest);
+    }
+
+    // Audit
+
+    @Override
+    public synchronized boolean appendAudit(AuditEntry entry) {
+        audit.add(entry);
+        return true;
+    }
+
+    @Override
+    public synchronized List<AuditEntry> queryAudit(String userId, Instant from, Instant to,
+                                                    Optional<AuditPosition> before, int limit, Instant now) {
+        List<AuditEntry> entries = new ArrayList<>();
+        for (int i = audit.size() - 1; i >= 0 && entries.size() < limit; i--) {
+            AuditEntry entry = audit.get(i);
+            if (entry.userId().equals(userId) && !entry.timestamp().isBefore(from) && !entry.timestamp().isAfter(to)) {
+                entries.add(entry);
+            }
+        }
+        return entries;
+    }
+
+    /** Holds calls until {@code expected} of them are in flight at once; afterwards lets every call through. */
+    private static final class Gate {
+
+        static final Gate OPEN = new Gate(0);
+
+        private final CountDownLatch arrived;
+        private final AtomicInteger admitted = new AtomicInteger();
+        private final int expected;
+
+        Gate(int expected) {
+            this.expected = expected;
+            this.arrived = new CountDownLatch(expected);
+        }
+
+        void pass() {
+            if (admitted.incrementAndGet() > expected) {
+                return;
+            }
+            arrived.countDown();
+            try {
+                if (!arrived.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("only " + (expected - arrived.getCount()) + " of " + expected
+                            + " calls were in flight together");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

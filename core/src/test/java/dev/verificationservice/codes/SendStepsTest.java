@@ -1,0 +1,207 @@
+package dev.verificationservice.codes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.spi.StoreException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A send's first step (the lock-out read, the places and the read of the earlier codes) goes out at once, and
+ * still refuses, gives back and starts the cooldown exactly as the limits checked one after another would.
+ */
+class SendStepsTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
+    private static final String SEND = "SEND_EMAIL_VERIFICATION";
+    private static final String VERIFY = "VERIFY_EMAIL_VERIFICATION";
+    private static final String RESEND = "RESEND_EMAIL_VERIFICATION";
+    private static final String IP = "203.0.113.7";
+
+    private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+    private final InMemoryStore store = new InMemoryStore();
+    private final SecureTokens tokens = new SecureTokens();
+    private final RateLimiter rateLimiter = new RateLimiter(store, clock, tokens);
+    private final DevelopmentOutbox outbox = new DevelopmentOutbox(clock);
+
+    /** Every limit 1, except the failure count (5); the cooldown on. */
+    private final VerificationSettings tight = VerificationSettings.defaults()
+            .withSendLimit(new RateLimitPolicy(1, Duration.ofMinutes(15)))
+            .withTargetLimit(new RateLimitPolicy(1, Duration.ofHours(1)))
+            .withIpLimit(new RateLimitPolicy(1, Duration.ofHours(1)));
+
+    private final AuditLog audit = new AuditLog(store, clock, VerificationSettings.defaults().auditRetention(), tokens);
+
+    private CodeService codes(VerificationSettings settings) {
+        SecretKeyRing keys = SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom())));
+        return new CodeService(store, store, rateLimiter, audit, outbox, keys, tokens, clock, settings.codePolicy(),
+                MessageLocales.requestedOrEnglish());
+    }
+
+    private static CodeRequest email(String userId, String address, String ipAddress) {
+        CodeRequest request = CodeRequest.of(userId, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, address);
+        return ipAddress == null ? request : request.withClient(ClientContext.of(ipAddress, null, null));
+    }
+
+    private static void assertRefusedBy(IssueResult result, String action) {
+        assertThat(result).isInstanceOfSatisfying(IssueResult.RateLimited.class,
+                refused -> assertThat(refused.action()).isEqualTo(action));
+    }
+
+    /** Fills the user's failure count of EMAIL_VERIFICATION: the user is locked out of guessing. */
+    private void lockOut(String userId) {
+        for (int failure = 0; failure < 5; failure++) {
+            rateLimiter.acquire(userId, VERIFY, VerificationSettings.DEFAULT_VERIFY_LIMIT);
+        }
+    }
+
+    @Test
+    void theLockOutReadThePlacesAndTheEarlierCodesAreInFlightTogether() {
+        CodeService service = codes(VerificationSettings.defaults());
+        // Lock-out read, user, target, IP, earlier codes: one after another, the first would wait alone and fail.
+        store.holdUntilTogether(5);
+
+        assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
+
+        assertThat(store.cooldownClaimed("ada", RESEND)).isTrue();
+        assertThat(store.allCodes()).hasSize(1);
+        assertThat(outbox.messages()).hasSize(1);
+    }
+
+    @Test
+    void aSendRefusedByTheTargetGivesBackEveryOtherPlaceAndStartsNoCooldown() {
+        CodeService service = codes(tight);
+        assertThat(service.issue(email("ben", "shared@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+
+        assertRefusedBy(service.issue(email("cy", "shared@example.com", IP)), "SEND_TO_TARGET");
+
+        // The user's and the address's places were taken beside the target's, and given back.
+        assertThat(store.givenBack()).containsExactlyInAnyOrder(SEND, SendAdmission.IP_ACTION);
+        assertThat(store.held(SEND)).as("only ben's").isEqualTo(1);
+        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.cooldownClaimed("cy", RESEND)).isFalse();
+        // Nothing counts against cy: at the same instant, another address goes out from the same client.
+        assertThat(service.issue(email("cy", "cy@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aLockOutReadBesideThePlacesStillRefusesAndEveryPlaceGoesBack() {
+        CodeService service = codes(tight);
+        lockOut("dee");
+
+        assertRefusedBy(service.issue(email("dee", "dee@example.com", IP)), VERIFY);
+
+        assertThat(store.givenBack()).containsExactlyInAnyOrder(SEND, SendAdmission.TARGET_ACTION,
+                SendAdmission.IP_ACTION);
+        assertThat(store.held(SEND)).isZero();
+        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.cooldownClaimed("dee", RESEND)).isFalse();
+        // A LINK is never stopped by the lock-out of guessing, and the places given back let it through.
+        assertThat(service.issue(email("dee", "dee@example.com", IP).withFormat(CodeFormat.LINK)))
+                .isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void whenTwoLimitsRefuseAtOnceTheFirstInTheOrderIsReported() {
+        CodeService service = codes(tight);
+        // eve has had her one code (her cooldown runs), full.example.com its one send, 198.51.100.1 its one.
+        assertThat(service.issue(email("eve", "eve@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(service.issue(email("fay", "full@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(service.issue(email("gus", "gus@example.com", "198.51.100.1"))).isInstanceOf(IssueResult.Issued.class);
+
+        // User and target refuse (and the cooldown would): the user's limit is reported; the IP's place goes back.
+        assertRefusedBy(service.issue(email("eve", "full@example.com", IP)), SEND);
+        assertThat(store.held(SendAdmission.IP_ACTION)).as("only gus's").isEqualTo(1);
+        // Target and address refuse: the target is reported; the user's place goes back.
+        assertRefusedBy(service.issue(email("hal", "full@example.com", "198.51.100.1")), "SEND_TO_TARGET");
+        assertThat(store.held(SEND)).as("eve's, fay's and gus's").isEqualTo(3);
+        // Locked out and over the user's limit: the lock-out is reported.
+        lockOut("eve");
+        assertRefusedBy(service.issue(email("eve", "eve2@example.com", null)), VERIFY);
+        assertThat(store.held(SendAdmission.TARGET_ACTION)).as("eve's, fay's and gus's").isEqualTo(3);
+        // Only the cooldown refuses: it is reported, and it is claimed after every place, so they all go back.
+        VerificationSettings coolOnly = VerificationSettings.defaults();
+        CodeService cool = codes(coolOnly);
+        assertRefusedBy(cool.issue(email("fay", "fay@example.com", IP)), RESEND);
+        assertThat(store.held(SendAdmission.IP_ACTION)).isEqualTo(1);
+    }
+
+    @Test
+    void aRefusedSmsTakesNothingFromTheBudgetWhichIsTakenOnlyOnceEveryOtherPlaceIsGranted() {
+        CodeService service = codes(tight.withSmsBudget(Optional.of(new RateLimitPolicy(2, Duration.ofHours(1)))));
+        assertThat(service.issue(sms("ivy", "+447700123401"))).isInstanceOf(IssueResult.Issued.class);
+
+        assertRefusedBy(service.issue(sms("jay", "+447700123401")), "SEND_TO_TARGET");
+
+        // The budget holds one SMS: the second of two still goes out, and a third is past the budget.
+        assertThat(service.issue(sms("kim", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertRefusedBy(service.issue(sms("lee", "+447700123403")), SendAdmission.SMS_BUDGET_ACTION);
+    }
+
+    private static CodeRequest sms(String userId, String number) {
+        return CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number);
+    }
+
+    @Test
+    void aStoreFailureInTheFirstStepGivesBackThePlacesAlreadyTakenAndStartsNoCooldown() {
+        CodeService service = codes(VerificationSettings.defaults());
+        store.fail("takePlace:" + SendAdmission.TARGET_ACTION);
+
+        assertThatThrownBy(() -> service.issue(email("max", "max@example.com", IP))).isInstanceOf(StoreException.class)
+                .hasMessageContaining(SendAdmission.TARGET_ACTION);
+
+        assertThat(store.held(SEND)).isZero();
+        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.cooldownClaimed("max", RESEND)).isFalse();
+        assertThat(store.allCodes()).isEmpty();
+        assertThat(outbox.messages()).isEmpty();
+    }
+
+    @Test
+    void aFailedReadOfTheEarlierCodesFailsTheSendWithNothingCounted() {
+        CodeService service = codes(VerificationSettings.defaults());
+        store.fail("findCodes");
+
+        assertThatThrownBy(() -> service.issue(email("ned", "ned@example.com", IP))).isInstanceOf(StoreException.class);
+
+        assertThat(store.held(SEND)).isZero();
+        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.cooldownClaimed("ned", RESEND)).isFalse();
+        assertThat(outbox.messages()).isEmpty();
+    }
+
+    @Test
+    void theEarlierCodesReadBesideTheFirstStepAreDeletedBeforeTheNewOneIsWritten() {
+        CodeService service = codes(VerificationSettings.defaults().withResendCooldown(Duration.ZERO));
+        assertThat(service.issue(email("ola", "ola@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+        String first = outbox.messages().get(0).code();
+
+        assertThat(service.issue(email("ola", "ola@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+
+        assertThat(store.allCodes()).hasSize(1);
+        // Deleted as an earlier code, not only as a loser of keep-newest after the write.
+        assertThat(audit.query("ola", Optional.empty(), Optional.empty(), Optional.of(100), Optional.empty()).entries())
+                .filteredOn(entry -> entry.eventType() == AuditEventType.CODES_INVALIDATED).singleElement()
+                .satisfies(entry -> assertThat(entry.details()).containsEntry("reason", "NEW_CODE_REQUESTED"));
+        assertThat(service.check(VerifyRequest.numeric(first, "ola", CodeType.EMAIL_VERIFICATION)).valid()).isFalse();
+        assertThat(service.check(VerifyRequest.numeric(outbox.messages().get(0).code(), "ola",
+                CodeType.EMAIL_VERIFICATION)).valid()).isTrue();
+    }
+}
