@@ -145,6 +145,21 @@ public final class SqliteFiles {
                     connection.close();
                 }
             }
+            // Every write goes through the store's one writer connection (group commit): set it there too, while
+            // the store is idle (the benchmark has not started).
+            Field writerField = SqliteVerificationStore.class.getDeclaredField("writer");
+            writerField.setAccessible(true);
+            Object writer = writerField.get(store);
+            Field connectionField = writer.getClass().getDeclaredField("connection");
+            connectionField.setAccessible(true);
+            Connection writerConnection = (Connection) connectionField.get(writer);
+            try (Statement statement = writerConnection.createStatement()) {
+                statement.execute("PRAGMA synchronous=" + mode);
+                try (ResultSet result = statement.executeQuery("PRAGMA synchronous")) {
+                    result.next();
+                    modes.add("writer " + result.getString(1));
+                }
+            }
             return modes;
         } catch (ReflectiveOperationException | SQLException e) {
             throw new IllegalStateException("cannot set synchronous=" + mode, e);

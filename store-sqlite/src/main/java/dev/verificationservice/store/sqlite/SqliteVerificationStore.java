@@ -91,11 +91,15 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>queries through GSI1 and the audit range filter {@code ttl > :now} themselves.</li>
  * </ul>
  *
- * <p><b>Concurrency.</b> The database runs in WAL mode behind a small connection pool; SQLite runs one
- * writer at a time, and every step above is atomic, so the concurrent guarantees (one consume wins, exact
- * rate limits) hold across threads and across processes sharing the file.
+ * <p><b>Concurrency.</b> The database runs in WAL mode. Reads go through a small connection pool; every
+ * write transaction goes through the store's one writer ({@link GroupCommitWriter}), which runs the
+ * transactions waiting at the same moment one after another, each in a savepoint of its own, and commits them
+ * together. SQLite runs one writer at a time, and every step above is atomic, so the concurrent guarantees
+ * (one consume wins, exact rate limits) hold across threads and across processes sharing the file.
  *
- * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss.
+ * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss. A
+ * write is acknowledged only once the batch it was committed in is synced; the batch shares that one sync
+ * (group commit), which is what lets FULL keep up with concurrent traffic.
  * Lock waits are bounded ({@link #DEFAULT_LOCK_WAIT} by default for the lock, the same for a pooled connection); past them a
  * request fails with a {@link StoreException}. The database files are created owner-only.
  *
@@ -158,6 +162,7 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     private final HikariDataSource dataSource;
     private final JsonMapper json = JsonMapper.builder().build();
+    private final GroupCommitWriter writer;
     private final Clock clock;
     private final Duration sweepGrace;
     private final ScheduledExecutorService sweeper;
@@ -191,6 +196,13 @@ public final class SqliteVerificationStore implements VerificationStore {
         try {
             createSchema();
         } catch (StoreException e) {
+            dataSource.close();
+            throw cannotOpen(databaseFile, e);
+        }
+        try {
+            // The one connection every write goes through (group commit); the pool serves the reads.
+            this.writer = new GroupCommitWriter(sqlite.getConnection(), lockWait, "verification-sqlite-writer");
+        } catch (SQLException e) {
             dataSource.close();
             throw cannotOpen(databaseFile, e);
         }
@@ -569,13 +581,12 @@ public final class SqliteVerificationStore implements VerificationStore {
     @Override
     public int deleteCounters(String userId, String action) {
         String partition = TableKeys.rateLimitPartition(userId, action);
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement delete = connection.prepareStatement(DELETE_PARTITION)) {
-            delete.setString(1, partition);
-            return (int) allItems(delete).stream().filter(item -> TableItems.number(item, COUNT) > 0).count();
-        } catch (SQLException e) {
-            throw failure("delete rate-limit counters", e);
-        }
+        return inTransaction("delete rate-limit counters", connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(DELETE_PARTITION)) {
+                delete.setString(1, partition);
+                return (int) allItems(delete).stream().filter(item -> TableItems.number(item, COUNT) > 0).count();
+            }
+        });
     }
 
     @Override
@@ -714,17 +725,17 @@ public final class SqliteVerificationStore implements VerificationStore {
     public int sweepExpired(Instant now) {
         long cutoff = now.minus(sweepGrace).getEpochSecond();
         int total = 0;
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement sweep = connection.prepareStatement(SWEEP)) {
-            sweep.setLong(1, cutoff);
-            int deleted;
-            do {
-                deleted = sweep.executeUpdate();
-                total += deleted;
-            } while (deleted == SWEEP_BATCH);
-        } catch (SQLException e) {
-            throw failure("sweep expired rows", e);
-        }
+        int deleted;
+        do {
+            // One batch per transaction, so that the sweep never holds the writer for long.
+            deleted = inTransaction("sweep expired rows", connection -> {
+                try (PreparedStatement sweep = connection.prepareStatement(SWEEP)) {
+                    sweep.setLong(1, cutoff);
+                    return sweep.executeUpdate();
+                }
+            });
+            total += deleted;
+        } while (deleted == SWEEP_BATCH);
         return total;
     }
 
@@ -742,7 +753,13 @@ public final class SqliteVerificationStore implements VerificationStore {
     @Override
     public void close() {
         sweeper.shutdownNow();
+        writer.close();
         dataSource.close();
+    }
+
+    /** The writer, for tests of the grouping. */
+    GroupCommitWriter writer() {
+        return writer;
     }
 
     /** The value of a PRAGMA on the store's own connections (settings are per connection). For tests. */
@@ -757,11 +774,10 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     /** Writes an item as it is, replacing any item with its key. For test fixtures that need a raw item. */
     void putItem(Map<String, Object> item) {
-        try (Connection connection = dataSource.getConnection()) {
+        inTransaction("put an item", connection -> {
             putItem(connection, item);
-        } catch (SQLException e) {
-            throw failure("put an item", e);
-        }
+            return null;
+        });
     }
 
     private void putItem(Connection connection, Map<String, Object> item) throws SQLException {
@@ -773,46 +789,13 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     // Helpers
 
-    @FunctionalInterface
-    private interface TransactionBody<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
     /**
-     * Runs {@code body} in one {@code BEGIN IMMEDIATE} transaction, written out as SQL on a connection that stays
-     * in auto-commit mode: the driver then keeps no transaction state of its own that a failed BEGIN (the
-     * database was locked past the lock wait) could leave out of step with SQLite's. On any failure the
-     * transaction is rolled back; a connection that cannot even roll back is evicted from the pool.
+     * Runs {@code body} as one transaction on the store's writer ({@link GroupCommitWriter}): atomic, isolated from
+     * the transactions committed with it (each in a savepoint of its own, one after another), and acknowledged
+     * only once the batch it was committed in is on disk. A body that throws leaves nothing written.
      */
-    private <T> T inTransaction(String what, TransactionBody<T> body) {
-        try (Connection connection = dataSource.getConnection()) {
-            try (Statement begin = connection.createStatement()) {
-                begin.execute("BEGIN IMMEDIATE");
-            }
-            try {
-                T result = body.run(connection);
-                try (Statement commit = connection.createStatement()) {
-                    commit.execute("COMMIT");
-                }
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollBack(connection);
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw failure(what, e);
-        }
-    }
-
-    private void rollBack(Connection connection) {
-        try (Statement rollback = connection.createStatement()) {
-            rollback.execute("ROLLBACK");
-        } catch (SQLException e) {
-            if (e.getMessage() == null || !e.getMessage().contains("no transaction is active")) {
-                LOG.warn("Could not roll back on the embedded store; dropping the connection: {}", e.getMessage());
-                dataSource.evictConnection(connection);
-            }
-        }
+    private <T> T inTransaction(String what, GroupCommitWriter.Body<T> body) {
+        return writer.run(what, body);
     }
 
     private int insertIfAbsent(Connection connection, Map<String, Object> item) throws SQLException {
@@ -836,14 +819,13 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     private void deleteItem(TableKeys.PrimaryKey key) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
-            delete.setString(1, key.pk());
-            delete.setString(2, key.sk());
-            delete.executeUpdate();
-        } catch (SQLException e) {
-            throw failure("delete an item", e);
-        }
+        inTransaction("delete an item", connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
+                delete.setString(1, key.pk());
+                delete.setString(2, key.sk());
+                return delete.executeUpdate();
+            }
+        });
     }
 
     /** The items of one GSI1 partition whose sort key has the prefix; with {@code activeAt}, only unexpired ones. */
@@ -864,15 +846,14 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     private List<Map<String, Object>> deleteByIndexPrefix(String gsi1pk, String gsi1skPrefix) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement delete = connection.prepareStatement(DELETE_BY_GSI1_PREFIX)) {
-            delete.setString(1, gsi1pk);
-            delete.setString(2, gsi1skPrefix);
-            delete.setString(3, gsi1skPrefix + SqliteSchema.PREFIX_END);
-            return allItems(delete);
-        } catch (SQLException e) {
-            throw failure("delete through the user index", e);
-        }
+        return inTransaction("delete through the user index", connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(DELETE_BY_GSI1_PREFIX)) {
+                delete.setString(1, gsi1pk);
+                delete.setString(2, gsi1skPrefix);
+                delete.setString(3, gsi1skPrefix + SqliteSchema.PREFIX_END);
+                return allItems(delete);
+            }
+        });
     }
 
     private Optional<Map<String, Object>> selectItem(Connection connection, TableKeys.PrimaryKey key)

@@ -1,0 +1,278 @@
+package dev.verificationservice.store.sqlite;
+
+import dev.verificationservice.spi.StoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded store's one writer, with group commit: every write transaction of the store runs here, on one
+ * connection, and the transactions waiting at the same moment share one {@code COMMIT}, so one sync of the file
+ * ({@code synchronous=FULL}) makes all of them durable. SQLite runs one writer at a time anyway; what this
+ * changes is how many syncs a burst of writes costs: one per batch instead of one per write.
+ *
+ * <p><b>Algorithm.</b>
+ * <ol>
+ *   <li>A caller hands in its transaction body and waits, at most the lock wait, for its outcome.</li>
+ *   <li>The writer thread takes every transaction waiting at that moment (at most {@link #MAX_BATCH}),
+ *   {@code BEGIN IMMEDIATE}, and runs them one after another, each inside a {@code SAVEPOINT} of its own.
+ *   Each body sees the writes of those before it, exactly as if they had committed one after another, so
+ *   every condition keeps its meaning. A body that fails is rolled back to its savepoint: it leaves nothing,
+ *   and the others keep their writes.</li>
+ *   <li>{@code COMMIT}. Only then is any outcome handed back, a result or a body's own failure: an outcome
+ *   may rest on what an earlier body of the same batch wrote, and must not be acted on before that is on
+ *   disk. If the {@code COMMIT} (or the {@code BEGIN}) fails, nothing of the batch is written and every caller
+ *   gets a {@link StoreException}; each may retry, as every write of the store is safe to repeat.</li>
+ *   <li>A caller whose lock wait passes before its body started takes it back: it never runs, and the caller
+ *   is told nothing was written. Once its body has started, the caller waits one more lock wait for the
+ *   batch; past that it is told the outcome is unknown (the write may still land; a retry is safe).</li>
+ * </ol>
+ * No batch waits for company: a batch is whatever arrived while the previous one was being written and
+ * synced, so a lone write is committed at once.
+ */
+final class GroupCommitWriter implements AutoCloseable {
+
+    /** A transaction body: runs on the writer's connection, inside the batch's transaction. */
+    @FunctionalInterface
+    interface Body<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /** The most transactions one COMMIT acknowledges: bounds how long the first of a batch waits for the last. */
+    static final int MAX_BATCH = 64;
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCommitWriter.class);
+    private static final int QUEUED = 0;
+    private static final int STARTED = 1;
+    private static final int WITHDRAWN = 2;
+
+    private final Connection connection;
+    private final Duration wait;
+    private final BlockingQueue<Job<?>> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong transactions = new AtomicLong();
+    private volatile boolean closed;
+
+    private static final class Job<T> {
+        final String what;
+        final Body<T> body;
+        final AtomicInteger state = new AtomicInteger(QUEUED);
+        final CompletableFuture<T> outcome = new CompletableFuture<>();
+        T result;
+        Throwable failure;
+
+        Job(String what, Body<T> body) {
+            this.what = what;
+            this.body = body;
+        }
+
+        void deliver() {
+            if (failure != null) {
+                outcome.completeExceptionally(failure);
+            } else {
+                outcome.complete(result);
+            }
+        }
+    }
+
+    /** Takes over {@code connection} (closed with the writer); the caller has set its pragmas. */
+    GroupCommitWriter(Connection connection, Duration wait, String name) {
+        this.connection = connection;
+        this.wait = wait;
+        this.thread = new Thread(this::writeBatches, name);
+        // A batch cut off by the JVM's exit was never acknowledged: SQLite rolls it back on the next open.
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Runs {@code body} as one transaction of a batch; returns its result once the batch is committed. */
+    <T> T run(String what, Body<T> body) {
+        if (closed) {
+            throw new StoreException("the embedded store is closed; it could not " + what);
+        }
+        Job<T> job = new Job<>(what, body);
+        queue.add(job);
+        try {
+            return outcomeOf(job);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            if (job.state.compareAndSet(QUEUED, WITHDRAWN)) {
+                throw new StoreException("the embedded store could not " + what + ": interrupted before it started; "
+                        + "nothing was written", e);
+            }
+            throw new StoreException("the embedded store could not " + what + ": interrupted while its batch was being "
+                    + "written; it may or may not be written (a retry is safe)", e);
+        }
+    }
+
+    private <T> T outcomeOf(Job<T> job) throws InterruptedException {
+        try {
+            try {
+                return job.outcome.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                if (job.state.compareAndSet(QUEUED, WITHDRAWN)) {
+                    throw new StoreException("the embedded store could not " + job.what + ": the writer was busy for "
+                            + "longer than the lock wait (" + wait + "); nothing was written", e);
+                }
+                // Started: its batch is being written; wait for that, but not forever.
+                try {
+                    return job.outcome.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (TimeoutException stillRunning) {
+                    throw new StoreException("the embedded store could not " + job.what + " within twice the lock wait ("
+                            + wait + "): it may still be written (a retry is safe)", stillRunning);
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new StoreException("the embedded store could not " + job.what + ": " + cause.getMessage(), cause);
+        }
+    }
+
+    /** How many COMMITs the writer has made, and how many transactions they held: the grouping, for tests. */
+    long commits() {
+        return commits.get();
+    }
+
+    long transactions() {
+        return transactions.get();
+    }
+
+    /** How many transactions wait to be taken into a batch, for tests. */
+    int waiting() {
+        return queue.size();
+    }
+
+    private void writeBatches() {
+        List<Job<?>> batch = new ArrayList<>();
+        while (true) {
+            try {
+                Job<?> first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    if (closed) {
+                        return;
+                    }
+                    continue;
+                }
+                batch.clear();
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH - 1);
+                batch.removeIf(job -> !job.state.compareAndSet(QUEUED, STARTED));
+                if (!batch.isEmpty()) {
+                    write(batch);
+                }
+            } catch (InterruptedException e) {
+                if (closed) {
+                    return;
+                }
+            } catch (RuntimeException | Error e) {
+                // Never leave callers waiting on a dead writer, nor a transaction open for the next batch.
+                LOG.error("The embedded store's writer failed a batch: {}", e.toString());
+                rollBack();
+                for (Job<?> job : batch) {
+                    job.outcome.completeExceptionally(new StoreException("the embedded store could not " + job.what
+                            + ": its writer failed (" + e + "); nothing was written", e));
+                }
+            }
+        }
+    }
+
+    private void write(List<Job<?>> batch) {
+        try {
+            execute("BEGIN IMMEDIATE");
+        } catch (SQLException e) {
+            failAll(batch, "could not begin its transaction (" + e.getMessage() + ")", e);
+            return;
+        }
+        try {
+            for (Job<?> job : batch) {
+                runInSavepoint(job);
+            }
+            execute("COMMIT");
+        } catch (SQLException e) {
+            rollBack();
+            failAll(batch, "could not commit (" + e.getMessage() + ")", e);
+            return;
+        }
+        commits.incrementAndGet();
+        transactions.addAndGet(batch.size());
+        batch.forEach(Job::deliver);
+    }
+
+    /** Runs one body in a savepoint; its own failure is kept for it and undone. A failing savepoint fails the batch. */
+    private <T> void runInSavepoint(Job<T> job) throws SQLException {
+        execute("SAVEPOINT job");
+        try {
+            job.result = job.body.run(connection);
+        } catch (SQLException | RuntimeException e) {
+            job.failure = e instanceof SQLException sql
+                    ? new StoreException("the embedded store could not " + job.what + ": " + sql.getMessage(), sql) : e;
+            execute("ROLLBACK TO job");
+        }
+        execute("RELEASE job");
+    }
+
+    private void failAll(List<Job<?>> batch, String reason, SQLException cause) {
+        for (Job<?> job : batch) {
+            job.outcome.completeExceptionally(new StoreException("the embedded store could not " + job.what + ": the "
+                    + "batch it was written in " + reason + "; nothing was written", cause));
+        }
+    }
+
+    private void rollBack() {
+        try {
+            execute("ROLLBACK");
+        } catch (SQLException e) {
+            if (e.getMessage() == null || !e.getMessage().contains("no transaction is active")) {
+                LOG.warn("Could not roll back on the embedded store's writer: {}", e.getMessage());
+            }
+        }
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    /** Stops taking writes, lets the writer finish what it holds, and closes its connection. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            thread.join(Math.max(1_000, 2 * wait.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Job<?> job = queue.poll(); job != null; job = queue.poll()) {
+            if (job.state.compareAndSet(QUEUED, WITHDRAWN)) {
+                job.outcome.completeExceptionally(new StoreException("the embedded store closed before it could "
+                        + job.what + "; nothing was written"));
+            }
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.warn("Could not close the embedded store's writer connection: {}", e.getMessage());
+        }
+    }
+}

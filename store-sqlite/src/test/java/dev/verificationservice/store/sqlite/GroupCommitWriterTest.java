@@ -1,0 +1,264 @@
+package dev.verificationservice.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.verificationservice.spi.StoreException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The group-commit writer on a real SQLite file ({@code synchronous=FULL}). A batch is made deterministic by
+ * holding the writer in a first transaction until the transactions under test are all waiting: they are then
+ * taken together, as one batch with one COMMIT.
+ */
+class GroupCommitWriterTest {
+
+    @TempDir
+    Path directory;
+
+    private Path file;
+    private GroupCommitWriter writer;
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+    private final CountDownLatch holding = new CountDownLatch(1);
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    @BeforeEach
+    void open() throws SQLException {
+        file = directory.resolve("writer.db");
+        try (Connection setup = DriverManager.getConnection(url()); Statement statement = setup.createStatement()) {
+            statement.execute("PRAGMA journal_mode=WAL");
+            statement.execute("CREATE TABLE rows (name TEXT PRIMARY KEY)");
+            statement.execute("CREATE TABLE parents (id TEXT PRIMARY KEY)");
+            statement.execute("CREATE TABLE children (id TEXT PRIMARY KEY, parent TEXT REFERENCES parents(id) "
+                    + "DEFERRABLE INITIALLY DEFERRED)");
+        }
+        writer = open(Duration.ofSeconds(5));
+    }
+
+    private GroupCommitWriter open(Duration wait) throws SQLException {
+        Connection connection = DriverManager.getConnection(url());
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("PRAGMA synchronous=FULL");
+            // A deferred foreign key is checked at COMMIT: the way to make a real COMMIT fail.
+            statement.execute("PRAGMA foreign_keys=ON");
+        }
+        return new GroupCommitWriter(connection, wait, "test-writer");
+    }
+
+    @AfterEach
+    void close() {
+        release.countDown();
+        writer.close();
+        callers.shutdownNow();
+    }
+
+    private String url() {
+        return "jdbc:sqlite:" + file.toAbsolutePath();
+    }
+
+    private static int insert(Connection connection, String name) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO rows (name) VALUES (?)")) {
+            insert.setString(1, name);
+            return insert.executeUpdate();
+        }
+    }
+
+    private static int count(Connection connection, String name) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT count(*) FROM rows WHERE name = ?")) {
+            select.setString(1, name);
+            try (ResultSet result = select.executeQuery()) {
+                result.next();
+                return result.getInt(1);
+            }
+        }
+    }
+
+    /** What another connection sees: committed rows only. */
+    private List<String> committedRows() throws SQLException {
+        List<String> names = new ArrayList<>();
+        try (Connection reader = DriverManager.getConnection(url()); Statement statement = reader.createStatement();
+             ResultSet result = statement.executeQuery("SELECT name FROM rows ORDER BY name")) {
+            while (result.next()) {
+                names.add(result.getString(1));
+            }
+        }
+        return names;
+    }
+
+    /** Holds the writer in a transaction of its own until {@link #release} opens. */
+    private Future<Object> holdTheWriter() throws InterruptedException {
+        Future<Object> held = callers.submit(() -> writer.run("hold", connection -> {
+            holding.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        }));
+        assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+        return held;
+    }
+
+    private <T> Future<T> submit(String what, GroupCommitWriter.Body<T> body) {
+        return callers.submit(() -> writer.run(what, body));
+    }
+
+    private void awaitWaiting(int transactions) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (writer.waiting() < transactions) {
+            assertThat(System.nanoTime()).as("%d transactions waiting", transactions).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void transactionsWaitingTogetherShareOneCommitAndAreAllDurable() throws Exception {
+        Future<Object> held = holdTheWriter();
+        List<Future<Integer>> writes = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String name = "row-" + (100 + i);
+            writes.add(submit("insert " + name, connection -> insert(connection, name)));
+        }
+        awaitWaiting(20);
+        release.countDown();
+
+        held.get(10, TimeUnit.SECONDS);
+        for (Future<Integer> write : writes) {
+            assertThat(write.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        }
+        assertThat(committedRows()).hasSize(20);
+        assertThat(writer.transactions()).isEqualTo(21);
+        assertThat(writer.commits()).as("the held transaction, then the 20 in one batch").isEqualTo(2);
+    }
+
+    @Test
+    void eachTransactionSeesTheWritesOfThoseBeforeItInItsBatch() throws Exception {
+        holdTheWriter();
+        Future<Integer> first = submit("insert a", connection -> insert(connection, "a"));
+        awaitWaiting(1);
+        Future<Integer> second = submit("insert a again", connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO rows (name) VALUES ('a') "
+                    + "ON CONFLICT DO NOTHING")) {
+                return insert.executeUpdate();
+            }
+        });
+        awaitWaiting(2);
+        release.countDown();
+
+        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(second.get(10, TimeUnit.SECONDS)).as("the condition saw the first insert of its batch").isZero();
+        assertThat(writer.commits()).isEqualTo(2);
+    }
+
+    @Test
+    void aFailingTransactionLeavesNothingAndTheOthersOfItsBatchCommit() throws Exception {
+        holdTheWriter();
+        Future<Integer> before = submit("insert a", connection -> insert(connection, "a"));
+        awaitWaiting(1);
+        Future<Integer> failing = submit("insert b, then refuse", connection -> {
+            insert(connection, "b");
+            throw new StoreException("refused after writing b");
+        });
+        awaitWaiting(2);
+        Future<Integer> after = submit("insert c", connection -> insert(connection, "c"));
+        awaitWaiting(3);
+        release.countDown();
+
+        assertThat(before.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(after.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreException.class)
+                .hasMessageContaining("refused after writing b");
+        assertThat(committedRows()).containsExactly("a", "c");
+        assertThat(writer.commits()).isEqualTo(2);
+    }
+
+    @Test
+    void noOutcomeIsGivenBeforeTheCommitAndAFailedCommitFailsTheWholeBatch() throws Exception {
+        holdTheWriter();
+        Future<Integer> innocent = submit("insert a", connection -> insert(connection, "a"));
+        awaitWaiting(1);
+        // Fine until COMMIT, where the deferred foreign key fails the whole transaction.
+        Future<Integer> orphan = submit("insert an orphan", connection -> {
+            try (Statement statement = connection.createStatement()) {
+                return statement.executeUpdate("INSERT INTO children (id, parent) VALUES ('c1', 'missing')");
+            }
+        });
+        awaitWaiting(2);
+        release.countDown();
+
+        for (Future<Integer> write : List.of(innocent, orphan)) {
+            assertThatThrownBy(() -> write.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreException.class)
+                    .hasMessageContaining("could not commit").hasMessageContaining("nothing was written");
+        }
+        assertThat(committedRows()).as("the innocent insert went with its batch").isEmpty();
+        // The writer rolled back and goes on: the next transaction commits.
+        int inserted = writer.run("insert z", connection -> insert(connection, "z"));
+        assertThat(inserted).isEqualTo(1);
+        assertThat(committedRows()).containsExactly("z");
+    }
+
+    @Test
+    void aTransactionThatCannotStartWithinTheLockWaitIsNeverWritten() throws Exception {
+        writer.close();
+        writer = open(Duration.ofMillis(300));
+        // (The holder's own caller gives up too, after two lock waits: its outcome is not what is tested here.)
+        holdTheWriter();
+
+        assertThatThrownBy(() -> writer.run("insert late", connection -> insert(connection, "late")))
+                .isInstanceOf(StoreException.class).hasMessageContaining("busy for longer than the lock wait")
+                .hasMessageContaining("nothing was written");
+        release.countDown();
+
+        // Whatever was taken after the hold has run once this one has.
+        int late = writer.run("count late", connection -> count(connection, "late"));
+        assertThat(late).isZero();
+        assertThat(committedRows()).isEmpty();
+    }
+
+    @Test
+    void manyConcurrentWritersLoseNothingAndShareCommits() throws Exception {
+        int threads = 16;
+        int each = 25;
+        CountDownLatch start = new CountDownLatch(1);
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            all.add(CompletableFuture.runAsync(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                for (int i = 0; i < each; i++) {
+                    String name = "t" + thread + "-" + i;
+                    writer.run("insert " + name, connection -> insert(connection, name));
+                }
+            }, callers));
+        }
+        start.countDown();
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+        assertThat(committedRows()).hasSize(threads * each).doesNotHaveDuplicates();
+        assertThat(writer.transactions()).isEqualTo(threads * each);
+    }
+}
