@@ -33,19 +33,21 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set;</li>
  *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write.</li>
  * </ol>
- * Each count is one atomic write, so every limit is exact under concurrency. In three steps:
+ * Each count is one atomic write, so every limit is exact under concurrency. In four steps:
  * <ol>
- *   <li>the lock-out read and the places of items 2 to 4 go out together (on DynamoDB one round trip), with
- *   the caller's read of the user's earlier codes beside them ({@link RateLimiter#beside}): none needs
- *   another's result. Once all have answered, they are judged in the order of the list, so the refusal
- *   reported is the one the limits checked one after another would report, the first in that order;</li>
+ *   <li>what concerns the user alone, at once (on DynamoDB one round trip): the lock-out read and the place of
+ *   item 2, with the caller's read of the user's earlier codes beside them ({@link RateLimiter#beside});</li>
+ *   <li>only if those let the request through, the places shared with other users, at once: items 3 and 4. A
+ *   user over its own limit, or locked out, never takes a place in a target's or an address's count, not even
+ *   for a moment, so a flood from one account cannot crowd out a victim's address or a shared network;</li>
  *   <li>then the SMS budget, alone: its place is unnamed and cannot be given back, so it is only taken once
  *   every other place is granted;</li>
  *   <li>then the cooldown, alone and last, so it only starts when a code is actually going out.</li>
  * </ol>
- * When one refuses, or a store call fails, every place the request took is given back: a refused request
- * counts against nothing (the SMS budget excepted, whose place cannot be given back when the cooldown refuses
- * after it).
+ * Within a step, the answers are judged in the order of the list once all have come, so the refusal reported
+ * is the one the limits checked one after another would report, the first in that order. When one refuses,
+ * or a store call fails, every place the request took is given back: a refused request counts against nothing
+ * (the SMS budget excepted, whose place cannot be given back when the cooldown refuses after it).
  */
 final class SendAdmission {
 
@@ -89,38 +91,34 @@ final class SendAdmission {
         String target = targetSubject(method, normalizedTarget);
         Optional<String> ip = client.ipAddress().map(SendAdmission::ipSubject);
 
-        // The first step: the lock-out read and every place at once, in the order they are judged in.
-        List<Check> checks = new ArrayList<>();
-        if (format == CodeFormat.NUMERIC) {
-            checks.add(new Check(true, rateLimiter.beside(() -> rateLimiter.currentOverWindows(userId,
-                    CodeService.verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()))));
-        }
-        checks.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(userId, CodeService.sendAction(type),
-                policy.sendLimit()))));
-        checks.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(target, TARGET_ACTION,
-                policy.targetLimit()))));
-        ip.ifPresent(subject -> checks.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(subject,
-                IP_ACTION, policy.ipLimit())))));
-        List<CompletableFuture<?>> step = new ArrayList<>();
-        checks.forEach(check -> step.add(check.call()));
-        step.add(alongside);
-        RateLimiter.awaitAll(step);
-
         // Every place granted, whatever else answered: all of them go back on a refusal or a failure.
         List<RateLimitDecision> taken = new ArrayList<>();
-        for (Check check : checks) {
-            if (!check.lockOut() && !check.call().isCompletedExceptionally()) {
-                RateLimitDecision place = check.call().join();
-                if (place.allowed()) {
-                    taken.add(place);
-                }
-            }
-        }
         Optional<RateLimitDecision> refused;
         try {
-            refused = firstRefusal(checks);
+            // The first step: what concerns the user alone (the lock-out read, the user's place) and the caller's
+            // read of the earlier codes, at once.
+            List<Check> first = new ArrayList<>();
+            if (format == CodeFormat.NUMERIC) {
+                first.add(new Check(true, rateLimiter.beside(() -> rateLimiter.currentOverWindows(userId,
+                        CodeService.verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()))));
+            }
+            first.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(userId,
+                    CodeService.sendAction(type), policy.sendLimit()))));
+            refused = step(first, Optional.of(alongside), taken);
             if (refused.isEmpty()) {
                 RateLimiter.join(alongside);
+                // The second step, only for a request the user's own limits let through: the places shared with
+                // other users, the target's and the client address's, at once. A user over its own limit never
+                // touches them, not even for a moment: a flood from one account cannot crowd out a victim's
+                // address or a shared network.
+                List<Check> second = new ArrayList<>();
+                second.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(target, TARGET_ACTION,
+                        policy.targetLimit()))));
+                ip.ifPresent(subject -> second.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(
+                        subject, IP_ACTION, policy.ipLimit())))));
+                refused = step(second, Optional.empty(), taken);
+            }
+            if (refused.isEmpty()) {
                 // Every place is granted: the SMS budget, then the cooldown, each alone.
                 refused = smsBudget(method).or(() -> claimCooldown(userId, type));
             }
@@ -137,7 +135,29 @@ final class SendAdmission {
         return refused;
     }
 
-    /** One call of the first step; a lock-out read refuses when its limit is reached, a place when not allowed. */
+    /**
+     * Waits for every call of one step (and {@code alongside}), adds each place granted to {@code taken}, then
+     * judges the checks in their order: the first refusal, or the first failure before any refusal, as the
+     * checks made one after another would meet it.
+     */
+    private static Optional<RateLimitDecision> step(List<Check> checks, Optional<CompletableFuture<?>> alongside,
+                                                    List<RateLimitDecision> taken) {
+        List<CompletableFuture<?>> calls = new ArrayList<>();
+        checks.forEach(check -> calls.add(check.call()));
+        alongside.ifPresent(calls::add);
+        RateLimiter.awaitAll(calls);
+        for (Check check : checks) {
+            if (!check.lockOut() && !check.call().isCompletedExceptionally()) {
+                RateLimitDecision place = check.call().join();
+                if (place.allowed()) {
+                    taken.add(place);
+                }
+            }
+        }
+        return firstRefusal(checks);
+    }
+
+    /** One call of a step; a lock-out read refuses when its limit is reached, a place when not allowed. */
     private record Check(boolean lockOut, CompletableFuture<RateLimitDecision> call) {
 
         boolean refuses(RateLimitDecision decision) {

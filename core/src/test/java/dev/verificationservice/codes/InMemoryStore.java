@@ -45,6 +45,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     private final Map<String, String> issueIds = new HashMap<>();
     private final List<AuditEntry> audit = new ArrayList<>();
     private final List<String> givenBack = new ArrayList<>();
+    private final List<String> placeRequests = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
     private volatile Gate gate = Gate.OPEN;
 
@@ -65,6 +66,11 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     synchronized long held(String action) {
         return counters.entrySet().stream().filter(entry -> entry.getKey().action().equals(action))
                 .mapToLong(entry -> entry.getValue().count).sum();
+    }
+
+    /** How many places of an action were asked for so far, granted or not. */
+    synchronized long placeRequests(String action) {
+        return placeRequests.stream().filter(action::equals).count();
     }
 
     /** The actions of the places given back so far, in order. */
@@ -95,6 +101,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         }
         failIfAsked("takePlace:" + place.window().action());
         synchronized (this) {
+            placeRequests.add(place.window().action());
             Counter counter = counters.computeIfAbsent(key(place), ignored -> new Counter());
             if (place.attemptId().isPresent() && counter.marks.contains(place.attemptId().get())) {
                 return counter.count;

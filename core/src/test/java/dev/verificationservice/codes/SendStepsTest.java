@@ -22,8 +22,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * A send's first step (the lock-out read, the places and the read of the earlier codes) goes out at once, and
- * still refuses, gives back and starts the cooldown exactly as the limits checked one after another would.
+ * A send's first step (the lock-out read, the user's place and the read of the earlier codes) goes out at once,
+ * then the places shared with others (target, address) at once; and a send still refuses, gives back and starts
+ * the cooldown exactly as the limits checked one after another would.
  */
 class SendStepsTest {
 
@@ -71,10 +72,10 @@ class SendStepsTest {
     }
 
     @Test
-    void theLockOutReadThePlacesAndTheEarlierCodesAreInFlightTogether() {
+    void theLockOutReadTheUsersPlaceAndTheEarlierCodesAreInFlightTogether() {
         CodeService service = codes(VerificationSettings.defaults());
-        // Lock-out read, user, target, IP, earlier codes: one after another, the first would wait alone and fail.
-        store.holdUntilTogether(5);
+        // Lock-out read, user, earlier codes: one after another, the first would wait alone and fail.
+        store.holdUntilTogether(3);
 
         assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
 
@@ -100,14 +101,16 @@ class SendStepsTest {
     }
 
     @Test
-    void aLockOutReadBesideThePlacesStillRefusesAndEveryPlaceGoesBack() {
+    void aLockOutReadBesideTheUsersPlaceStillRefusesAndThePlaceGoesBack() {
         CodeService service = codes(tight);
         lockOut("dee");
 
         assertRefusedBy(service.issue(email("dee", "dee@example.com", IP)), VERIFY);
 
-        assertThat(store.givenBack()).containsExactlyInAnyOrder(SEND, SendAdmission.TARGET_ACTION,
-                SendAdmission.IP_ACTION);
+        assertThat(store.givenBack()).containsExactly(SEND);
+        assertThat(store.placeRequests(SendAdmission.TARGET_ACTION)).as("a locked-out user never reaches them")
+                .isZero();
+        assertThat(store.placeRequests(SendAdmission.IP_ACTION)).isZero();
         assertThat(store.held(SEND)).isZero();
         assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
         assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
@@ -118,6 +121,22 @@ class SendStepsTest {
     }
 
     @Test
+    void aUserOverItsOwnLimitNeverTouchesTheTargetsOrTheAddresssCount() {
+        CodeService service = codes(tight);
+        assertThat(service.issue(email("pam", "pam@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+
+        // pam's one send is used: a flood from her account at a victim's address, from one client.
+        for (int i = 0; i < 10; i++) {
+            assertRefusedBy(service.issue(email("pam", "victim@example.com", IP)), SEND);
+        }
+
+        assertThat(store.placeRequests(SendAdmission.TARGET_ACTION)).as("only pam's own send").isEqualTo(1);
+        assertThat(store.placeRequests(SendAdmission.IP_ACTION)).isZero();
+        // Nothing of the flood stood in the victim's way, not even for a moment.
+        assertThat(service.issue(email("vic", "victim@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
     void whenTwoLimitsRefuseAtOnceTheFirstInTheOrderIsReported() {
         CodeService service = codes(tight);
         // eve has had her one code (her cooldown runs), full.example.com its one send, 198.51.100.1 its one.
@@ -125,7 +144,8 @@ class SendStepsTest {
         assertThat(service.issue(email("fay", "full@example.com", null))).isInstanceOf(IssueResult.Issued.class);
         assertThat(service.issue(email("gus", "gus@example.com", "198.51.100.1"))).isInstanceOf(IssueResult.Issued.class);
 
-        // User and target refuse (and the cooldown would): the user's limit is reported; the IP's place goes back.
+        // User and target refuse (and the cooldown would): the user's limit is reported; the target and the
+        // address are not even asked.
         assertRefusedBy(service.issue(email("eve", "full@example.com", IP)), SEND);
         assertThat(store.held(SendAdmission.IP_ACTION)).as("only gus's").isEqualTo(1);
         // Target and address refuse: the target is reported; the user's place goes back.
@@ -159,7 +179,7 @@ class SendStepsTest {
     }
 
     @Test
-    void aStoreFailureInTheFirstStepGivesBackThePlacesAlreadyTakenAndStartsNoCooldown() {
+    void aStoreFailureOfAPlaceGivesBackThePlacesAlreadyTakenAndStartsNoCooldown() {
         CodeService service = codes(VerificationSettings.defaults());
         store.fail("takePlace:" + SendAdmission.TARGET_ACTION);
 

@@ -11,6 +11,7 @@ import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -101,6 +106,27 @@ class StarterAutoConfigurationTest {
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
                     .hasMessageContaining("No delivery channel is configured");
         });
+    }
+
+    @Test
+    void onDynamoDbSeveralClientsWithoutAPrimaryOneStopTheStartAndSayWhatToDo() {
+        runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY,
+                        "verification.dev-outbox=true")
+                .withBean("ordersClient", DynamoDbClient.class, StarterAutoConfigurationTest::unusedClient)
+                .withBean("auditClient", DynamoDbClient.class, StarterAutoConfigurationTest::unusedClient)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                            .hasMessageContaining("several DynamoDbClient beans").hasMessageContaining("@Primary");
+                    assertThat(context.getStartupFailure()).rootCause().extracting(failure ->
+                            ((StartupException) failure).action()).asString().contains("@Primary");
+                });
+    }
+
+    /** A client that is never called: building one opens no connection. */
+    private static DynamoDbClient unusedClient() {
+        return DynamoDbClient.builder().region(Region.US_EAST_1).endpointOverride(URI.create("http://127.0.0.1:9"))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))).build();
     }
 
     /** IDE completion: every setting of the starter with its description and default, none of the server's. */

@@ -64,7 +64,7 @@ public class DeliveryAutoConfiguration {
     /** The shipped message texts and the operator's overrides ({@code verification.templates.*}). */
     @Bean
     @ConditionalOnMissingBean
-    public MessageTemplates messageTemplates(VerificationProperties properties) {
+    public MessageTemplates verificationMessageTemplates(VerificationProperties properties) {
         try {
             return MessageTemplates.withOverrides(properties.templates());
         } catch (IllegalArgumentException e) {
@@ -75,13 +75,13 @@ public class DeliveryAutoConfiguration {
     /** Chooses each message's language before it is sent (the core asks it, and reports the answer). */
     @Bean
     @ConditionalOnMissingBean
-    public MessageLocales messageLocales(MessageTemplates templates) {
+    public MessageLocales verificationMessageLocales(MessageTemplates templates) {
         return new TemplateLocales(templates);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    public MessageRenderer messageRenderer(VerificationProperties properties, MessageTemplates templates, Clock clock) {
+    public MessageRenderer verificationMessageRenderer(VerificationProperties properties, MessageTemplates templates, Clock clock) {
         MessageRenderer renderer = new MessageRenderer(templates, properties.linkUrl(),
                 webOtpDomain(properties.sms().webotpDomain()), clock);
         SmsBudget.warnAboutLongTemplates(renderer, clock, properties.codeTtl());
@@ -104,7 +104,7 @@ public class DeliveryAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(CodeSender.class)
-    public DeliveryChannels deliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock,
+    public DeliveryChannels verificationDeliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock,
                                              VerificationMetrics metrics) {
         Consumer<SmsSegments> smsSent = segments -> metrics.smsSegments(segments.encoding().name(), segments.segments());
         if (!properties.anyDeliveryChannel() && !properties.outboxAllowed()) {
@@ -144,7 +144,7 @@ public class DeliveryAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBean(DeliveryChannels.class)
-    public CodeSender codeSender(DeliveryChannels channels) {
+    public CodeSender verificationCodeSender(DeliveryChannels channels) {
         return channels.sender();
     }
 

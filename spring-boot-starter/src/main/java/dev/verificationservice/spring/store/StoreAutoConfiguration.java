@@ -41,9 +41,12 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * {@link DynamoDbClient} bean when it has one (its credentials, region, HTTP client and interceptors), and
  * otherwise one built from {@code verification.dynamodb.*} with bounded timeouts and retries.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = StoreAutoConfiguration.SPRING_CLOUD_AWS_DYNAMODB)
 @EnableConfigurationProperties(VerificationProperties.class)
 public class StoreAutoConfiguration {
+
+    /** Spring Cloud AWS makes a {@code DynamoDbClient} of the application's: configured after it, the starter uses it. */
+    static final String SPRING_CLOUD_AWS_DYNAMODB = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration";
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreAutoConfiguration.class);
     public static final String CAPACITY_COUNTER = "verification.store.capacity.units";
@@ -60,9 +63,21 @@ public class StoreAutoConfiguration {
         MeterRegistry registry = registries.getIfAvailable(SimpleMeterRegistry::new);
         return switch (properties.store()) {
             case EMBEDDED -> MeteredVerificationStore.wrap(openEmbedded(properties, clock), registry);
-            case DYNAMODB -> MeteredVerificationStore.wrap(openDynamoDb(properties, dynamoDbClients.getObject(), registry),
+            case DYNAMODB -> MeteredVerificationStore.wrap(openDynamoDb(properties, theClient(dynamoDbClients), registry),
                     registry);
         };
+    }
+
+    /** The application's one client (or its {@code @Primary} one among several), else the starter's. */
+    private static DynamoDbClient theClient(ObjectProvider<DynamoDbClient> clients) {
+        DynamoDbClient client = clients.getIfUnique();
+        if (client == null) {
+            throw new StartupException("The application has several DynamoDbClient beans, and none is @Primary: the "
+                    + "verification store cannot tell which to use.",
+                    "Mark the client for the verification table @Primary, or give the store its own "
+                            + "VerificationStore bean built with that client.");
+        }
+        return client;
     }
 
     /**

@@ -37,9 +37,13 @@ import org.slf4j.LoggerFactory;
  *   disk. If the {@code COMMIT} (or the {@code BEGIN}) fails, nothing of the batch is written and every caller
  *   gets a {@link StoreException}; each may retry, as every write of the store is safe to repeat.</li>
  *   <li>A caller whose lock wait passes before its body started takes it back: it never runs, and the caller
- *   is told nothing was written. Once its body has started, the caller waits one more lock wait for the
- *   batch; past that it is told the outcome is unknown (the write may still land; a retry is safe).</li>
+ *   is told nothing was written. (Waiting for another process's lock in {@code BEGIN IMMEDIATE} counts as
+ *   not started.) Once its body has started, the caller waits for the batch's outcome, however long the
+ *   COMMIT takes: it is never told "failed" about a write that then lands. Every statement of the batch is
+ *   bounded by SQLite's busy timeout; only a disk that stops answering could hold it longer.</li>
  * </ol>
+ * A body must not call the store again: it runs on the writer's thread, which would wait for itself (such a
+ * call fails at once).
  * No batch waits for company: a batch is whatever arrived while the previous one was being written and
  * synced, so a lone write is committed at once.
  */
@@ -101,11 +105,19 @@ final class GroupCommitWriter implements AutoCloseable {
 
     /** Runs {@code body} as one transaction of a batch; returns its result once the batch is committed. */
     <T> T run(String what, Body<T> body) {
+        if (Thread.currentThread() == thread) {
+            throw new IllegalStateException("a transaction of the embedded store called the store again: it would "
+                    + "wait for itself");
+        }
         if (closed) {
             throw new StoreException("the embedded store is closed; it could not " + what);
         }
         Job<T> job = new Job<>(what, body);
         queue.add(job);
+        if (closed && job.state.compareAndSet(QUEUED, WITHDRAWN)) {
+            // Closed while it was being added: the writer may already be gone.
+            throw new StoreException("the embedded store is closed; it could not " + what);
+        }
         try {
             return outcomeOf(job);
         } catch (InterruptedException e) {
@@ -128,13 +140,8 @@ final class GroupCommitWriter implements AutoCloseable {
                     throw new StoreException("the embedded store could not " + job.what + ": the writer was busy for "
                             + "longer than the lock wait (" + wait + "); nothing was written", e);
                 }
-                // Started: its batch is being written; wait for that, but not forever.
-                try {
-                    return job.outcome.get(wait.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (TimeoutException stillRunning) {
-                    throw new StoreException("the embedded store could not " + job.what + " within twice the lock wait ("
-                            + wait + "): it may still be written (a retry is safe)", stillRunning);
-                }
+                // Started: its batch is being written and will end (committed or not); its outcome is the answer.
+                return job.outcome.get();
             }
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -176,7 +183,7 @@ final class GroupCommitWriter implements AutoCloseable {
                 batch.clear();
                 batch.add(first);
                 queue.drainTo(batch, MAX_BATCH - 1);
-                batch.removeIf(job -> !job.state.compareAndSet(QUEUED, STARTED));
+                batch.removeIf(job -> job.state.get() == WITHDRAWN);
                 if (!batch.isEmpty()) {
                     write(batch);
                 }
@@ -187,7 +194,11 @@ final class GroupCommitWriter implements AutoCloseable {
             } catch (RuntimeException | Error e) {
                 // Never leave callers waiting on a dead writer, nor a transaction open for the next batch.
                 LOG.error("The embedded store's writer failed a batch: {}", e.toString());
-                rollBack();
+                try {
+                    rollBack();
+                } catch (RuntimeException | Error ignored) {
+                    // The next batch's BEGIN will say whether the connection is still usable.
+                }
                 for (Job<?> job : batch) {
                     job.outcome.completeExceptionally(new StoreException("the embedded store could not " + job.what
                             + ": its writer failed (" + e + "); nothing was written", e));
@@ -200,22 +211,30 @@ final class GroupCommitWriter implements AutoCloseable {
         try {
             execute("BEGIN IMMEDIATE");
         } catch (SQLException e) {
-            failAll(batch, "could not begin its transaction (" + e.getMessage() + ")", e);
+            failAll(batch.stream().filter(job -> job.state.compareAndSet(QUEUED, STARTED)).toList(),
+                    "could not begin its transaction (" + e.getMessage() + ")", e);
             return;
         }
+        List<Job<?>> started = new ArrayList<>();
         try {
             for (Job<?> job : batch) {
-                runInSavepoint(job);
+                // Until here a caller may still withdraw (its lock wait passed, e.g. during BEGIN IMMEDIATE).
+                if (job.state.compareAndSet(QUEUED, STARTED)) {
+                    started.add(job);
+                    runInSavepoint(job);
+                }
             }
             execute("COMMIT");
         } catch (SQLException e) {
             rollBack();
-            failAll(batch, "could not commit (" + e.getMessage() + ")", e);
+            failAll(started, "could not commit (" + e.getMessage() + ")", e);
+            failAll(batch.stream().filter(job -> !started.contains(job) && job.state.compareAndSet(QUEUED, STARTED))
+                    .toList(), "could not commit (" + e.getMessage() + ")", e);
             return;
         }
         commits.incrementAndGet();
-        transactions.addAndGet(batch.size());
-        batch.forEach(Job::deliver);
+        transactions.addAndGet(started.size());
+        started.forEach(Job::deliver);
     }
 
     /** Runs one body in a savepoint; its own failure is kept for it and undone. A failing savepoint fails the batch. */

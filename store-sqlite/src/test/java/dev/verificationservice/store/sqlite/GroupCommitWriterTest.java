@@ -235,8 +235,36 @@ class GroupCommitWriterTest {
         assertThat(committedRows()).isEmpty();
     }
 
+    /** The writer itself waits for another process's lock in BEGIN: a caller that gives up then is never written. */
     @Test
-    void manyConcurrentWritersLoseNothingAndShareCommits() throws Exception {
+    void aTransactionWithdrawnWhileTheWriterWaitsForAnotherProcesssLockIsNeverWritten() throws Exception {
+        writer.close();
+        Connection connection = DriverManager.getConnection(url());
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("PRAGMA busy_timeout=3000");
+        }
+        writer = new GroupCommitWriter(connection, Duration.ofMillis(300), "test-writer");
+        try (Connection other = DriverManager.getConnection(url()); Statement lock = other.createStatement()) {
+            lock.execute("BEGIN IMMEDIATE");
+
+            assertThatThrownBy(() -> writer.run("insert late", writing -> insert(writing, "late")))
+                    .isInstanceOf(StoreException.class).hasMessageContaining("nothing was written");
+
+            lock.execute("COMMIT");
+        }
+        int late = writer.run("count late", reading -> count(reading, "late"));
+        assertThat(late).isZero();
+        assertThat(committedRows()).isEmpty();
+    }
+
+    @Test
+    void aTransactionCallingTheWriterAgainFailsAtOnceInsteadOfWaitingForItself() {
+        assertThatThrownBy(() -> writer.run("outer", connection -> writer.run("inner", inner -> 1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("wait for itself");
+    }
+
+    @Test
+    void manyConcurrentWritersLoseNothing() throws Exception {
         int threads = 16;
         int each = 25;
         CountDownLatch start = new CountDownLatch(1);
