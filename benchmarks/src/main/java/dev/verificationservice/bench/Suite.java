@@ -80,7 +80,7 @@ public final class Suite {
             List<String> server = List.of("./run");
             LoadRun.Plan embeddedPlan = quick
                     ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 3000, 100, 20, true)
-                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 16000, 500, 50, true);
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 48000, 500, 50, true);
             LoadRun.Plan dynamoPlan = quick
                     ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 600, 50, 10, false)
                     : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 2500, 200, 20, false);

@@ -15,6 +15,7 @@ import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
 import dev.verificationservice.store.contract.MutableClock;
@@ -309,6 +310,47 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         assertThat(store.findDevices("dave", START)).singleElement()
                 .satisfies(device -> assertThat(device.tokenId()).isEqualTo("digest-1"));
         assertThat(auditTypes("dave")).containsExactly(AuditEventType.DEVICE_ADDED);
+    }
+
+    private void registerDevices(String userId, int count) {
+        for (int i = 1; i <= count; i++) {
+            // Token ids and entry ids of this user alone: the registration's ClientRequestToken is made from them.
+            DeviceToken token = new DeviceToken("device-" + i, "digest-" + userId + "-" + i, userId, "WEB", Optional.empty(),
+                    Optional.empty(), START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
+            store.registerDevice(token, new AuditEntry(userId, START, "0" + userId.length() + i, AuditEventType.DEVICE_ADDED, Map.of(),
+                    Optional.empty(), Optional.empty(), Optional.of("device-" + i), true, Optional.empty(),
+                    Optional.empty()));
+        }
+    }
+
+    /** DynamoDB may process part of a BatchWriteItem (throttling): the store sends the rest again until done. */
+    @Test
+    void aBatchDeleteSendsAgainWhatDynamoDbLeftUnprocessed() {
+        registerDevices("una", 3);
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults());
+        VerificationStore throttled = storeThrough(proxy);
+        proxy.inject(Fault.leaveUnprocessed(1).times(2));
+
+        assertThat(throttled.deleteDevices("una", Optional.empty())).hasSize(3);
+
+        assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("BatchWriteItem"))
+                .extracting(Exchange::outcome).containsExactly(Exchange.Outcome.PARTLY_PROCESSED,
+                        Exchange.Outcome.PARTLY_PROCESSED, Exchange.Outcome.FORWARDED);
+        assertThat(store.findDevices("una", START)).isEmpty();
+    }
+
+    @Test
+    void aBatchDeleteThatStaysUnprocessedFailsSayingSoAfterItsAttempts() {
+        registerDevices("vera", 2);
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults());
+        VerificationStore throttled = storeThrough(proxy);
+        proxy.inject(Fault.leaveUnprocessed(0).always());
+
+        assertThatThrownBy(() -> throttled.deleteDevices("vera", Optional.empty())).isInstanceOf(StoreException.class)
+                .hasMessageContaining("2 deletes unprocessed after 8 attempts").hasMessageContaining("retry later");
+
+        assertThat(proxy.count("BatchWriteItem")).isEqualTo(8);
+        assertThat(store.findDevices("vera", START)).hasSize(2);
     }
 
     /** A proxy of this test only, in front of the same engine and table; closed after the test. */

@@ -18,9 +18,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.function.LongSupplier;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
 
 /**
  * A fault-injecting HTTP proxy between a DynamoDB client (the AWS SDK) and a DynamoDB-compatible engine
@@ -502,8 +504,58 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         } else if (action instanceof Fault.Action.ServerError error) {
             answerError(out, 500, "Internal Server Error", "com.amazon.coral.service#InternalFailure", error.message());
             return !request.head().closes();
+        } else if (action instanceof Fault.Action.LeaveUnprocessed partly) {
+            return processPartly(connection, request, partly.processed(), out);
         }
         throw new IllegalStateException("unknown fault action " + action);
+    }
+
+    /**
+     * Forwards the first {@code processed} write requests of a {@code BatchWriteItem} (a request of the same shape
+     * holding only those) and answers the rest as {@code UnprocessedItems}; the engine's answer to the forwarded
+     * part must itself have left nothing unprocessed.
+     */
+    @SuppressWarnings("unchecked")
+    private boolean processPartly(Connection connection, Http.Message request, int processed, OutputStream out)
+            throws IOException, InterruptedException {
+        Map<String, Object> body;
+        try {
+            body = Json.object(Json.parse(new String(request.body(), StandardCharsets.UTF_8)), "BatchWriteItem request");
+        } catch (Json.ParseException e) {
+            throw new IllegalStateException("a LEAVE_UNPROCESSED fault hit a request that is not BatchWriteItem JSON", e);
+        }
+        Map<String, Object> forwarded = new LinkedHashMap<>();
+        Map<String, Object> unprocessed = new LinkedHashMap<>();
+        int left = processed;
+        for (Map.Entry<String, Object> table : ((Map<String, Object>) body.get("RequestItems")).entrySet()) {
+            List<Object> writes = (List<Object>) table.getValue();
+            int take = Math.min(left, writes.size());
+            left -= take;
+            if (take > 0) {
+                forwarded.put(table.getKey(), new ArrayList<>(writes.subList(0, take)));
+            }
+            if (take < writes.size()) {
+                unprocessed.put(table.getKey(), new ArrayList<>(writes.subList(take, writes.size())));
+            }
+        }
+        if (!forwarded.isEmpty()) {
+            Map<String, Object> part = Json.copy(body);
+            part.put("RequestItems", forwarded);
+            byte[] partBody = Json.write(part).getBytes(StandardCharsets.UTF_8);
+            Http.Message answer = forwardedAnswer(connection, new Http.Message(request.head().without("Content-Length")
+                    .with("Content-Length", Integer.toString(partBody.length)), partBody));
+            if (answer.head().status() != 200) {
+                Http.write(out, answer.head(), answer.body());
+                return false;
+            }
+        }
+        byte[] answerBody = Json.write(Map.of("UnprocessedItems", unprocessed)).getBytes(StandardCharsets.UTF_8);
+        Http.Head head = new Http.Head("HTTP/1.1 200 OK", List.of(
+                new Http.Header("x-amzn-RequestId", requestId()),
+                new Http.Header("Content-Type", "application/x-amz-json-1.0"),
+                new Http.Header("Content-Length", Integer.toString(answerBody.length))));
+        Http.write(out, head, answerBody);
+        return !request.head().closes();
     }
 
     private boolean forward(Connection connection, Http.Message request, OutputStream out)
@@ -577,6 +629,8 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             return Exchange.Outcome.THROTTLED;
         } else if (action instanceof Fault.Action.ServerError) {
             return Exchange.Outcome.SERVER_ERROR;
+        } else if (action instanceof Fault.Action.LeaveUnprocessed) {
+            return Exchange.Outcome.PARTLY_PROCESSED;
         }
         throw new IllegalStateException("unknown fault action " + action);
     }

@@ -46,6 +46,11 @@ public record Exchange(long sequence, Instant at, String operation, Outcome outc
         THROTTLED(false),
         /** Not forwarded; answered with HTTP 500 ({@link Fault.Action.ServerError}). */
         SERVER_ERROR(false),
+        /**
+         * A {@code BatchWriteItem} of which only the first requests were forwarded, the rest answered as unprocessed
+         * ({@link Fault.Action.LeaveUnprocessed}).
+         */
+        PARTLY_PROCESSED(true),
         /** Not forwarded; the proxy was {@linkplain DynamoDbFaultProxy#stop() stopped} and closed the connection. */
         REFUSED_WHILE_STOPPED(false);
 

@@ -79,6 +79,15 @@ public record Fault(String operation, Optional<BodyCondition> body, Action actio
         return on(operation, Action.SERVER_ERROR);
     }
 
+    /**
+     * A {@code BatchWriteItem} that DynamoDB only partly processes, as it does under throttling: the first
+     * {@code processed} write requests reach the engine, the others come back in {@code UnprocessedItems} (HTTP
+     * 200), for the client to send again.
+     */
+    public static Fault leaveUnprocessed(int processed) {
+        return on("BatchWriteItem", new Action.LeaveUnprocessed(processed));
+    }
+
     /** Only requests whose body contains the text, e.g. {@code "ADD #count"} or a key value. */
     public Fault whenBodyContains(String text) {
         Objects.requireNonNull(text, "text");
@@ -240,6 +249,29 @@ public record Fault(String operation, Optional<BodyCondition> body, Action actio
             @Override
             public String toString() {
                 return "THROTTLE(" + error.code() + ")";
+            }
+        }
+
+        /**
+         * For a {@code BatchWriteItem}: forward only its first {@code processed} write requests (in the order of
+         * the request), and answer the others as {@code UnprocessedItems}, as DynamoDB does when it throttles part
+         * of a batch.
+         */
+        record LeaveUnprocessed(int processed) implements Action {
+            public LeaveUnprocessed {
+                if (processed < 0) {
+                    throw new IllegalArgumentException("processed is negative: " + processed);
+                }
+            }
+
+            @Override
+            public boolean forwards() {
+                return processed > 0;
+            }
+
+            @Override
+            public String toString() {
+                return "LEAVE_UNPROCESSED(after " + processed + ")";
             }
         }
 
