@@ -11,6 +11,8 @@ import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -123,9 +125,32 @@ class StarterAutoConfigurationTest {
                 });
     }
 
+    /** Of several clients, the {@code @Primary} one is the store's: here the one whose (closed) port the start names. */
+    @Test
+    void onDynamoDbThePrimaryOfSeveralClientsIsTheOneTheStoreUses() {
+        runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY,
+                        "verification.dev-outbox=true")
+                .withBean("ordersClient", DynamoDbClient.class, () -> clientOf(9))
+                .withBean("verificationClient", DynamoDbClient.class, () -> clientOf(10),
+                        definition -> definition.setPrimary(true))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("Cannot reach DynamoDB table")
+                            .hasStackTraceContaining("127.0.0.1:10");
+                    StringWriter trace = new StringWriter();
+                    context.getStartupFailure().printStackTrace(new PrintWriter(trace));
+                    assertThat(trace.toString()).as("the other client was never called").doesNotContain("127.0.0.1:9");
+                });
+    }
+
     /** A client that is never called: building one opens no connection. */
     private static DynamoDbClient unusedClient() {
-        return DynamoDbClient.builder().region(Region.US_EAST_1).endpointOverride(URI.create("http://127.0.0.1:9"))
+        return clientOf(9);
+    }
+
+    /** A client of a port where nothing listens on this machine (9 is "discard", closed here; so is 10). */
+    private static DynamoDbClient clientOf(int port) {
+        return DynamoDbClient.builder().region(Region.US_EAST_1).endpointOverride(URI.create("http://127.0.0.1:" + port))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))).build();
     }
 
