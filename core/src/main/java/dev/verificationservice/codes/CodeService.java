@@ -124,7 +124,7 @@ public final class CodeService {
             return rateLimited(userId, refused.get(), client);
         }
 
-        deleteEarlier(userId, type, RateLimiter.join(earlier), client);
+        deleteEach(userId, type, RateLimiter.join(earlier), "NEW_CODE_REQUESTED", client);
 
         Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
@@ -217,7 +217,7 @@ public final class CodeService {
         Instant now = clock.instant();
         int total = 0;
         for (CodeType type : CodeType.values()) {
-            int active = (int) codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
+            int active = activeAmong(codes.deleteCodes(userId, type), now);
             auditInvalidated(userId, type, active, reason, context, client);
             total += active;
         }
@@ -228,20 +228,21 @@ public final class CodeService {
     public int invalidate(String userId, CodeType type, String reason, ClientContext client) {
         Inputs.userId(userId);
         Instant now = clock.instant();
-        int active = (int) codes.deleteCodes(userId, type).stream().filter(code -> code.isActiveAt(now)).count();
+        int active = activeAmong(codes.deleteCodes(userId, type), now);
         auditInvalidated(userId, type, active, reason, Map.of(), client);
         return active;
     }
 
-    /** Deletes the user's earlier codes of a type, as read before; CODES_INVALIDATED when any was still active. */
-    private void deleteEarlier(String userId, CodeType type, List<VerificationCode> earlier, ClientContext client) {
+    /** Deletes each of the codes by its digest; CODES_INVALIDATED with the reason when any was still active. */
+    private void deleteEach(String userId, CodeType type, List<VerificationCode> doomed, String reason,
+                            ClientContext client) {
         Instant now = clock.instant();
-        int active = 0;
-        for (VerificationCode code : earlier) {
-            codes.deleteCode(code.digest());
-            active += code.isActiveAt(now) ? 1 : 0;
-        }
-        auditInvalidated(userId, type, active, "NEW_CODE_REQUESTED", Map.of(), client);
+        doomed.forEach(code -> codes.deleteCode(code.digest()));
+        auditInvalidated(userId, type, activeAmong(doomed, now), reason, Map.of(), client);
+    }
+
+    private static int activeAmong(List<VerificationCode> deleted, Instant now) {
+        return (int) deleted.stream().filter(code -> code.isActiveAt(now)).count();
     }
 
     /** CODES_INVALIDATED, when any of the deleted codes was still active. */
@@ -263,15 +264,9 @@ public final class CodeService {
      * a person's password-reset link.
      */
     private void invalidateNumeric(String userId, CodeType type, ClientContext client) {
-        Instant now = clock.instant();
-        int active = 0;
-        for (VerificationCode code : codes.findCodes(userId, type)) {
-            if (code.format() == CodeFormat.NUMERIC) {
-                codes.deleteCode(code.digest());
-                active += code.isActiveAt(now) ? 1 : 0;
-            }
-        }
-        auditInvalidated(userId, type, active, FailureReason.TOO_MANY_ATTEMPTS.name(), Map.of(), client);
+        List<VerificationCode> numeric = codes.findCodes(userId, type).stream()
+                .filter(code -> code.format() == CodeFormat.NUMERIC).toList();
+        deleteEach(userId, type, numeric, FailureReason.TOO_MANY_ATTEMPTS.name(), client);
     }
 
     /**
@@ -291,15 +286,9 @@ public final class CodeService {
         String keep = byDigest.values().stream()
                 .max(Comparator.comparing(VerificationCode::createdAt).thenComparing(VerificationCode::digest))
                 .orElseThrow().digest();
-        Instant now = clock.instant();
-        int superseded = 0;
-        for (VerificationCode code : byDigest.values()) {
-            if (!code.digest().equals(keep)) {
-                codes.deleteCode(code.digest());
-                superseded += code.isActiveAt(now) ? 1 : 0;
-            }
-        }
-        auditInvalidated(userId, type, superseded, "CONCURRENT_REQUEST", Map.of(), client);
+        List<VerificationCode> superseded = byDigest.values().stream()
+                .filter(code -> !code.digest().equals(keep)).toList();
+        deleteEach(userId, type, superseded, "CONCURRENT_REQUEST", client);
     }
 
     private IssueResult rateLimited(String userId, RateLimitDecision decision, ClientContext client) {
