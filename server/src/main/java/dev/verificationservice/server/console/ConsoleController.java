@@ -309,12 +309,11 @@ public class ConsoleController {
         ConsoleSessions.Session session = session(request);
         int revoked = support.revokeDevice(userId, deviceId, session.operatorKeyId(), ClientContext.none());
         metrics.devicesRevoked(revoked);
-        session.flash(new ConsoleSessions.Flash(false, revoked > 0
-                ? "Revoked device " + deviceId + " (" + revoked + (revoked == 1 ? " token" : " tokens")
-                + "). Audited as DEVICE_REVOKED with key id " + session.operatorKeyId() + "."
+        return done(session, userId, revoked > 0
+                ? "Revoked device " + deviceId + " (" + counted(revoked, "token") + "). Audited as DEVICE_REVOKED with "
+                + "key id " + session.operatorKeyId() + "."
                 : "Device " + deviceId + " had no live token, so nothing was revoked (audited as DEVICE_REVOKED, "
-                + "count 0)."));
-        return "redirect:" + userUrl(userId) + "#result";
+                + "count 0).");
     }
 
     @GetMapping("/users/{userId}/devices/revoke-all")
@@ -331,10 +330,8 @@ public class ConsoleController {
         ConsoleSessions.Session session = session(request);
         int revoked = support.revokeAllDevices(userId, session.operatorKeyId(), ClientContext.none());
         metrics.devicesRevoked(revoked);
-        session.flash(new ConsoleSessions.Flash(false, "Revoked every device of " + userId + " (" + revoked
-                + (revoked == 1 ? " device" : " devices") + "). Audited as DEVICES_REVOKED with key id "
-                + session.operatorKeyId() + "."));
-        return "redirect:" + userUrl(userId) + "#result";
+        return done(session, userId, "Revoked every device of " + userId + " (" + counted(revoked, "device")
+                + "). Audited as DEVICES_REVOKED with key id " + session.operatorKeyId() + ".");
     }
 
     // Rate limits and codes
@@ -343,10 +340,8 @@ public class ConsoleController {
     public String lift(@PathVariable String userId, @PathVariable String action, HttpServletRequest request) {
         ConsoleSessions.Session session = session(request);
         int cleared = support.liftRateLimit(userId, action, session.operatorKeyId(), ClientContext.none());
-        session.flash(new ConsoleSessions.Flash(false, "Lifted " + action + " for " + userId + ": " + cleared
-                + (cleared == 1 ? " window" : " windows") + " cleared. Audited as RATE_LIMIT_RESET with key id "
-                + session.operatorKeyId() + "."));
-        return "redirect:" + userUrl(userId) + "#result";
+        return done(session, userId, "Lifted " + action + " for " + userId + ": " + counted(cleared, "window")
+                + " cleared. Audited as RATE_LIMIT_RESET with key id " + session.operatorKeyId() + ".");
     }
 
     @GetMapping("/users/{userId}/codes/invalidate")
@@ -362,11 +357,9 @@ public class ConsoleController {
     public String invalidate(@PathVariable String userId, HttpServletRequest request) {
         ConsoleSessions.Session session = session(request);
         int invalidated = support.invalidateCodes(userId, session.operatorKeyId(), ClientContext.none());
-        session.flash(new ConsoleSessions.Flash(false, "Invalidated " + invalidated + " live "
-                + (invalidated == 1 ? "code" : "codes") + " of " + userId
+        return done(session, userId, "Invalidated " + counted(invalidated, "live code") + " of " + userId
                 + (invalidated > 0 ? ". Audited as CODES_INVALIDATED with key id " + session.operatorKeyId() + "."
-                : "; there was none, so nothing was audited.")));
-        return "redirect:" + userUrl(userId) + "#result";
+                : "; there was none, so nothing was audited."));
     }
 
     // The development outbox
@@ -469,5 +462,16 @@ public class ConsoleController {
             url.queryParam("cursor", cursor);
         }
         return url.buildAndExpand(userId).encode().toUriString() + "#timeline";
+    }
+
+    /** The result of a change, shown once on the user's page (Post/Redirect/Get). */
+    private String done(ConsoleSessions.Session session, String userId, String message) {
+        session.flash(new ConsoleSessions.Flash(false, message));
+        return "redirect:" + userUrl(userId) + "#result";
+    }
+
+    /** "1 token", "3 tokens". */
+    private static String counted(int count, String noun) {
+        return count + " " + noun + (count == 1 ? "" : "s");
     }
 }
