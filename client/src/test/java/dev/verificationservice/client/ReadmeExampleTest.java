@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.store.contract.ReadmeSnippets;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -15,18 +14,9 @@ class ReadmeExampleTest {
     private static final Path SOURCE = Path.of("src/test/java/dev/verificationservice/client/ReadmeExample.java");
     private static final Path README = Path.of("../README.md");
 
-    /** The lines between the markers, without their common indentation, as a fenced block. */
-    static String snippet() throws IOException {
-        return ReadmeSnippets.javaBlock(SOURCE, ReadmeExample.BEGIN, ReadmeExample.END);
-    }
-
     @Test
     void theReadmeShowsExactlyTheCompiledSnippet() throws IOException {
-        String snippet = snippet();
-        assertThat(snippet.lines().count()).isGreaterThan(10);
-        assertThat(Files.readString(README))
-                .as("README.md must hold the snippet of %s, exactly:%n%s", SOURCE, snippet)
-                .contains(snippet);
+        ReadmeSnippets.assertReadmeShows(README, SOURCE, ReadmeExample.BEGIN, ReadmeExample.END);
     }
 
     @Test

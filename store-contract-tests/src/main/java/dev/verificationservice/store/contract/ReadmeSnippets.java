@@ -1,5 +1,7 @@
 package dev.verificationservice.store.contract;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +25,19 @@ public final class ReadmeSnippets {
                 .mapToInt(line -> line.length() - line.stripLeading().length()).min().orElse(0);
         return "```java\n" + body.stream().map(line -> line.isBlank() ? "" : line.substring(indent))
                 .collect(Collectors.joining("\n")) + "\n```\n";
+    }
+
+    /**
+     * Fails unless the README holds the snippet of {@code source} exactly, and the snippet is a real one (more
+     * than ten lines): a README example that cannot rot, since the source it is cut from compiles and runs.
+     */
+    public static void assertReadmeShows(Path readme, Path source, String beginMarker, String endMarker)
+            throws IOException {
+        String snippet = javaBlock(source, beginMarker, endMarker);
+        assertThat(snippet.lines().count()).as("lines of the snippet in %s", source).isGreaterThan(10);
+        assertThat(Files.readString(readme))
+                .as("%s must hold the snippet of %s, exactly:%n%s", readme, source, snippet)
+                .contains(snippet);
     }
 
     private static int indexOf(List<String> lines, String marker, Path source) {
