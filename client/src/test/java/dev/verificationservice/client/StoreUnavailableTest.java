@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,13 +63,19 @@ class StoreUnavailableTest {
         String user = newUser();
         CompletableFuture<CheckResult> check;
         long started;
+        long failuresBefore = server.storeFailures();
         try (Connection lock = server.lockDatabase()) {
             assertThat(lock.isClosed()).isFalse();
             started = System.nanoTime();
             // A failed check is counted (a write), so it waits for the lock: 503, then the client's retry.
             check = CompletableFuture.supplyAsync(() -> client.codes().check(PresentedCode.numeric("123456", user,
                     CodeType.EMAIL_VERIFICATION)));
-            Thread.sleep(1_500);
+            // Once the store has failed the first attempt, its answer is a 503 whatever the lock does next.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (server.storeFailures() == failuresBefore) {
+                assertThat(System.nanoTime()).as("the first attempt fails within its lock wait").isLessThan(deadline);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            }
             assertThat(check).as("waiting for its retry").isNotDone();
         }
         assertThat(check.get(20, TimeUnit.SECONDS)).isEqualTo(new CheckResult.Invalid(InvalidCodeReason.NOT_FOUND));

@@ -1,8 +1,11 @@
 package dev.verificationservice.client;
 
 import dev.verificationservice.server.VerificationServerApplication;
+import dev.verificationservice.spring.store.MeteredVerificationStore;
 import dev.verificationservice.store.contract.MutableClock;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -81,6 +84,12 @@ final class TestServer {
 
     MutableClock clock() {
         return context.getBean(MutableClock.class);
+    }
+
+    /** How many store operations of the server have failed so far (its store timer, outcome {@code error}). */
+    long storeFailures() {
+        return context.getBeanProvider(MeterRegistry.class).getObject().find(MeteredVerificationStore.TIMER)
+                .tag("outcome", "error").timers().stream().mapToLong(Timer::count).sum();
     }
 
     /** A client of this server with the default retry policy. */
