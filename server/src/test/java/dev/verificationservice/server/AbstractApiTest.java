@@ -107,6 +107,25 @@ abstract class AbstractApiTest {
     }
 
     @Test
+    void theOutboxShowsOneUsersOrOneAddresssMessagesWhenAsked() {
+        String first = newUser();
+        String second = newUser();
+        assertThat(sendEmailCode(first).status()).isEqualTo(202);
+        assertThat(sendEmailCode(second).status()).isEqualTo(202);
+
+        JsonNode mine = api.get("/dev/outbox?userId=" + first).json().get("messages");
+        JsonNode theirs = api.get("/dev/outbox?to=" + emailOf(second)).json().get("messages");
+
+        assertThat(api.get("/dev/outbox").json().get("messages").get(0).get("userId").asString()).isEqualTo(second);
+        assertThat(mine.size()).isEqualTo(1);
+        assertThat(mine.get(0).get("userId").asString()).isEqualTo(first);
+        assertThat(mine.get(0).get("to").asString()).isEqualTo(emailOf(first));
+        assertThat(theirs.size()).isEqualTo(1);
+        assertThat(theirs.get(0).get("userId").asString()).isEqualTo(second);
+        assertThat(api.get("/dev/outbox?userId=nobody-" + first).json().get("messages").size()).isZero();
+    }
+
+    @Test
     void theCodeFlowFromRequestToLockOut() {
         String user = newUser();
         Answer sent = sendEmailCode(user);
