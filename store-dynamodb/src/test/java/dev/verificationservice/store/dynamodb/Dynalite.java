@@ -88,6 +88,11 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
         return transactional;
     }
 
+    /** A dynalite of its own on a free port (the development launcher's; tests share {@link #instance}). */
+    public static Dynalite launch() {
+        return start();
+    }
+
     private static Dynalite start() {
         Path cli = Path.of(System.getProperty("dynalite.cli", "target/dynalite/node_modules/dynalite/cli.js"));
         if (!Files.isRegularFile(cli)) {

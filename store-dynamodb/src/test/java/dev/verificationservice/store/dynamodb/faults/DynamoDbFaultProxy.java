@@ -161,6 +161,14 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      * {@code start(dynalite.endpoint(), Options.defaults().emulatingTransactions())}.
      */
     public static DynamoDbFaultProxy start(URI target, Options options) {
+        return start(target, options, 0);
+    }
+
+    /**
+     * As {@link #start(URI, Options)}, listening on {@code port} (0: a free one). Tests always take a free port;
+     * a fixed one is for the development launcher ({@code LocalDynamoDb}), whose users configure an endpoint.
+     */
+    public static DynamoDbFaultProxy start(URI target, Options options, int port) {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(options, "options");
         if (!"http".equalsIgnoreCase(target.getScheme()) || target.getHost() == null) {
@@ -173,9 +181,9 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         }
         ServerSocket server;
         try {
-            server = listen(0);
+            server = listen(port);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen on " + LOOPBACK + " for the fault proxy", e);
+            throw new UncheckedIOException("cannot listen on " + LOOPBACK + ":" + port + " for the fault proxy", e);
         }
         DynamoDbFaultProxy proxy = new DynamoDbFaultProxy(target, engine, server, options);
         synchronized (proxy.lifecycle) {
