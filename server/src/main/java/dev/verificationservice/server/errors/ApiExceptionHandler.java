@@ -34,6 +34,12 @@ public class ApiExceptionHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
+    private final RefusalLog refusalLog;
+
+    public ApiExceptionHandler(RefusalLog refusalLog) {
+        this.refusalLog = refusalLog;
+    }
+
     @ExceptionHandler(ApiProblem.class)
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem problem) {
         ResponseEntity.BodyBuilder response = ResponseEntity.status(problem.status());
@@ -145,7 +151,8 @@ public class ApiExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
-        LOG.error("Unexpected error", e);
+        // A bug, but one a client may be able to repeat at will: one stack trace a minute at most.
+        refusalLog.failed(e);
         return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body(Problems.of(HttpStatus.INTERNAL_SERVER_ERROR,
                 "INTERNAL_ERROR", "An unexpected error occurred; it has been logged.", Map.of()));
     }
