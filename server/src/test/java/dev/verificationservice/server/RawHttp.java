@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -27,7 +28,17 @@ final class RawHttp {
 
     /** A request with a Content-Length body (or none when {@code body} is null). */
     static Answer send(int port, String method, String path, String bearerKey, List<String> contentTypes, String body) {
-        StringBuilder head = head(method, path, bearerKey, contentTypes);
+        List<String> headers = new ArrayList<>();
+        if (bearerKey != null) {
+            headers.add("Authorization: Bearer " + bearerKey);
+        }
+        contentTypes.forEach(type -> headers.add("Content-Type: " + type));
+        return send(port, method, path, headers, body);
+    }
+
+    /** A request with these header lines, as written, and a Content-Length body (or none when null). */
+    static Answer send(int port, String method, String path, List<String> headers, String body) {
+        StringBuilder head = head(method, path, headers);
         byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         if (body != null) {
             head.append("Content-Length: ").append(bytes.length).append("\r\n");
@@ -37,10 +48,8 @@ final class RawHttp {
     }
 
     /** A request whose body goes in chunks of {@code chunkSize} bytes, with no Content-Length. */
-    static Answer sendChunked(int port, String method, String path, String bearerKey, List<String> headers,
-                              byte[] body, int chunkSize) {
-        StringBuilder head = head(method, path, bearerKey, List.of());
-        headers.forEach(header -> head.append(header).append("\r\n"));
+    static Answer sendChunked(int port, String method, String path, List<String> headers, byte[] body, int chunkSize) {
+        StringBuilder head = head(method, path, headers);
         head.append("Transfer-Encoding: chunked\r\n\r\n");
         ByteArrayOutputStream chunked = new ByteArrayOutputStream();
         for (int offset = 0; offset < body.length; offset += chunkSize) {
@@ -53,12 +62,9 @@ final class RawHttp {
         return exchange(port, head.toString().getBytes(StandardCharsets.UTF_8), chunked.toByteArray());
     }
 
-    private static StringBuilder head(String method, String path, String bearerKey, List<String> contentTypes) {
+    private static StringBuilder head(String method, String path, List<String> headers) {
         StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
-        if (bearerKey != null) {
-            head.append("Authorization: Bearer ").append(bearerKey).append("\r\n");
-        }
-        contentTypes.forEach(type -> head.append("Content-Type: ").append(type).append("\r\n"));
+        headers.forEach(header -> head.append(header).append("\r\n"));
         return head;
     }
 
@@ -77,10 +83,29 @@ final class RawHttp {
             int split = response.indexOf("\r\n\r\n");
             String answerHead = split < 0 ? response : response.substring(0, split);
             String answerBody = split < 0 ? "" : response.substring(split + 4);
+            if (answerHead.toLowerCase(java.util.Locale.ROOT).contains("\r\ntransfer-encoding: chunked")) {
+                answerBody = unchunk(answerBody);
+            }
             return new Answer(Integer.parseInt(response.substring(9, 12)), answerHead, answerBody);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The body of a chunked answer without its chunk sizes (the test's bodies are ASCII: sizes count chars). */
+    private static String unchunk(String chunked) {
+        StringBuilder body = new StringBuilder();
+        int at = 0;
+        while (at < chunked.length()) {
+            int lineEnd = chunked.indexOf("\r\n", at);
+            int size = Integer.parseInt(chunked.substring(at, lineEnd).trim(), 16);
+            if (size == 0) {
+                break;
+            }
+            body.append(chunked, lineEnd + 2, lineEnd + 2 + size);
+            at = lineEnd + 2 + size + 2;
+        }
+        return body.toString();
     }
 
     private static String readAll(InputStream in) throws IOException {
