@@ -7,7 +7,9 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One HTTP/1.1 request over a plain socket, exactly as written: several Content-Type lines, a body without a
@@ -79,36 +81,47 @@ final class RawHttp {
             } catch (IOException e) {
                 // The server may answer and close before the whole body is sent (a 413 while it is read).
             }
-            String response = readAll(socket.getInputStream());
-            int split = response.indexOf("\r\n\r\n");
-            String answerHead = split < 0 ? response : response.substring(0, split);
-            String answerBody = split < 0 ? "" : response.substring(split + 4);
-            if (answerHead.toLowerCase(java.util.Locale.ROOT).contains("\r\ntransfer-encoding: chunked")) {
+            byte[] response = readAll(socket.getInputStream());
+            int split = indexOf(response, "\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 0);
+            String answerHead = new String(response, 0, split < 0 ? response.length : split, StandardCharsets.ISO_8859_1);
+            byte[] answerBody = split < 0 ? new byte[0] : Arrays.copyOfRange(response, split + 4, response.length);
+            if (answerHead.toLowerCase(Locale.ROOT).contains("\r\ntransfer-encoding: chunked")) {
                 answerBody = unchunk(answerBody);
             }
-            return new Answer(Integer.parseInt(response.substring(9, 12)), answerHead, answerBody);
+            return new Answer(Integer.parseInt(answerHead.substring(9, 12)), answerHead,
+                    new String(answerBody, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    /** The body of a chunked answer without its chunk sizes (the test's bodies are ASCII: sizes count chars). */
-    private static String unchunk(String chunked) {
-        StringBuilder body = new StringBuilder();
+    /** The body of a chunked answer without its chunk sizes. */
+    private static byte[] unchunk(byte[] chunked) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        byte[] lineEnd = "\r\n".getBytes(StandardCharsets.US_ASCII);
         int at = 0;
-        while (at < chunked.length()) {
-            int lineEnd = chunked.indexOf("\r\n", at);
-            int size = Integer.parseInt(chunked.substring(at, lineEnd).trim(), 16);
+        while (at < chunked.length) {
+            int end = indexOf(chunked, lineEnd, at);
+            int size = Integer.parseInt(new String(chunked, at, end - at, StandardCharsets.US_ASCII).trim(), 16);
             if (size == 0) {
                 break;
             }
-            body.append(chunked, lineEnd + 2, lineEnd + 2 + size);
-            at = lineEnd + 2 + size + 2;
+            body.write(chunked, end + 2, size);
+            at = end + 2 + size + 2;
         }
-        return body.toString();
+        return body.toByteArray();
     }
 
-    private static String readAll(InputStream in) throws IOException {
+    private static int indexOf(byte[] bytes, byte[] part, int from) {
+        for (int i = from; i <= bytes.length - part.length; i++) {
+            if (Arrays.equals(bytes, i, i + part.length, part, 0, part.length)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         byte[] buffer = new byte[8192];
         try {
@@ -119,6 +132,6 @@ final class RawHttp {
         } catch (java.net.SocketException e) {
             // A reset after the answer was sent: keep what arrived.
         }
-        return bytes.toString(StandardCharsets.UTF_8);
+        return bytes.toByteArray();
     }
 }

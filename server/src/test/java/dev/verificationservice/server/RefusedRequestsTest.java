@@ -198,4 +198,24 @@ class RefusedRequestsTest {
         assertThat(summary).contains("WARN", "Refused requests since 2026-11-30T10:", "400 /v1 x120", "401 /other x120",
                 "401 /v1 x121", "403 /console x120", "415 /actuator x120").doesNotContain("guess", "\tat ");
     }
+
+    @Test
+    void whatTheContainerRefusesBeforeAnyFilterLogsNothingPerRequest(CapturedOutput output) {
+        List<List<String>> refused = List.of(
+                List.of("GET", "/v1/users/a%2Fb/devices"),
+                List.of("GET", "/v1/users/a%00b/devices"),
+                List.of("TRACE", "/v1/codes"),
+                List.of("GET", "/actuator/health/liveness", "X-Big: " + "x".repeat(20_000)));
+        int before = output.getAll().length();
+        for (int round = 0; round < 50; round++) {
+            for (List<String> request : refused) {
+                RawHttp.Answer answer = RawHttp.send(port, request.get(0), request.get(1),
+                        request.subList(2, request.size()), null);
+                assertThat(answer.status()).as(request.get(0) + " " + request.get(1)).isBetween(400, 499);
+                assertThat(answer.contentType()).startsWith("application/problem+json");
+            }
+        }
+        // Not even Tomcat's note (with a stack trace) of the first request whose head it cannot parse.
+        assertThat(output.getAll().substring(before)).isEmpty();
+    }
 }

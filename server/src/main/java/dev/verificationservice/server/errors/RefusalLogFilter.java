@@ -1,6 +1,5 @@
 package dev.verificationservice.server.errors;
 
-import dev.verificationservice.server.security.ApiKeyFilter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -54,7 +53,7 @@ public class RefusalLogFilter extends OncePerRequestFilter {
 
     /** A fixed word, never text of the request: nothing a client sends reaches the log. */
     private static String areaOf(HttpServletRequest request) {
-        String path = ApiKeyFilter.normalisedPath(request);
+        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
         int end = path.indexOf('/', 1);
         String first = end < 0 ? path.substring(Math.min(1, path.length())) : path.substring(1, end);
         String area = first.endsWith(".html") ? first.substring(0, first.length() - ".html".length()) : first;
