@@ -218,4 +218,41 @@ class RefusedRequestsTest {
         // Not even Tomcat's note (with a stack trace) of the first request whose head it cannot parse.
         assertThat(output.getAll().substring(before)).isEmpty();
     }
+
+    @Test
+    void theConsoleFormsStillWorkWithMultipartOffAndABrokenFormIsA400Page() {
+        RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
+        String signInToken = cookie(page, "vs_console_signin");
+        assertThat(page.body()).contains("name=\"_csrf\" value=\"" + signInToken + "\"");
+        List<String> signInHeaders = List.of("Cookie: vs_console_signin=" + signInToken,
+                "Content-Type: application/x-www-form-urlencoded");
+
+        RawHttp.Answer broken = RawHttp.send(port, "POST", "/console/sign-in", signInHeaders,
+                "_csrf=" + signInToken + "&key=%zz");
+        assertThat(broken.status()).isEqualTo(400);
+        assertThat(broken.body()).contains("The form could not be read");
+
+        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", signInHeaders,
+                "_csrf=" + signInToken + "&key=" + AbstractApiTest.ADMIN_KEY);
+        assertThat(signedIn.status()).as(signedIn.head()).isEqualTo(302);
+        assertThat(signedIn.head()).contains("Location: /console/users");
+        String session = cookie(signedIn, "vs_console");
+
+        RawHttp.Answer confirm = RawHttp.send(port, "GET", "/console/users/u-forms/codes/invalidate",
+                List.of("Cookie: vs_console=" + session), null);
+        java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"")
+                .matcher(confirm.body());
+        assertThat(csrf.find()).as(confirm.body()).isTrue();
+        RawHttp.Answer invalidated = RawHttp.send(port, "POST", "/console/users/u-forms/codes/invalidate",
+                List.of("Cookie: vs_console=" + session, "Content-Type: application/x-www-form-urlencoded"),
+                "_csrf=" + java.net.URLEncoder.encode(csrf.group(1), java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(invalidated.status()).as(invalidated.head()).isEqualTo(302);
+        assertThat(invalidated.head()).contains("Location: /console/users/u-forms");
+    }
+
+    private static String cookie(RawHttp.Answer answer, String name) {
+        return answer.head().lines().filter(line -> line.startsWith("Set-Cookie: " + name + "="))
+                .map(line -> line.substring(("Set-Cookie: " + name + "=").length(), line.indexOf(';')))
+                .findFirst().orElseThrow(() -> new AssertionError("no cookie " + name + " in " + answer.head()));
+    }
 }
