@@ -27,8 +27,8 @@ final class ContentTypeRule {
     }
 
     private static final Refusal MALFORMED = new Refusal(HttpStatus.BAD_REQUEST, "MALFORMED_CONTENT_TYPE",
-            "The Content-Type header must be one well-formed media type with a known charset, if any; "
-                    + "send the body as application/json.");
+            "The Content-Type header must be one well-formed media type, with a known charset if any: send "
+                    + "application/json with a body, and no Content-Type without one.");
     private static final Refusal MULTIPART = new Refusal(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
             "No endpoint of this service takes a multipart body; send the body as application/json.");
 
