@@ -390,8 +390,8 @@ public class ConsoleController {
                                    Model model) {
         LOG.warn("Store unavailable for the console: {}", e.getMessage());
         response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
-        return error(request, model, "The store did not answer", "The store could not complete the request in time. "
-                + "A change may or may not have been made: look at the user again before you retry.");
+        return error(request, model, "The store did not complete the request", e.kind().description()
+                + " A change may or may not have been made: look at the user again before you retry.");
     }
 
     private String error(HttpServletRequest request, Model model, String title, String message) {

@@ -34,6 +34,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -884,8 +886,9 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             pending = response.unprocessedItems();
             backOff(attempt);
         }
-        throw new StoreException("DynamoDB left " + pending.getOrDefault(tableName, List.of()).size()
-                + " deletes unprocessed after " + MAX_BATCH_ATTEMPTS + " attempts; the table is throttled, retry later");
+        throw new StoreException(StoreException.Kind.THROTTLED, "DynamoDB left "
+                + pending.getOrDefault(tableName, List.of()).size() + " deletes unprocessed after " + MAX_BATCH_ATTEMPTS
+                + " attempts; the table is throttled, retry later", null);
     }
 
     private static void backOff(int attempt) {
@@ -972,7 +975,35 @@ public final class DynamoDbVerificationStore implements VerificationStore {
      * retries later. The SDK has already retried within its bounded policy.
      */
     private StoreException failure(String what, SdkException e) {
-        return new StoreException("DynamoDB could not " + what + " on table '" + tableName + "': " + errorCode(e)
-                + " - " + e.getMessage(), e);
+        return new StoreException(kindOf(e), "DynamoDB could not " + what + " on table '" + tableName + "': "
+                + errorCode(e) + " - " + e.getMessage(), e);
+    }
+
+    /**
+     * What happened, for the caller's answer: a timeout, throttling, no connection, a 5xx of the service, or a
+     * 4xx the store never provokes on a well-formed table (an engine without the operation, a table changed
+     * under the service): the last is named as unexpected rather than passed off as a timeout.
+     */
+    static StoreException.Kind kindOf(SdkException e) {
+        if (e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException) {
+            return StoreException.Kind.TIMED_OUT;
+        }
+        if (e instanceof AwsServiceException service) {
+            if (service.isThrottlingException()) {
+                return StoreException.Kind.THROTTLED;
+            }
+            return service.statusCode() >= 500 ? StoreException.Kind.FAILED : StoreException.Kind.UNEXPECTED_ANSWER;
+        }
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.SocketTimeoutException) {
+                return StoreException.Kind.TIMED_OUT;
+            }
+            if (cause instanceof java.net.ConnectException || cause instanceof java.net.UnknownHostException
+                    || cause instanceof java.net.SocketException
+                    || cause.getClass().getSimpleName().equals("NoHttpResponseException")) {
+                return StoreException.Kind.UNREACHABLE;
+            }
+        }
+        return StoreException.Kind.FAILED;
     }
 }

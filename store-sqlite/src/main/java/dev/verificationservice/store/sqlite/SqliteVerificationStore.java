@@ -880,7 +880,15 @@ public final class SqliteVerificationStore implements VerificationStore {
         return items;
     }
 
-    private static StoreException failure(String what, SQLException e) {
-        return new StoreException("the embedded store could not " + what + ": " + e.getMessage(), e);
+    /** A failed statement; SQLITE_BUSY (another process held the database's lock past the wait) is BUSY. */
+    static StoreException failure(String what, SQLException e) {
+        int primary = e.getErrorCode() & 0xff; // an extended code (SQLITE_BUSY_SNAPSHOT, ...) holds the primary one
+        StoreException.Kind kind = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+                ? StoreException.Kind.BUSY : StoreException.Kind.FAILED;
+        return new StoreException(kind, "the embedded store could not " + what + ": " + e.getMessage(), e);
     }
+
+    /** SQLite's primary result codes for a lock held by another connection (sqlite-jdbc's getErrorCode). */
+    private static final int SQLITE_BUSY = 5;
+    private static final int SQLITE_LOCKED = 6;
 }
