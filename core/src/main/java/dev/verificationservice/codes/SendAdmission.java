@@ -7,12 +7,9 @@ import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -28,8 +25,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code SEND_TO_TARGET}: sends to the delivery target whatever the userId, counted under the HMAC of
  *   the normalised target ({@code target:<digest>}), never in clear: cycling userIds cannot pump one number or
  *   bomb one inbox;</li>
- *   <li>{@code SEND_FROM_IP}: sends per client address when the caller passes one ({@code ip:<address>}; an
- *   IPv6 address by its /64, the block one subscriber gets);</li>
+ *   <li>{@code SEND_FROM_IP}: sends per client address when the caller passes one ({@link ClientAddresses}: an
+ *   IPv4 address as itself, also when an IPv6 address carries it; any other IPv6 address by its /64, the block
+ *   one subscriber gets);</li>
  *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set;</li>
  *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write.</li>
  * </ol>
@@ -89,7 +87,7 @@ final class SendAdmission {
                                       String normalizedTarget, ClientContext client, CompletableFuture<?> alongside) {
         // Every subject is worked out before anything goes out.
         String target = targetSubject(method, normalizedTarget);
-        Optional<String> ip = client.ipAddress().map(SendAdmission::ipSubject);
+        Optional<String> ip = client.ipAddress().map(ClientAddresses::subject);
 
         // Every place granted, whatever else answered: all of them go back on a refusal or a failure.
         List<RateLimitDecision> taken = new ArrayList<>();
@@ -225,19 +223,5 @@ final class SendAdmission {
     /** {@code target:<HMAC of the normalised target>}: the target is never counted in clear. */
     String targetSubject(DeliveryMethod method, String normalizedTarget) {
         return "target:" + keys.currentDigest("TARGET|" + DeliveryTargets.countingKey(method, normalizedTarget));
-    }
-
-    /** {@code ip:<address>}; an IPv6 address by its /64 prefix, the block one subscriber is given. */
-    static String ipSubject(String ipAddress) {
-        try {
-            byte[] address = InetAddress.getByName(ipAddress).getAddress();
-            if (address.length == 16) {
-                return "ip:" + HexFormat.of().formatHex(address, 0, 8) + "/64";
-            }
-            return "ip:" + InetAddress.getByAddress(address).getHostAddress();
-        } catch (UnknownHostException e) {
-            // Validated as a literal before; a literal is never looked up.
-            throw new IllegalStateException("not an IP literal", e);
-        }
     }
 }

@@ -1039,6 +1039,28 @@ public abstract class AbstractVerificationStoreContractTest {
                 .isInstanceOf(IssueResult.Issued.class);
     }
 
+    @Test
+    void aBlockedIpv4AddressStaysBlockedUnderEveryIpv6FormOfIt() {
+        Verification onePerAddress = build(keys, outbox, VerificationSettings.defaults()
+                .withIpLimit(new RateLimitPolicy(1, Duration.ofHours(1))));
+        assertThat(onePerAddress.codes().issue(emailFrom("v4-0", "v4-0@example.com", "203.0.113.7")))
+                .isInstanceOf(IssueResult.Issued.class);
+
+        // 203.0.113.7 is cb00:7107; Teredo carries it inverted (34ff:8ef8); the 6to4 subnets are the client's choice.
+        List<String> forms = List.of("::ffff:203.0.113.7", "::203.0.113.7", "::ffff:0:203.0.113.7", "64:ff9b::203.0.113.7",
+                "64:ff9b::cb00:7107", "2002:cb00:7107::1", "2002:cb00:7107:1::1", "2002:cb00:7107:ffff::1",
+                "2001:0:4136:e378:8000:63bf:34ff:8ef8", "2001:0:5ef5:79fd:0:1:34ff:8ef8");
+        for (int i = 0; i < forms.size(); i++) {
+            assertRefusedBy(onePerAddress.codes().issue(emailFrom("v4-" + (i + 1), "v4-" + (i + 1) + "@example.com",
+                    forms.get(i))), "SEND_FROM_IP");
+        }
+        // An ordinary IPv6 client is its own /64, and the IPv4 address's one place is still the only one held.
+        assertThat(onePerAddress.codes().issue(emailFrom("v6", "v6@example.com", "2001:db8:1:2::7")))
+                .isInstanceOf(IssueResult.Issued.class);
+        assertThat(onePerAddress.rateLimiter().current("ip:203.0.113.7", "SEND_FROM_IP",
+                VerificationSettings.DEFAULT_IP_LIMIT).count()).isEqualTo(1);
+    }
+
     private static CodeRequest emailFrom(String userId, String address, String ipAddress) {
         return CodeRequest.of(userId, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, address)
                 .withClient(ipAddress == null ? ClientContext.none() : ClientContext.of(ipAddress, null, null));
