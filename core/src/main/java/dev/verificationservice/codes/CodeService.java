@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *   the failure that reaches the limit deletes the user's NUMERIC codes of that type, and until those
  *   failures leave the counted windows every attempt answers TOO_MANY_ATTEMPTS untested and no new NUMERIC
  *   code of the type is issued (a LINK code still is). A failed check counts the same, so check is no
- *   guessing oracle. LINK codes carry 256 random bits and are not counted.</li>
+ *   guessing oracle. A {@code USED} answer (the user's own used code, presented again) is no wrong guess: its
+ *   place, taken before the test like every attempt's, is given back. LINK codes carry 256 random bits and are not counted.</li>
  * </ul>
  */
 public final class CodeService {
@@ -436,6 +437,13 @@ public final class CodeService {
         if (subject.isEmpty()) {
             // A link code nobody issued: there is no user to audit.
             return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
+        }
+        if (reason == FailureReason.USED) {
+            // The presented code is one of this user's own codes, already used (its digest holds the user, the
+            // type and the code): no wrong guess, so its place goes back and it never starts a lock-out. Only
+            // a hit is given back: every other guess stays counted, and was counted before it was tested.
+            place.ifPresent(rateLimiter::release);
+            return failed(attempt, subject.get(), reason, false);
         }
         // The attempt whose place is the limit itself starts the lock-out.
         boolean limitReached = place.map(RateLimitDecision::limitReached).orElse(false);

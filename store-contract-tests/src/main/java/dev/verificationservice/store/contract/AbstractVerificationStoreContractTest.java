@@ -338,6 +338,48 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void theRightCodePresentedAgainAfterItsUseIsUsedAndNeverALockOut() {
+        String code = sendEmailCode("uma");
+        assertThat(verifyEmailCode("uma", code).valid()).isTrue();
+
+        for (int again = 1; again <= 10; again++) {
+            assertThat(reasonOf(verifyEmailCode("uma", code))).as("verify again #" + again).isEqualTo(FailureReason.USED);
+            assertThat(reasonOf(verification.codes().check(VerifyRequest.numeric(code, "uma",
+                    CodeType.EMAIL_VERIFICATION)))).as("check again #" + again).isEqualTo(FailureReason.USED);
+        }
+
+        // Not one of them counts as a wrong guess; wrong guesses still do, and lock out at the fifth.
+        assertThat(verification.codes().rateLimits("uma")).filteredOn(limit -> limit.action().equals(
+                "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(0L);
+        for (int guess = 1; guess <= 4; guess++) {
+            assertThat(reasonOf(verifyEmailCode("uma", wrongCode(code)))).isEqualTo(FailureReason.NOT_FOUND);
+            assertThat(reasonOf(verifyEmailCode("uma", code))).as("between the guesses").isEqualTo(FailureReason.USED);
+        }
+        assertThat(reasonOf(verifyEmailCode("uma", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        assertThat(reasonOf(verifyEmailCode("uma", code))).as("locked out: untested").isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(verification.codes().issue(CodeRequest.of("uma", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "uma@example.com"))).isInstanceOf(IssueResult.RateLimited.class);
+    }
+
+    @Test
+    void ofTwentySimultaneousVerificationsOfTheRightNumericCodeOneIsValidAndNoneLocksOut() throws Exception {
+        String code = sendEmailCode("abe");
+
+        List<VerificationResult> results = runConcurrently(20, () -> verifyEmailCode("abe", code));
+
+        assertThat(results).filteredOn(VerificationResult::valid).hasSize(1);
+        // The others are USED, or TOO_MANY_ATTEMPTS untested while five places were in flight; none of them stays
+        // counted, and the user is not locked out.
+        assertThat(results).filteredOn(result -> !result.valid()).extracting(AbstractVerificationStoreContractTest::reasonOf)
+                .hasSize(19).containsAnyOf(FailureReason.USED).doesNotContain(FailureReason.NOT_FOUND);
+        assertThat(verification.codes().rateLimits("abe")).filteredOn(limit -> limit.action().equals(
+                "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(0L);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(verifyEmailCode("abe", sendEmailCode("abe")).valid()).isTrue();
+    }
+
+    @Test
     void aFailedCheckCountsLikeAFailedVerification() {
         String code = sendEmailCode("alice");
         VerifyRequest wrong = VerifyRequest.numeric(wrongCode(code), "alice", CodeType.EMAIL_VERIFICATION);
