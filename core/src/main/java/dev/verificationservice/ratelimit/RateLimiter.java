@@ -84,20 +84,6 @@ public final class RateLimiter {
     }
 
     /**
-     * Counts one event without naming it (no mark in the counter): for limits too large to keep one mark per
-     * place in an item, such as a global budget. A lost answer and its retry may count it twice, which only
-     * makes the limit stricter; the place cannot be given back.
-     */
-    public RateLimitDecision acquireUnnamed(String subject, String action, RateLimitPolicy policy) {
-        Instant now = clock.instant();
-        Instant windowStart = windowStart(now, policy.window());
-        Instant windowEnd = windowStart.plus(policy.window());
-        long count = counters.takePlace(Place.unnamed(new CounterWindow(subject, action, windowStart,
-                windowEnd.plus(COUNTER_GRACE))), policy.limit());
-        return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd);
-    }
-
-    /**
      * Counts one attempt against the limit over the current window and the {@code lookBack} windows before it:
      * the attempt takes its place in the current window, and is allowed only if that place plus the counts of
      * the earlier windows stays within the limit. For failure counts that must bound what happens to one code
@@ -247,6 +233,15 @@ public final class RateLimiter {
      */
     public void release(RateLimitDecision acquired) {
         acquired.place().ifPresent(counters::givePlaceBack);
+    }
+
+    /**
+     * Keeps the place an earlier {@link #acquire} took for good: it stays counted and can no longer be given
+     * back, and its mark leaves the counter (see {@link RateLimitRepository#keepPlace}). Does nothing for an
+     * event that took none.
+     */
+    public void keep(RateLimitDecision acquired) {
+        acquired.place().ifPresent(counters::keepPlace);
     }
 
     /** Forgets every window of the action for the user (an operator lifting a lock-out); how many were cleared. */

@@ -57,7 +57,10 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         gate = new Gate(calls);
     }
 
-    /** Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCodes}, {@code findCounters}. */
+    /**
+     * Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCodes}, {@code findCounters},
+     * {@code insertCode}.
+     */
     synchronized void fail(String call) {
         failing.add(call);
     }
@@ -124,6 +127,20 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         }
     }
 
+    @Override
+    public synchronized void keepPlace(Place place) {
+        Counter counter = counters.get(key(place));
+        if (counter != null) {
+            place.attemptId().ifPresent(counter.marks::remove);
+        }
+    }
+
+    /** The marks held now in every window of an action: places taken whose outcome is still open. */
+    synchronized long marks(String action) {
+        return counters.entrySet().stream().filter(entry -> entry.getKey().action().equals(action))
+                .mapToLong(entry -> entry.getValue().marks.size()).sum();
+    }
+
     private static WindowKey key(Place place) {
         return new WindowKey(place.window().userId(), place.window().action(), place.window().windowStart());
     }
@@ -170,10 +187,24 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         return Optional.of(claim.busyUntil());
     }
 
+    @Override
+    public synchronized void releaseCooldown(Cooldown cooldown) {
+        String key = cooldown.userId() + "|" + cooldown.action();
+        Claim claim = cooldowns.get(key);
+        if (claim != null && claim.claimedBy().equals(cooldown.attemptId())) {
+            cooldowns.remove(key);
+        }
+    }
+
     // Codes
 
     @Override
-    public synchronized boolean insertCode(VerificationCode code, String issueId) {
+    public boolean insertCode(VerificationCode code, String issueId) {
+        failIfAsked("insertCode");
+        return insert(code, issueId);
+    }
+
+    private synchronized boolean insert(VerificationCode code, String issueId) {
         if (codes.containsKey(code.digest())) {
             return issueId.equals(issueIds.get(code.digest()));
         }

@@ -29,6 +29,7 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.idempotency.IdempotentRequests;
+import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
@@ -1205,6 +1206,114 @@ public abstract class AbstractVerificationStoreContractTest {
                 .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SMS_BUDGET"));
         assertThat(budgeted.codes().issue(CodeRequest.of("budget-mail", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
                 "budget@example.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    private static final String BUDGET_NUMBER = "+447700123401";
+
+    private static CodeRequest smsTo(String userId, String number) {
+        return CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number);
+    }
+
+    private long smsBudgetHeld(Verification service, RateLimitPolicy budget) {
+        return service.rateLimiter().current("global", "SMS_BUDGET", budget).count();
+    }
+
+    /** Counter items of the SMS budget that still hold an attempt's mark. */
+    private long smsBudgetMarks() {
+        return allRawItems().stream().filter(item -> "SMS_BUDGET".equals(item.get("action")))
+                .mapToLong(item -> item.keySet().stream().filter(name -> name.startsWith("place_")).count()).sum();
+    }
+
+    @Test
+    void resendsInsideTheCooldownNeverTakeFromTheSmsBudgetAndAnotherUserStillGetsAnSms() {
+        // The red team's run: one user posts the same number 26 times in 30 seconds under a budget of 20.
+        RateLimitPolicy budget = new RateLimitPolicy(20, Duration.ofHours(1));
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        assertThat(budgeted.codes().issue(smsTo("red", BUDGET_NUMBER))).isInstanceOf(IssueResult.Issued.class);
+        for (int again = 1; again <= 25; again++) {
+            clock.advance(Duration.ofMillis(1100));
+            assertRefusedBy(budgeted.codes().issue(smsTo("red", BUDGET_NUMBER)), "RESEND_PHONE_VERIFICATION");
+        }
+
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        assertThat(smsBudgetMarks()).as("the sent SMS's place is kept for good, without its mark").isZero();
+        assertThat(budgeted.codes().issue(smsTo("blue", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(2);
+    }
+
+    @Test
+    void ofTwelveSimultaneousSmsOfOneUserInsideTheCooldownExactlyOneTakesAPlaceInTheBudget() throws Exception {
+        RateLimitPolicy budget = new RateLimitPolicy(2, Duration.ofHours(1));
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+
+        List<IssueResult> results = runConcurrently(12, () -> budgeted.codes().issue(smsTo("storm", BUDGET_NUMBER)));
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(1);
+        assertThat(results).filteredOn(result -> !(result instanceof IssueResult.Issued)).hasSize(11)
+                .allSatisfy(result -> assertThat(result).isInstanceOf(IssueResult.RateLimited.class))
+                .extracting(result -> ((IssueResult.RateLimited) result).action()).doesNotContain("SMS_BUDGET");
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        // The budget's second place is still there for someone else, and then it is spent.
+        assertThat(budgeted.codes().issue(smsTo("calm", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertRefusedBy(budgeted.codes().issue(smsTo("late", "+447700123403")), "SMS_BUDGET");
+    }
+
+    @Test
+    void aSmsTheBudgetRefusesReleasesTheUsersCooldownAndHoldsNothing() {
+        RateLimitPolicy budget = new RateLimitPolicy(1, Duration.ofHours(1));
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        assertThat(budgeted.codes().issue(smsTo("first", BUDGET_NUMBER))).isInstanceOf(IssueResult.Issued.class);
+
+        assertRefusedBy(budgeted.codes().issue(smsTo("second", "+447700123402")), "SMS_BUDGET");
+
+        assertThat(budgeted.rateLimiter().current("second", "SEND_PHONE_VERIFICATION",
+                VerificationSettings.DEFAULT_SEND_LIMIT).count()).isZero();
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        // No cooldown holds "second" back: once the budget has room again (an operator clears it), at the same
+        // instant, the SMS goes out.
+        budgeted.rateLimiter().reset("global", "SMS_BUDGET");
+        assertThat(budgeted.codes().issue(smsTo("second", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aKeptPlaceStaysCountedLosesItsMarkAndCannotBeGivenBackAndKeepingTwiceIsHarmless() {
+        Place kept = placeOf("kai", "SMS_BUDGET", "attempt-1");
+        Place open = placeOf("kai", "SMS_BUDGET", "attempt-2");
+        assertThat(store.takePlace(kept, 5)).isEqualTo(1);
+        assertThat(store.takePlace(open, 5)).isEqualTo(2);
+
+        store.keepPlace(kept);
+        store.keepPlace(kept);
+        store.givePlaceBack(kept);
+
+        assertThat(verification.rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(2);
+        assertThat(allRawItems()).filteredOn(item -> "kai".equals(item.get("userId")) && "SMS_BUDGET".equals(item.get("action")))
+                .singleElement().satisfies(item -> assertThat(item.keySet()).filteredOn(name -> name.startsWith("place_"))
+                        .as("only the open place's mark").hasSize(1));
+        // The open place still goes back once; keeping it after that changes nothing.
+        store.givePlaceBack(open);
+        store.keepPlace(open);
+        assertThat(verification.rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(1);
+    }
+
+    @Test
+    void aReleasedCooldownIsFreeAgainAndOnlyItsOwnClaimIsEverReleased() {
+        Cooldown mine = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START, Duration.ofSeconds(30), "attempt-1");
+        Cooldown other = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(1), Duration.ofSeconds(30),
+                "attempt-2");
+        assertThat(store.claimCooldown(mine)).isEmpty();
+
+        store.releaseCooldown(other);
+        assertThat(store.claimCooldown(other)).as("another attempt's release left it held").isPresent();
+
+        store.releaseCooldown(mine);
+        store.releaseCooldown(mine);
+        assertThat(store.claimCooldown(other)).as("free once released").isEmpty();
+        store.releaseCooldown(mine);
+        Cooldown third = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(2), Duration.ofSeconds(30),
+                "attempt-3");
+        assertThat(store.claimCooldown(third)).as("a late retry of the first release frees nobody else's claim")
+                .contains(START.plusSeconds(31));
     }
 
     @Test
