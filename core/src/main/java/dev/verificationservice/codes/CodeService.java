@@ -101,7 +101,8 @@ public final class CodeService {
         if (!type.allows(method)) {
             throw new InvalidInputException("deliveryMethod", type + " codes are sent by " + type.deliveryMethods());
         }
-        String target = DeliveryTargets.normalize(method, request.deliveryTarget(), policy.smsRegions());
+        String target = DeliveryTargets.normalize(method, request.deliveryTarget(), policy.smsRegions(),
+                policy.smsNetworks());
         CodeFormat format = request.format().orElse(type.defaultFormat());
         if (format == CodeFormat.LINK && request.numericLength().isPresent()) {
             throw new InvalidInputException("codeLength", "applies to NUMERIC codes only; a LINK code is always "
