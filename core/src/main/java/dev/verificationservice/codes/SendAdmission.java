@@ -9,6 +9,7 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -139,8 +140,8 @@ final class SendAdmission {
                         subject, IP_ACTION, policy.ipLimit())))));
                 refused = step(second, Optional.empty(), taken);
             }
-            Optional<Cooldown> cooldown = cooldown(userId, type);
-            if (refused.isEmpty() && cooldown.isPresent()) {
+            Optional<Cooldown> cooldown = refused.isEmpty() ? cooldown(userId, type) : Optional.empty();
+            if (cooldown.isPresent()) {
                 // Every place is granted: the cooldown, alone. Before the SMS budget, so that requests the
                 // cooldown refuses (one user's flood of resends) never touch the count all users share.
                 refused = claim(cooldown.get());
@@ -279,9 +280,20 @@ final class SendAdmission {
                 tokens.attemptId()));
     }
 
+    /** Claims the cooldown; a failed call releases it (its write may have landed with the answer lost). */
     private Optional<RateLimitDecision> claim(Cooldown cooldown) {
-        return counters.claimCooldown(cooldown)
-                .map(busyUntil -> new RateLimitDecision(cooldown.action(), 2, 1, cooldown.now(), busyUntil));
+        Optional<Instant> busyUntil;
+        try {
+            busyUntil = counters.claimCooldown(cooldown);
+        } catch (RuntimeException failure) {
+            try {
+                counters.releaseCooldown(cooldown);
+            } catch (RuntimeException alsoFailed) {
+                failure.addSuppressed(alsoFailed);
+            }
+            throw failure;
+        }
+        return busyUntil.map(end -> new RateLimitDecision(cooldown.action(), 2, 1, cooldown.now(), end));
     }
 
     /** {@code target:<HMAC of the normalised target>}: the target is never counted in clear. */

@@ -78,7 +78,7 @@ public final class RateLimiter {
         Instant windowEnd = windowStart.plus(policy.window());
         Place place = new Place(new CounterWindow(userId, action, windowStart, windowEnd.plus(COUNTER_GRACE)),
                 tokens.attemptId());
-        long count = counters.takePlace(place, policy.limit());
+        long count = take(place, policy.limit());
         return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd,
                 count <= policy.limit() ? Optional.of(place) : Optional.empty());
     }
@@ -104,7 +104,7 @@ public final class RateLimiter {
                 windowStart.minus(window.multipliedBy(lookBack)), windowStart.minus(window), now));
         long taken;
         try {
-            taken = counters.takePlace(place, policy.limit());
+            taken = take(place, policy.limit());
         } catch (RuntimeException e) {
             reading.cancel(false);
             throw e;
@@ -134,6 +134,24 @@ public final class RateLimiter {
         all.put(windowStart, Math.min(taken, policy.limit()));
         return new RateLimitDecision(action, effective, policy.limit(), windowStart,
                 lockEnd(all, windowStart, window, lookBack, policy.limit()), counted ? Optional.of(place) : Optional.empty());
+    }
+
+    /**
+     * Takes the place; when the call fails, gives the same place back before the failure goes up. The write may
+     * have been applied and only its answer lost (the SDK's attempts ran out): the place is named, so the
+     * give-back undoes exactly that write, and does nothing if it never landed. A failed call holds no place.
+     */
+    private long take(Place place, long ceiling) {
+        try {
+            return counters.takePlace(place, ceiling);
+        } catch (RuntimeException failure) {
+            try {
+                counters.givePlaceBack(place);
+            } catch (RuntimeException alsoFailed) {
+                failure.addSuppressed(alsoFailed);
+            }
+            throw failure;
+        }
     }
 
     /** The state over the current window and {@code lookBack} before it, counting nothing. */

@@ -47,6 +47,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     private final List<String> givenBack = new ArrayList<>();
     private final List<String> placeRequests = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
+    private final Set<String> losingAnswers = new HashSet<>();
     private volatile Gate gate = Gate.OPEN;
 
     /**
@@ -89,6 +90,20 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         return List.copyOf(codes.values());
     }
 
+    /**
+     * Applies every later call of this kind, then fails it as if its answer were lost (the SDK's attempts ran out
+     * after the write landed): {@code takePlace:<action>}, {@code claimCooldown}.
+     */
+    synchronized void loseAnswers(String call) {
+        losingAnswers.add(call);
+    }
+
+    private synchronized void loseAnswerIfAsked(String call) {
+        if (losingAnswers.contains(call)) {
+            throw new StoreException("answer lost on purpose: " + call);
+        }
+    }
+
     private synchronized void failIfAsked(String call) {
         if (failing.contains(call)) {
             throw new StoreException("failed on purpose: " + call);
@@ -114,6 +129,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
             }
             counter.count++;
             place.attemptId().ifPresent(counter.marks::add);
+            loseAnswerIfAsked("takePlace:" + place.window().action());
             return counter.count;
         }
     }
@@ -182,6 +198,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         Claim claim = cooldowns.get(key);
         if (claim == null || !claim.busyUntil().isAfter(cooldown.now()) || claim.claimedBy().equals(cooldown.attemptId())) {
             cooldowns.put(key, new Claim(cooldown.endsAt(), cooldown.attemptId()));
+            loseAnswerIfAsked("claimCooldown");
             return Optional.empty();
         }
         return Optional.of(claim.busyUntil());

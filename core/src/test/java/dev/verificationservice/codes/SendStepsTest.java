@@ -236,6 +236,28 @@ class SendStepsTest {
         assertThat(outbox.messages()).isEmpty();
     }
 
+    @Test
+    void aPlaceOrACooldownWhoseAnswerWasLostIsGivenBackBeforeTheFailureGoesUp() {
+        CodeService service = codes(VerificationSettings.defaults()
+                .withSmsBudget(Optional.of(new RateLimitPolicy(5, Duration.ofHours(1)))));
+        // The budget's write lands, and its answer never comes (the SDK gave up): the send fails with 503.
+        store.loseAnswers("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
+
+        assertThatThrownBy(() -> service.issue(sms("sid", "+447700123401"))).isInstanceOf(StoreException.class);
+
+        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).as("the landed place went back").isZero();
+        assertThat(store.held("SEND_PHONE_VERIFICATION")).isZero();
+        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.cooldownClaimed("sid", "RESEND_PHONE_VERIFICATION")).isFalse();
+
+        // The same for the cooldown's claim: it is released, so the user may try again at once.
+        store.loseAnswers("claimCooldown");
+        assertThatThrownBy(() -> service.issue(email("tia", "tia@example.com", IP))).isInstanceOf(StoreException.class);
+        assertThat(store.cooldownClaimed("tia", RESEND)).isFalse();
+        assertThat(store.held(SEND)).isZero();
+        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
+    }
+
     private static CodeRequest sms(String userId, String number) {
         return CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number);
     }
