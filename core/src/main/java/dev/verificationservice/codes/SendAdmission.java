@@ -9,7 +9,6 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -282,18 +281,9 @@ final class SendAdmission {
 
     /** Claims the cooldown; a failed call releases it (its write may have landed with the answer lost). */
     private Optional<RateLimitDecision> claim(Cooldown cooldown) {
-        Optional<Instant> busyUntil;
-        try {
-            busyUntil = counters.claimCooldown(cooldown);
-        } catch (RuntimeException failure) {
-            try {
-                counters.releaseCooldown(cooldown);
-            } catch (RuntimeException alsoFailed) {
-                failure.addSuppressed(alsoFailed);
-            }
-            throw failure;
-        }
-        return busyUntil.map(end -> new RateLimitDecision(cooldown.action(), 2, 1, cooldown.now(), end));
+        return RateLimiter.undoneOnFailure(() -> counters.claimCooldown(cooldown),
+                        () -> counters.releaseCooldown(cooldown))
+                .map(end -> new RateLimitDecision(cooldown.action(), 2, 1, cooldown.now(), end));
     }
 
     /** {@code target:<HMAC of the normalised target>}: the target is never counted in clear. */

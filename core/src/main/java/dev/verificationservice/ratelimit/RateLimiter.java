@@ -142,11 +142,19 @@ public final class RateLimiter {
      * give-back undoes exactly that write, and does nothing if it never landed. A failed call holds no place.
      */
     private long take(Place place, long ceiling) {
+        return undoneOnFailure(() -> counters.takePlace(place, ceiling), () -> counters.givePlaceBack(place));
+    }
+
+    /**
+     * Runs a store write; when it fails, runs {@code undo} (a write keyed by the same attempt id, which does
+     * nothing if the first never landed) before the failure goes up, a failure of the undo added to it.
+     */
+    public static <T> T undoneOnFailure(Supplier<T> write, Runnable undo) {
         try {
-            return counters.takePlace(place, ceiling);
+            return write.get();
         } catch (RuntimeException failure) {
             try {
-                counters.givePlaceBack(place);
+                undo.run();
             } catch (RuntimeException alsoFailed) {
                 failure.addSuppressed(alsoFailed);
             }

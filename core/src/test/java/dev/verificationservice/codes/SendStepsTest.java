@@ -207,48 +207,38 @@ class SendStepsTest {
         assertThat(service.issue(email("pia", "pia@example.com", null))).isInstanceOf(IssueResult.Issued.class);
     }
 
-    @Test
-    void aStoreFailureAfterAdmissionGivesBackEveryPlaceTheBudgetsTooAndReleasesTheCooldown() {
+    /** A budgeted SMS send of the user that failed with a store failure, and holds nothing afterwards. */
+    private void assertAFailedSmsHoldsNothing(String userId) {
         CodeService service = codes(VerificationSettings.defaults()
                 .withSmsBudget(Optional.of(new RateLimitPolicy(5, Duration.ofHours(1)))));
-        store.fail("insertCode");
 
-        assertThatThrownBy(() -> service.issue(sms("quy", "+447700123401"))).isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> service.issue(sms(userId, "+447700123401"))).isInstanceOf(StoreException.class);
 
         assertThat(store.held("SEND_PHONE_VERIFICATION")).isZero();
         assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
         assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isZero();
-        assertThat(store.cooldownClaimed("quy", "RESEND_PHONE_VERIFICATION")).isFalse();
+        assertThat(store.cooldownClaimed(userId, "RESEND_PHONE_VERIFICATION")).isFalse();
         assertThat(outbox.messages()).isEmpty();
+    }
+
+    @Test
+    void aStoreFailureAfterAdmissionGivesBackEveryPlaceTheBudgetsTooAndReleasesTheCooldown() {
+        store.fail("insertCode");
+        assertAFailedSmsHoldsNothing("quy");
     }
 
     @Test
     void aStoreFailureOfTheBudgetsPlaceReleasesTheCooldownAndGivesBackEveryPlace() {
-        CodeService service = codes(VerificationSettings.defaults()
-                .withSmsBudget(Optional.of(new RateLimitPolicy(5, Duration.ofHours(1)))));
         store.fail("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
-
-        assertThatThrownBy(() -> service.issue(sms("ray", "+447700123401"))).isInstanceOf(StoreException.class);
-
-        assertThat(store.held("SEND_PHONE_VERIFICATION")).isZero();
-        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
-        assertThat(store.cooldownClaimed("ray", "RESEND_PHONE_VERIFICATION")).isFalse();
-        assertThat(outbox.messages()).isEmpty();
+        assertAFailedSmsHoldsNothing("ray");
     }
 
     @Test
     void aPlaceOrACooldownWhoseAnswerWasLostIsGivenBackBeforeTheFailureGoesUp() {
-        CodeService service = codes(VerificationSettings.defaults()
-                .withSmsBudget(Optional.of(new RateLimitPolicy(5, Duration.ofHours(1)))));
-        // The budget's write lands, and its answer never comes (the SDK gave up): the send fails with 503.
+        // The budget's write lands, and its answer never comes (the SDK gave up): the send fails with 503, and
+        // the landed place goes back.
         store.loseAnswers("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
-
-        assertThatThrownBy(() -> service.issue(sms("sid", "+447700123401"))).isInstanceOf(StoreException.class);
-
-        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).as("the landed place went back").isZero();
-        assertThat(store.held("SEND_PHONE_VERIFICATION")).isZero();
-        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
-        assertThat(store.cooldownClaimed("sid", "RESEND_PHONE_VERIFICATION")).isFalse();
+        assertAFailedSmsHoldsNothing("sid");
 
         // The same for the cooldown's claim: it is released, so the user may try again at once.
         store.loseAnswers("claimCooldown");
