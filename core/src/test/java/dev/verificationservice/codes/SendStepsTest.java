@@ -242,6 +242,7 @@ class SendStepsTest {
 
         // The same for the cooldown's claim: it is released, so the user may try again at once.
         store.loseAnswers("claimCooldown");
+        CodeService service = codes(VerificationSettings.defaults());
         assertThatThrownBy(() -> service.issue(email("tia", "tia@example.com", IP))).isInstanceOf(StoreException.class);
         assertThat(store.cooldownClaimed("tia", RESEND)).isFalse();
         assertThat(store.held(SEND)).isZero();
