@@ -22,7 +22,7 @@ public final class DeliveryTargets {
 
     /** Returns the target normalised if it suits the method, or names {@code deliveryTarget} in the error. */
     public static String validate(DeliveryMethod method, String target) {
-        return normalize(method, target, Set.of());
+        return normalize(method, target, Set.of(), Set.of());
     }
 
     /**
@@ -30,9 +30,11 @@ public final class DeliveryTargets {
      * lower case (the local part as given: providers differ, and no provider's rules are guessed); a phone
      * number in E.164, checked as a real SMS-capable number of an allowed region ({@link PhoneNumbers}).
      *
-     * @param allowedSmsRegions regions SMS may go to; empty allows every region
+     * @param allowedSmsRegions  regions SMS may go to; empty allows every region
+     * @param allowedSmsNetworks calling codes of the international networks SMS may go to; empty allows none
      */
-    public static String normalize(DeliveryMethod method, String target, Set<String> allowedSmsRegions) {
+    public static String normalize(DeliveryMethod method, String target, Set<String> allowedSmsRegions,
+                                   Set<Integer> allowedSmsNetworks) {
         if (target == null || target.isEmpty()) {
             throw new InvalidInputException("deliveryTarget", "is required");
         }
@@ -48,7 +50,7 @@ public final class DeliveryTargets {
                     throw new InvalidInputException("deliveryTarget",
                             "must be an E.164 phone number ('+' and 8 to 15 digits) for SMS delivery");
                 }
-                return PhoneNumbers.normalize(target, allowedSmsRegions);
+                return PhoneNumbers.normalize(target, allowedSmsRegions, allowedSmsNetworks);
             }
         }
         int at = target.lastIndexOf('@');

@@ -161,8 +161,8 @@ abstract class AbstractApiTest {
         for (int attempt = 0; attempt < 5; attempt++) {
             reasons.add(verify(user, wrong).text("reason"));
         }
-        // The USED answer above was the first failure of the window.
-        assertThat(reasons).containsExactly("NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "TOO_MANY_ATTEMPTS", "TOO_MANY_ATTEMPTS");
+        // The USED answer above is no wrong guess: the fifth wrong code is the one that locks out.
+        assertThat(reasons).containsExactly("NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "TOO_MANY_ATTEMPTS");
         assertThat(verify(user, fresh).text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
 
         // A new request while locked out, and later the sixth request of the window: both 429 with Retry-After.
@@ -394,6 +394,19 @@ abstract class AbstractApiTest {
         assertThat(accepted).isEqualTo(20);
         assertThat(refused).isNotNull();
         assertThat(refused.text("action")).isEqualTo("SEND_FROM_IP");
+
+        // The blocked address stays blocked when the caller writes it as IPv6, in any form that carries it.
+        int last = Integer.parseInt(ip.substring(ip.lastIndexOf('.') + 1));
+        String low = String.format("64%02x", last);                    // 100.<last>
+        String teredoLow = String.format("9b%02x", 255 - last);         // inverted
+        for (String form : List.of("::ffff:" + ip, "::" + ip, "64:ff9b::" + ip, "2002:c633:" + low + ":1::1",
+                "2001:0:4136:e378:8000:63bf:39cc:" + teredoLow)) {
+            String user = newUser();
+            Answer again = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                    "deliveryMethod", "EMAIL", "deliveryTarget", user + "@example.com", "ipAddress", form));
+            assertThat(again.status()).as(form).isEqualTo(429);
+            assertThat(again.text("action")).as(form).isEqualTo("SEND_FROM_IP");
+        }
     }
 
     @Test

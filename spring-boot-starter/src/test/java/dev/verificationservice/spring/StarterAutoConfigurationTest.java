@@ -3,6 +3,7 @@ package dev.verificationservice.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
@@ -98,6 +99,21 @@ class StarterAutoConfigurationTest {
         });
     }
 
+    @Test
+    void internationalNetworksGetSmsOnlyWhenTheirCallingCodesAreListed() {
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory()).run(context ->
+                assertThat(context.getBean(VerificationSettings.class).smsNetworks()).isEmpty());
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory(),
+                "verification.limits.sms-non-geographic=870, +881").run(context ->
+                assertThat(context.getBean(VerificationSettings.class).smsNetworks()).containsExactlyInAnyOrder(870, 881));
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory(),
+                "verification.limits.sms-non-geographic=870,44").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                    .hasMessageContaining("VERIFICATION_LIMITS_SMS_NON_GEOGRAPHIC names '44'");
+        });
+    }
+
     /** The store is the application's own here, so that the delivery check is what the start meets first. */
     @Test
     void onDynamoDbWithoutAChannelOrTheOutboxTheStartIsRefused() {
@@ -166,7 +182,7 @@ class StarterAutoConfigurationTest {
                 .toList();
         assertThat(names).contains("verification.store", "verification.data-dir", "verification.secret-keys",
                 "verification.dynamodb.table", "verification.limits.send", "verification.smtp.host",
-                "verification.sms.provider", "verification.templates");
+                "verification.sms.provider", "verification.templates", "verification.limits.sms-non-geographic");
         assertThat(names).doesNotContain("verification.api-keys", "verification.admin-api-keys");
         JsonNode store = metadata.get("properties").valueStream()
                 .filter(property -> property.get("name").asString().equals("verification.store")).findFirst().orElseThrow();

@@ -77,6 +77,7 @@ public class VerificationAutoConfiguration {
                     .withSmsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
                             : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
                     .withSmsRegions(smsRegions(limits.smsCountries()))
+                    .withSmsNetworks(smsNetworks(limits.smsNonGeographic()))
                     .withDeviceMaxLife(limits.deviceMaxLife());
         } catch (IllegalArgumentException e) {
             throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
@@ -113,6 +114,28 @@ public class VerificationAutoConfiguration {
             regions.add(region);
         }
         return regions;
+    }
+
+    /** Country calling codes of international networks ({@code 870,881}); each must be one the metadata knows. */
+    static Set<Integer> smsNetworks(List<String> values) {
+        Set<Integer> networks = new TreeSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            String code = value.trim();
+            if (code.startsWith("+")) {
+                code = code.substring(1);
+            }
+            if (code.isEmpty()) {
+                continue;
+            }
+            if (!code.matches("[0-9]{3}") || !PhoneNumbers.isNonGeographicCallingCode(Integer.parseInt(code))) {
+                throw new StartupException(PhoneNumbers.NON_GEOGRAPHIC_SETTING + " names '" + value
+                        + "', which is not the calling code of an international network.",
+                        "Give calling codes of networks that belong to no country, comma-separated, for example 870,881"
+                                + " (Inmarsat, Iridium); leave it empty to send SMS to none of them.");
+            }
+            networks.add(Integer.parseInt(code));
+        }
+        return networks;
     }
 
     @Bean
