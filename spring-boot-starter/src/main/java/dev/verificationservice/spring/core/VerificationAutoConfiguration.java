@@ -4,6 +4,8 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.MessageLocales;
+import dev.verificationservice.codes.DeliveryTargets;
+import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.codes.PhoneNumbers;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
@@ -77,7 +79,8 @@ public class VerificationAutoConfiguration {
                     .withSmsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
                             : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
                     .withSmsRegions(smsRegions(limits.smsCountries()))
-                    .withDeviceMaxLife(limits.deviceMaxLife());
+                    .withDeviceMaxLife(limits.deviceMaxLife())
+                    .withMailboxes(mailboxes(limits.subaddressDomains()));
         } catch (IllegalArgumentException e) {
             throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
                     "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
@@ -113,6 +116,27 @@ public class VerificationAutoConfiguration {
             regions.add(region);
         }
         return regions;
+    }
+
+    /** {@code *}: {@code +tag} dropped on every domain; {@code none}: the providers' rules only; else those domains. */
+    static Mailboxes mailboxes(List<String> values) {
+        Set<String> domains = new TreeSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            String domain = value.trim().toLowerCase(Locale.ROOT);
+            if (domain.equals("*")) {
+                return Mailboxes.EVERY_DOMAIN;
+            }
+            if (domain.isEmpty() || domain.equals("none")) {
+                continue;
+            }
+            if (!DeliveryTargets.isDomain(domain)) {
+                throw new StartupException("VERIFICATION_LIMITS_SUBADDRESS_DOMAINS names '" + value
+                        + "', which is not a domain.", "Give *, none, or domains, comma-separated, for example "
+                        + "example.com,example.org.");
+            }
+            domains.add(domain);
+        }
+        return new Mailboxes(false, domains);
     }
 
     @Bean

@@ -1022,6 +1022,36 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void cyclingUserIdsOverSpellingsOfOneGmailInboxIsStoppedAtTheTargetLimitAndEachMessageGoesToTheGivenSpelling() {
+        List<IssueResult> results = new ArrayList<>();
+        for (int i = 1; i <= 40; i++) {
+            // The red team's spellings: +tags, dots, googlemail.com and capitals, one user id each.
+            String spelling = switch (i % 4) {
+                case 0 -> "victim+" + i + "@gmail.com";
+                case 1 -> "vic.tim+" + i + "@googlemail.com";
+                case 2 -> "Victim+" + i + "@GMail.com";
+                default -> "v.i.c.t.i.m@gmail.com";
+            };
+            results.add(verification.codes().issue(CodeRequest.of("rotating-" + i, CodeType.EMAIL_VERIFICATION,
+                    DeliveryMethod.EMAIL, spelling)));
+        }
+
+        assertThat(results.subList(0, 5)).allMatch(IssueResult.Issued.class::isInstance);
+        assertThat(results.subList(5, 40)).allSatisfy(result -> assertRefusedBy(result, "SEND_TO_TARGET"));
+        // Only the limit's key is the mailbox: each message went to the spelling its caller gave.
+        assertThat(outbox.messages()).extracting(message -> message.to()).containsExactlyInAnyOrder("vic.tim+1@googlemail.com",
+                "Victim+2@gmail.com", "v.i.c.t.i.m@gmail.com", "victim+4@gmail.com", "vic.tim+5@googlemail.com");
+        // And the code verifies as before.
+        DevelopmentOutbox.Message first = outbox.messages().stream()
+                .filter(message -> message.to().equals("vic.tim+1@googlemail.com")).findFirst().orElseThrow();
+        assertThat(verification.codes().verify(VerifyRequest.numeric(first.code(), "rotating-1",
+                CodeType.EMAIL_VERIFICATION))).isInstanceOf(VerificationResult.Valid.class);
+        // Another mailbox at the same provider still gets its codes.
+        assertThat(verification.codes().issue(CodeRequest.of("rotating-41", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "victim2@gmail.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
     void oneClientAddressGetsExactlyTwentyOfThirtySimultaneousSends() throws Exception {
         AtomicInteger users = new AtomicInteger();
         List<IssueResult> results = runConcurrently(30, () -> {
