@@ -456,6 +456,36 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(allRawItems()).isEmpty();
     }
 
+    /**
+     * The form of what a person reads is the core's rule, not the server's: an application that calls the core
+     * directly meets it too. A bidi override in a context ("Pay \u202e0.01 EUR" shows as "Pay RUE 10.0") or a
+     * device name is refused before anything is written; the user agent, only recorded, keeps it as an escape.
+     */
+    @Test
+    void anEmbeddingApplicationCannotSkipTheRefusalOfBidiOverridesInWhatAPersonReads() {
+        CodeRequest send = CodeRequest.of("ivy", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "ivy@example.com");
+        for (String context : List.of("Pay \u202e0.01 EUR", "Pay \u2066120\u2069 EUR", "Pay\u200b 120 EUR",
+                "\ufeffPay 120 EUR", "Pay \u200f120 EUR", "Pay \u061c120 EUR")) {
+            assertField(() -> verification.codes().issue(send.withContext(context)), "context");
+            assertField(() -> verification.codes().verify(VerifyRequest.numeric("123456", "ivy",
+                    CodeType.EMAIL_VERIFICATION).withContext(context)), "context");
+            assertField(() -> verification.codes().check(VerifyRequest.numeric("123456", "ivy",
+                    CodeType.EMAIL_VERIFICATION).withContext(context)), "context");
+        }
+        assertField(() -> verification.devices().register(new DeviceRegistration("ivy", "pc-1", "WEB",
+                Optional.of("Laptop \u202egnp.exe"), Optional.empty(), ClientContext.none())), "deviceName");
+        assertThat(outbox.messages()).isEmpty();
+        assertThat(allRawItems()).as("nothing written, not even a failed attempt").isEmpty();
+
+        // Joiners move no text and emoji need them; the user agent is recorded with the override made visible.
+        assertThat(verification.codes().issue(send.withContext("Pay 12 EUR for \ud83d\udc68\u200d\ud83d\udc69"
+                + "\u200d\ud83d\udc67 tickets").withClient(ClientContext.of(null, "Agent \u202eevil", null))))
+                .isInstanceOf(IssueResult.Issued.class);
+        assertThat(verification.audit().query("ivy", Optional.empty(), Optional.empty(), Optional.of(10),
+                Optional.empty()).entries()).extracting(entry -> entry.userAgent().orElseThrow())
+                .containsExactly("Agent <U+202E>evil");
+    }
+
     private static void assertField(Runnable call, String field) {
         assertThatThrownBy(call::run).isInstanceOfSatisfying(InvalidInputException.class,
                 e -> assertThat(e.field()).isEqualTo(field));
