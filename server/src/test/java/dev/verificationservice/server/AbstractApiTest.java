@@ -39,7 +39,7 @@ abstract class AbstractApiTest {
     static final String NEXT_API_KEY = "next-api-key-0123456789abcdefghijklmnop";
     static final String ADMIN_KEY = "test-admin-key-0123456789abcdefghijklmn";
     static final String NEXT_ADMIN_KEY = "next-admin-key-0123456789abcdefghijklmn";
-    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     private static final AtomicInteger USERS = new AtomicInteger();
 
     @LocalServerPort

@@ -37,7 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
 /** What the starter's auto-configuration makes, what it leaves to the application, and how it refuses. */
 class StarterAutoConfigurationTest {
 
-    private static final String KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    private static final String KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
