@@ -10,8 +10,8 @@ import java.util.Set;
  * {@code VICTIM@gmail.com} are one inbox, and cycling spellings must not buy more sends to it. The key is only
  * ever counted under (digested); the message still goes to the address as the caller gave it.
  *
- * <p>The big providers' own rules are built in (Gmail, Outlook/Hotmail/Live/MSN, iCloud, Fastmail, Proton, Yahoo). For every other domain, sub-addressing
- * ({@code local+tag}, RFC 5233) is near universal, so {@code +tag} is dropped for every domain by default
+ * <p>The big providers' own rules are built in (Gmail, Outlook/Hotmail/Live/MSN, iCloud, Fastmail, Proton,
+ * Yahoo). For every other domain, sub-addressing ({@code local+tag}, RFC 5233) is near universal, so {@code +tag} is dropped for every domain by default
  * ({@code everyDomain}); an operator whose users have real {@code +} in their addresses on some domain can turn
  * that off and name the domains that do sub-address instead. A key that joins two real mailboxes only makes the
  * limit stricter for them, never laxer, which is the safe side for a limit.
