@@ -20,11 +20,13 @@ import java.util.Set;
  * @param smsRegions           ISO 3166 regions SMS may go to; empty: all
  * @param smsNetworks          country calling codes of the international networks (satellite, global
  *                             services) SMS may go to; empty: none
+ * @param mailboxes            which spellings of an email address {@code targetLimit} counts as one mailbox
  */
 public record CodePolicy(Duration codeTtl, int defaultNumericLength, RateLimitPolicy sendLimit,
                          RateLimitPolicy verifyLimit, RateLimitPolicy targetLimit, RateLimitPolicy ipLimit,
                          Duration resendCooldown, Optional<RateLimitPolicy> smsBudget, Set<String> smsRegions,
-                         Set<Integer> smsNetworks) {
+                         Set<Integer> smsNetworks,
+                         Mailboxes mailboxes) {
 
     public CodePolicy {
         smsRegions = Set.copyOf(smsRegions);

@@ -115,7 +115,7 @@ public final class CodeService {
         }
         ClientContext client = request.client();
         String maskedTarget = DeliveryTargets.mask(method, target);
-        Optional<String> context = Inputs.optionalText("context", request.context().orElse(null), MAX_CONTEXT_LENGTH);
+        Optional<String> context = context(request.context());
         Locale locale = locales.choose(request.locale(), method, target);
 
         // The earlier codes are read beside admission's first step: neither needs the other's answer. They are
@@ -370,8 +370,18 @@ public final class CodeService {
     private record Subject(String userId, CodeType type) {
     }
 
+    /**
+     * The form of a context, checked here for issue and verify alike, so that no embedding application skips it
+     * and a malformed one is refused before it counts as an attempt: at most {@value #MAX_CONTEXT_LENGTH}
+     * printable characters, no hidden format characters (a bidi override could make the message read otherwise).
+     */
+    private static Optional<String> context(Optional<String> context) {
+        return Inputs.optionalText("context", context.orElse(null), MAX_CONTEXT_LENGTH);
+    }
+
     private VerificationResult evaluate(VerifyRequest request, Operation operation) {
         String code = Inputs.required("code", request.code());
+        context(request.context());
         CodeFormat format = CodeDigests.formatOf(code).orElseThrow(() -> new InvalidInputException("code",
                 "must be a numeric code of " + CodeFormat.MIN_NUMERIC_LENGTH + " to " + CodeFormat.MAX_NUMERIC_LENGTH
                         + " digits or a " + SecureTokens.RANDOM_TOKEN_LENGTH + "-character link code"));

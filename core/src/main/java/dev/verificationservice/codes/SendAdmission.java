@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  *   stops a password-reset LINK);</li>
  *   <li>{@code SEND_<type>}: requests of the user for the type;</li>
  *   <li>{@code SEND_TO_TARGET}: sends to the delivery target whatever the userId, counted under the HMAC of
- *   the normalised target ({@code target:<digest>}), never in clear: cycling userIds cannot pump one number or
+ *   the mailbox the normalised target reaches ({@code target:<digest>}, {@link Mailboxes}), never in clear: cycling userIds cannot pump one number or
  *   bomb one inbox;</li>
  *   <li>{@code SEND_FROM_IP}: sends per client address when the caller passes one ({@link ClientAddresses}: an
  *   IPv4 address as itself, also when an IPv6 address carries it; any other IPv6 address by its /64, the block
@@ -286,8 +286,12 @@ final class SendAdmission {
                 .map(end -> new RateLimitDecision(cooldown.action(), 2, 1, cooldown.now(), end));
     }
 
-    /** {@code target:<HMAC of the normalised target>}: the target is never counted in clear. */
+    /**
+     * {@code target:<HMAC of the mailbox>}: the target is never counted in clear, and an email address is counted
+     * as the mailbox it reaches ({@link Mailboxes}), so other spellings of one inbox share its count.
+     */
     String targetSubject(DeliveryMethod method, String normalizedTarget) {
-        return "target:" + keys.currentDigest("TARGET|" + DeliveryTargets.countingKey(method, normalizedTarget));
+        return "target:" + keys.currentDigest("TARGET|"
+                + DeliveryTargets.countingKey(method, normalizedTarget, policy.mailboxes()));
     }
 }

@@ -39,7 +39,7 @@ abstract class AbstractApiTest {
     static final String NEXT_API_KEY = "next-api-key-0123456789abcdefghijklmnop";
     static final String ADMIN_KEY = "test-admin-key-0123456789abcdefghijklmn";
     static final String NEXT_ADMIN_KEY = "next-admin-key-0123456789abcdefghijklmn";
-    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     private static final AtomicInteger USERS = new AtomicInteger();
 
     @LocalServerPort
@@ -1158,7 +1158,8 @@ abstract class AbstractApiTest {
             assertThat(refused.text("code")).isEqualTo("INVALID_INPUT");
             assertThat(refused.text("field")).isEqualTo("locale");
         }
-        for (String context : List.of("x".repeat(201), "Pay\u0007 now", "line\nbreak")) {
+        for (String context : List.of("x".repeat(201), "Pay\u0007 now", "line\nbreak", "Pay \u202e0.01 EUR",
+                "Pay\u200b 120.00 EUR", "\ufeffPay 120.00 EUR", "Pay \u2067120.00\u2069 EUR", "Pay \u061c120 EUR")) {
             Answer refused = api.post("/v1/codes", with(send, "context", context));
             assertThat(refused.status()).isEqualTo(400);
             assertThat(refused.text("field")).isEqualTo("context");
@@ -1169,6 +1170,27 @@ abstract class AbstractApiTest {
         }
         assertThat(auditEventTypes(user)).isEmpty();
         assertThat(api.post("/v1/codes", with(send, "context", "x".repeat(200))).status()).isEqualTo(202);
+    }
+
+    /**
+     * A bidi override makes text read otherwise than it is: refused (400 naming the field, nothing written) in a
+     * device name a person reads, kept as a visible escape in the user agent that is only recorded.
+     */
+    @Test
+    void aBidiOverrideIsRefusedInADeviceNameAndShownAsAnEscapeInTheRecordedUserAgent() {
+        String user = newUser();
+        Answer refused = api.post("/v1/devices", Map.of("userId", user, "deviceId", "d1", "deviceType", "WEB",
+                "deviceName", "Laptop \u202egnp.exe"));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.text("field")).isEqualTo("deviceName");
+        assertThat(refused.text("detail")).contains("U+202E");
+        assertThat(auditEventTypes(user)).isEmpty();
+
+        Answer sent = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(user), "userAgent", "Mozilla/5.0 \u202eevil"));
+        assertThat(sent.status()).isEqualTo(202);
+        String history = api.get("/v1/users/" + user + "/audit?limit=100").raw().body();
+        assertThat(history).contains("Mozilla/5.0 <U+202E>evil").doesNotContain("\u202e", "\\u202e");
     }
 
     @Test

@@ -58,7 +58,7 @@ class ConsoleBrowserTest {
 
     static final String API_KEY = "console-api-key-0123456789abcdefghijklm";
     static final String ADMIN_KEY = "console-admin-key-0123456789abcdefghijk";
-    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     static final String KEY_ID = KeyMaterial.adminKeyId(ADMIN_KEY);
     private static final AtomicInteger USERS = new AtomicInteger();
 

@@ -71,7 +71,7 @@ class ApiFuzzTest {
     static final String API_KEY = "fuzz-api-key-0123456789abcdefghijklmnopq";
     /** The operator API's key: the document's {@code adminKey} scheme, so the admin operations are fuzzed too. */
     static final String ADMIN_KEY = "fuzz-admin-key-0123456789abcdefghijklmno";
-    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     private static final int DEFAULT_REQUESTS = 12_000;
     private static final int MIN_REQUESTS = 10_000;
     private static final int MAX_GROUPS = 30;

@@ -4,6 +4,8 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.MessageLocales;
+import dev.verificationservice.codes.DeliveryTargets;
+import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.codes.PhoneNumbers;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
@@ -78,7 +80,8 @@ public class VerificationAutoConfiguration {
                             : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
                     .withSmsRegions(smsRegions(limits.smsCountries()))
                     .withSmsNetworks(smsNetworks(limits.smsNonGeographic()))
-                    .withDeviceMaxLife(limits.deviceMaxLife());
+                    .withDeviceMaxLife(limits.deviceMaxLife())
+                    .withMailboxes(mailboxes(limits.subaddressDomains()));
         } catch (IllegalArgumentException e) {
             throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
                     "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
@@ -136,6 +139,27 @@ public class VerificationAutoConfiguration {
             networks.add(Integer.parseInt(code));
         }
         return networks;
+    }
+
+    /** {@code *}: {@code +tag} dropped on every domain; {@code none}: the providers' rules only; else those domains. */
+    static Mailboxes mailboxes(List<String> values) {
+        Set<String> domains = new TreeSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            String domain = value.trim().toLowerCase(Locale.ROOT);
+            if (domain.equals("*")) {
+                return Mailboxes.EVERY_DOMAIN;
+            }
+            if (domain.isEmpty() || domain.equals("none")) {
+                continue;
+            }
+            if (!DeliveryTargets.isDomain(domain)) {
+                throw new StartupException("VERIFICATION_LIMITS_SUBADDRESS_DOMAINS names '" + value
+                        + "', which is not a domain.", "Give *, none, or domains, comma-separated, for example "
+                        + "example.com,example.org.");
+            }
+            domains.add(domain);
+        }
+        return new Mailboxes(false, domains);
     }
 
     @Bean

@@ -499,6 +499,36 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(allRawItems()).isEmpty();
     }
 
+    /**
+     * The form of what a person reads is the core's rule, not the server's: an application that calls the core
+     * directly meets it too. A bidi override in a context ("Pay \u202e0.01 EUR" shows as "Pay RUE 10.0") or a
+     * device name is refused before anything is written; the user agent, only recorded, keeps it as an escape.
+     */
+    @Test
+    void anEmbeddingApplicationCannotSkipTheRefusalOfBidiOverridesInWhatAPersonReads() {
+        CodeRequest send = CodeRequest.of("ivy", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "ivy@example.com");
+        for (String context : List.of("Pay \u202e0.01 EUR", "Pay \u2066120\u2069 EUR", "Pay\u200b 120 EUR",
+                "\ufeffPay 120 EUR", "Pay \u200f120 EUR", "Pay \u061c120 EUR")) {
+            assertField(() -> verification.codes().issue(send.withContext(context)), "context");
+            assertField(() -> verification.codes().verify(VerifyRequest.numeric("123456", "ivy",
+                    CodeType.EMAIL_VERIFICATION).withContext(context)), "context");
+            assertField(() -> verification.codes().check(VerifyRequest.numeric("123456", "ivy",
+                    CodeType.EMAIL_VERIFICATION).withContext(context)), "context");
+        }
+        assertField(() -> verification.devices().register(new DeviceRegistration("ivy", "pc-1", "WEB",
+                Optional.of("Laptop \u202egnp.exe"), Optional.empty(), ClientContext.none())), "deviceName");
+        assertThat(outbox.messages()).isEmpty();
+        assertThat(allRawItems()).as("nothing written, not even a failed attempt").isEmpty();
+
+        // Joiners move no text and emoji need them; the user agent is recorded with the override made visible.
+        assertThat(verification.codes().issue(send.withContext("Pay 12 EUR for \ud83d\udc68\u200d\ud83d\udc69"
+                + "\u200d\ud83d\udc67 tickets").withClient(ClientContext.of(null, "Agent \u202eevil", null))))
+                .isInstanceOf(IssueResult.Issued.class);
+        assertThat(verification.audit().query("ivy", Optional.empty(), Optional.empty(), Optional.of(10),
+                Optional.empty()).entries()).extracting(entry -> entry.userAgent().orElseThrow())
+                .containsExactly("Agent <U+202E>evil");
+    }
+
     private static void assertField(Runnable call, String field) {
         assertThatThrownBy(call::run).isInstanceOfSatisfying(InvalidInputException.class,
                 e -> assertThat(e.field()).isEqualTo(field));
@@ -1062,6 +1092,36 @@ public abstract class AbstractVerificationStoreContractTest {
                 refused -> assertThat(refused.action()).isEqualTo("SEND_TO_TARGET"));
         assertThat(outbox.messages()).extracting(message -> message.to()).as("sent as given, the domain in lower case")
                 .containsExactly("jo@example.com", "Jo@example.com", "jo@example.com", "JO@example.com", "jo@example.com");
+    }
+
+    @Test
+    void cyclingUserIdsOverSpellingsOfOneGmailInboxIsStoppedAtTheTargetLimitAndEachMessageGoesToTheGivenSpelling() {
+        List<IssueResult> results = new ArrayList<>();
+        for (int i = 1; i <= 40; i++) {
+            // The red team's spellings: +tags, dots, googlemail.com and capitals, one user id each.
+            String spelling = switch (i % 4) {
+                case 0 -> "victim+" + i + "@gmail.com";
+                case 1 -> "vic.tim+" + i + "@googlemail.com";
+                case 2 -> "Victim+" + i + "@GMail.com";
+                default -> "v.i.c.t.i.m@gmail.com";
+            };
+            results.add(verification.codes().issue(CodeRequest.of("rotating-" + i, CodeType.EMAIL_VERIFICATION,
+                    DeliveryMethod.EMAIL, spelling)));
+        }
+
+        assertThat(results.subList(0, 5)).allMatch(IssueResult.Issued.class::isInstance);
+        assertThat(results.subList(5, 40)).allSatisfy(result -> assertRefusedBy(result, "SEND_TO_TARGET"));
+        // Only the limit's key is the mailbox: each message went to the spelling its caller gave.
+        assertThat(outbox.messages()).extracting(message -> message.to()).containsExactlyInAnyOrder("vic.tim+1@googlemail.com",
+                "Victim+2@gmail.com", "v.i.c.t.i.m@gmail.com", "victim+4@gmail.com", "vic.tim+5@googlemail.com");
+        // And the code verifies as before.
+        DevelopmentOutbox.Message first = outbox.messages().stream()
+                .filter(message -> message.to().equals("vic.tim+1@googlemail.com")).findFirst().orElseThrow();
+        assertThat(verification.codes().verify(VerifyRequest.numeric(first.code(), "rotating-1",
+                CodeType.EMAIL_VERIFICATION))).isInstanceOf(VerificationResult.Valid.class);
+        // Another mailbox at the same provider still gets its codes.
+        assertThat(verification.codes().issue(CodeRequest.of("rotating-41", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "victim2@gmail.com"))).isInstanceOf(IssueResult.Issued.class);
     }
 
     @Test
