@@ -38,6 +38,7 @@ import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -57,6 +58,13 @@ import org.springframework.web.util.UriComponentsBuilder;
 public class ConsoleController {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsoleController.class);
+    private static final ConsoleLabels LABELS = new ConsoleLabels();
+
+    /** Every page names codes, limits and events in words ({@code ${labels.of(name)}}). */
+    @ModelAttribute(ConsoleLabels.ATTRIBUTE)
+    ConsoleLabels labels() {
+        return LABELS;
+    }
     /** Timeline entries per page. */
     static final int PAGE_SIZE = 25;
     /** The longest range the timeline and its activity strip cover at once. */
