@@ -8,15 +8,15 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** The README's Java client snippet is {@link ReadmeExample}'s text, and it works against the real server. */
+/** The README's Java client example is {@link SignUpFlow}'s file, exactly, and it works against the real server. */
 class ReadmeExampleTest {
 
-    private static final Path SOURCE = Path.of("src/test/java/dev/verificationservice/client/ReadmeExample.java");
+    private static final Path SOURCE = Path.of("src/test/java/dev/verificationservice/client/SignUpFlow.java");
     private static final Path README = Path.of("../README.md");
 
     @Test
     void theReadmeShowsExactlyTheCompiledSnippet() throws IOException {
-        ReadmeSnippets.assertReadmeShows(README, SOURCE, ReadmeExample.BEGIN, ReadmeExample.END);
+        ReadmeSnippets.assertReadmeShows(README, SOURCE);
     }
 
     @Test
@@ -27,7 +27,7 @@ class ReadmeExampleTest {
         String user = TestServer.newUser();
         String email = TestServer.emailOf(user);
 
-        String outcome = ReadmeExample.signUp(server.uri(), TestServer.API_KEY, user, email, () -> reader.devOutbox()
+        String outcome = SignUpFlow.signUp(server.uri(), TestServer.API_KEY, user, email, () -> reader.devOutbox()
                 .stream().filter(message -> message.to().equals(email)).findFirst().orElseThrow().code());
 
         assertThat(outcome).startsWith("Verified " + user + "; device laptop-1 remembered until ");

@@ -1,23 +1,23 @@
 package dev.verificationservice.client;
 
+import dev.verificationservice.client.AuditQuery;
+import dev.verificationservice.client.CodeType;
+import dev.verificationservice.client.DeliveryMethod;
+import dev.verificationservice.client.DeviceRegistration;
+import dev.verificationservice.client.PresentedCode;
+import dev.verificationservice.client.RegisteredDevice;
+import dev.verificationservice.client.SendCodeRequest;
+import dev.verificationservice.client.SendResult;
+import dev.verificationservice.client.VerificationClient;
+import dev.verificationservice.client.VerifyResult;
 import java.net.URI;
 import java.util.function.Supplier;
 
-/**
- * The README's "Call the service from Java" snippet: the lines between the markers below are the README's
- * text exactly ({@link ReadmeExampleTest} checks it), and {@link ReadmeExampleTest} runs them against the real
- * server, so the snippet can neither stop compiling nor stop working.
- */
-final class ReadmeExample {
+/** Signs a person up against a running service: an email code, then a remembered device. */
+public final class SignUpFlow {
 
-    static final String BEGIN = "// BEGIN README: call the service from Java";
-    static final String END = "// END README";
-
-    private ReadmeExample() {
-    }
-
-    static String signUp(URI serviceUri, String apiKey, String userId, String email, Supplier<String> askThePerson) {
-        // BEGIN README: call the service from Java
+    public static String signUp(URI serviceUri, String apiKey, String userId, String email,
+                                Supplier<String> askThePerson) {
         VerificationClient client = VerificationClient.builder()
                 .baseUri(serviceUri)                         // e.g. http://localhost:8080
                 .apiKey(apiKey)                              // one of VERIFICATION_API_KEYS
@@ -42,6 +42,8 @@ final class ReadmeExample {
         client.audit().events(AuditQuery.of(userId)).limit(20)  // follows the pages' cursors as it goes
                 .forEach(event -> System.out.println(event.timestamp() + " " + event.eventType()));
         return "Verified " + userId + "; device " + device.deviceId() + " remembered until " + device.expiresAt();
-        // END README
+    }
+
+    private SignUpFlow() {
     }
 }

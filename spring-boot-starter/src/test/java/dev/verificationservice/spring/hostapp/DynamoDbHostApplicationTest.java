@@ -3,7 +3,6 @@ package dev.verificationservice.spring.hostapp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration.DeliveryChannels;
-import dev.verificationservice.spring.hostapp.HostApplication.EmailConfirmation;
 import dev.verificationservice.store.dynamodb.Dynalite;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import java.util.UUID;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration.DeliveryChannels;
-import dev.verificationservice.spring.hostapp.HostApplication.EmailConfirmation;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;

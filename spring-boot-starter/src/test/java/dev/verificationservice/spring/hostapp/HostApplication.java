@@ -1,20 +1,12 @@
 package dev.verificationservice.spring.hostapp;
 
-import dev.verificationservice.Verification;
-import dev.verificationservice.codes.CodeRequest;
-import dev.verificationservice.codes.CodeType;
-import dev.verificationservice.codes.DeliveryMethod;
-import dev.verificationservice.codes.IssueResult;
-import dev.verificationservice.codes.VerificationResult;
-import dev.verificationservice.codes.VerifyRequest;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.stereotype.Service;
 
 /**
  * A host application as a team would write it: one dependency (the starter), {@code verification.*}
- * properties, and the {@code Verification} bean injected where it is needed. The lines between the markers
- * are the README's "Embed it with the Spring Boot starter" snippet, exactly ({@code ReadmeSnippetTest}).
+ * properties, and the {@code Verification} bean injected where it is needed ({@link EmailConfirmation}, whose
+ * file is the README's "Embed it with the Spring Boot starter" example, exactly: {@code ReadmeSnippetTest}).
  */
 @SpringBootApplication
 public class HostApplication {
@@ -22,33 +14,4 @@ public class HostApplication {
     public static void main(String[] args) {
         SpringApplication.run(HostApplication.class, args);
     }
-
-    static final String BEGIN = "// README snippet begins";
-    static final String END = "// README snippet ends";
-
-    // README snippet begins
-    @Service
-    public static class EmailConfirmation {
-
-        private final Verification verification;   // from the starter, on the store verification.store names
-
-        public EmailConfirmation(Verification verification) {
-            this.verification = verification;
-        }
-
-        /** Sends a 6-digit code to the address; false when a limit refused it (try again later) or delivery failed. */
-        public boolean sendCode(String userId, String email) {
-            IssueResult result = verification.codes().issue(
-                    CodeRequest.of(userId, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, email));
-            return result instanceof IssueResult.Issued;
-        }
-
-        /** True once, for the right code within 15 minutes; a second use, a wrong or an old code is false. */
-        public boolean confirm(String userId, String code) {
-            VerificationResult result = verification.codes().verify(
-                    VerifyRequest.numeric(code, userId, CodeType.EMAIL_VERIFICATION));
-            return result.valid();
-        }
-    }
-    // README snippet ends
 }

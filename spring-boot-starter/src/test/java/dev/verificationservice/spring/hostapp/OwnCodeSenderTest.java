@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.OutgoingCode;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration.DeliveryChannels;
-import dev.verificationservice.spring.hostapp.HostApplication.EmailConfirmation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
