@@ -2,6 +2,7 @@ package dev.verificationservice.server.openapi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.verificationservice.server.ProjectFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -123,20 +124,10 @@ class OpenApiTourTest {
     }
 
     private static String tourScript() throws IOException {
-        Path readme = readme();
+        Path readme = ProjectFiles.readme();
         Matcher tour = TOUR.matcher(Files.readString(readme));
         assertThat(tour.find()).as("an sh block under '## API tour' in %s", readme).isTrue();
         assertThat(tour.group(1)).as("the tour's API line").contains(TOUR_API_LINE);
         return tour.group(1);
-    }
-
-    private static Path readme() {
-        Path directory = Path.of("").toAbsolutePath();
-        for (int level = 0; level < 4 && directory != null; level++, directory = directory.getParent()) {
-            if (Files.isRegularFile(directory.resolve("README.md")) && Files.isDirectory(directory.resolve("server"))) {
-                return directory.resolve("README.md");
-            }
-        }
-        throw new IllegalStateException("README.md of the project not found above " + Path.of("").toAbsolutePath());
     }
 }

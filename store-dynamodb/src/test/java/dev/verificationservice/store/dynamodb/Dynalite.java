@@ -88,6 +88,14 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
         return transactional;
     }
 
+    /**
+     * An engine of the caller's own, for tests that no JUnit Jupiter extension starts (jqwik properties): the
+     * caller closes it.
+     */
+    public static Dynalite startOwn() {
+        return start();
+    }
+
     private static Dynalite start() {
         Path cli = Path.of(System.getProperty("dynalite.cli", "target/dynalite/node_modules/dynalite/cli.js"));
         if (!Files.isRegularFile(cli)) {
