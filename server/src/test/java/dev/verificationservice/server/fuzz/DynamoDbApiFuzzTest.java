@@ -15,7 +15,7 @@ class DynamoDbApiFuzzTest extends ApiFuzzTest {
         return FuzzServer.Store.DYNAMODB;
     }
 
-    @Property(tries = 1500, shrinking = ShrinkingMode.BOUNDED)
+    @Property(tries = 1200, shrinking = ShrinkingMode.BOUNDED)
     void everyGeneratedRequestIsAnsweredWithinTheContract(@ForAll("requests") FuzzRequest request) throws Exception {
         answersWithinTheContract(request);
     }

@@ -12,7 +12,7 @@ class EmbeddedApiFuzzTest extends ApiFuzzTest {
         return FuzzServer.Store.EMBEDDED;
     }
 
-    @Property(tries = 3000, shrinking = ShrinkingMode.BOUNDED)
+    @Property(tries = 2500, shrinking = ShrinkingMode.BOUNDED)
     void everyGeneratedRequestIsAnsweredWithinTheContract(@ForAll("requests") FuzzRequest request) throws Exception {
         answersWithinTheContract(request);
     }

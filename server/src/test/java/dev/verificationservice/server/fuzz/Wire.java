@@ -191,11 +191,11 @@ record Wire(String name, UnaryOperator<FuzzRequest> change) {
     }
 
     private static FuzzRequest oversized(FuzzRequest request, int size, boolean chunked) {
-        byte[] body = request.bodyBytes();
-        String start = body == null || body.length < 2 ? "{" : new String(body, 0, body.length - 1, StandardCharsets.UTF_8)
-                + (body.length > 2 ? "," : "");
-        String head = start + "\"padding\":\"";
-        String padded = head + "a".repeat(Math.max(0, size - head.length() - 2)) + "\"}";
+        // The generated members (if any), then one padding member that brings the body to the size.
+        String members = request.body() instanceof FuzzRequest.Members generated && !generated.members().isEmpty()
+                ? new String(generated.bytes(), 1, generated.bytes().length - 2, StandardCharsets.UTF_8) + "," : "";
+        String head = "{" + members + "\"padding\":\"";
+        String padded = head + "a".repeat(Math.max(0, size - head.getBytes(StandardCharsets.UTF_8).length - 2)) + "\"}";
         FuzzRequest bigger = request.withBody(new FuzzRequest.Raw(padded.getBytes(StandardCharsets.UTF_8)));
         return (chunked ? chunked(bigger) : bigger).withKind("OVERSIZED");
     }
