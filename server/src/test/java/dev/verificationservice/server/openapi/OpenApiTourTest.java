@@ -75,50 +75,51 @@ class OpenApiTourTest {
         assertThat(bash.waitFor(60, TimeUnit.SECONDS)).as("the tour ended").isTrue();
         assertThat(bash.exitValue()).as("the tour's exit status; its output:%n%s", output).isZero();
 
-        List<ValidatingProxy.Exchange> exchanges = proxy.exchanges();
+        List<ApiContract.Exchange> exchanges = proxy.contract().exchanges();
         int curls = tour.split("curl ", -1).length - 1;
         assertThat(exchanges).as("requests through the proxy (the tour has %d curl calls)", curls).hasSize(curls);
-        for (ValidatingProxy.Exchange exchange : exchanges) {
+        for (ApiContract.Exchange exchange : exchanges) {
             assertThat(exchange.answerProblems()).as("the answer to %s: %s", exchange, exchange.answerBody()).isEmpty();
             if (exchange.status() < 400) {
                 assertThat(exchange.requestProblems()).as("the request %s, which the service took", exchange).isEmpty();
             }
         }
         // The tour ends with a request the service refuses (a '#' in the userId): the document must refuse it too.
-        ValidatingProxy.Exchange refused = exchanges.get(exchanges.size() - 1);
+        ApiContract.Exchange refused = exchanges.get(exchanges.size() - 1);
         assertThat(refused.status()).isEqualTo(400);
         assertThat(refused.answerBody()).contains("\"field\":\"userId\"");
         assertThat(refused.requestProblems()).as("what the validator says about %s", refused)
                 .anyMatch(problem -> problem.contains("userId") || problem.contains("pattern"));
-        assertThat(exchanges).extracting(ValidatingProxy.Exchange::status).contains(200, 201, 202, 400);
+        assertThat(exchanges).extracting(ApiContract.Exchange::status).contains(200, 201, 202, 400);
     }
 
     @Test
     void theValidatorCatchesAnswersThatBreakTheDocument() {
+        ApiContract contract = proxy.contract();
         Map<String, String> json = Map.of("Content-Type", "application/json");
         String sent = "{\"codeType\":\"EMAIL_VERIFICATION\",\"deliveryMethod\":\"EMAIL\",\"format\":\"NUMERIC\","
                 + "\"maskedTarget\":\"j***@example.com\",\"expiresAt\":\"2026-11-30T10:15:00.000Z\",\"locale\":\"en\"}";
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 202, json, sent)).as("a correct answer").isEmpty();
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 202, json, sent)).as("a correct answer").isEmpty();
 
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 202, json, sent.replace("EMAIL_VERIFICATION", "EMAIL_CHECK")))
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 202, json, sent.replace("EMAIL_VERIFICATION", "EMAIL_CHECK")))
                 .as("an unknown enum value").isNotEmpty();
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 202, json,
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 202, json,
                 sent.replace(",\"expiresAt\":\"2026-11-30T10:15:00.000Z\"", "")))
                 .as("a required field missing").anyMatch(problem -> problem.contains("expiresAt"));
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 202, json, sent.replace("2026-11-30T10:15:00.000Z", "soon")))
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 202, json, sent.replace("2026-11-30T10:15:00.000Z", "soon")))
                 .as("a date-time that is none").isNotEmpty();
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 202, json, sent.replace("}", ",\"code\":\"123456\"}")))
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 202, json, sent.replace("}", ",\"code\":\"123456\"}")))
                 .as("a member the document does not have (a code in the answer)").isNotEmpty();
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 418, json, sent)).as("a status not documented").isNotEmpty();
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 418, json, sent)).as("a status not documented").isNotEmpty();
 
         Map<String, String> problemJson = Map.of("Content-Type", "application/problem+json");
         String problem = "{\"type\":\"https://verification-service.dev/problems/rate-limited\",\"title\":\"Too Many "
                 + "Requests\",\"status\":429,\"detail\":\"Too many requests.\",\"code\":\"RATE_LIMITED\"}";
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 429, Map.of("Content-Type", "application/problem+json",
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 429, Map.of("Content-Type", "application/problem+json",
                 "Retry-After", "30"), problem)).as("a correct problem").isEmpty();
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 429, problemJson, problem))
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 429, problemJson, problem))
                 .as("a 429 without Retry-After").anyMatch(text -> text.contains("Retry-After"));
-        assertThat(proxy.checkAnswer("POST", "/v1/codes", 429, Map.of("Content-Type", "application/problem+json",
+        assertThat(contract.checkAnswer("POST", "/v1/codes", 429, Map.of("Content-Type", "application/problem+json",
                 "Retry-After", "30"), problem.replace(",\"code\":\"RATE_LIMITED\"", "")))
                 .as("a problem without its code").anyMatch(text -> text.contains("code"));
     }
