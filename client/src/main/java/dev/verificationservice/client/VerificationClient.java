@@ -1,7 +1,9 @@
 package dev.verificationservice.client;
 
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -88,9 +90,22 @@ public final class VerificationClient {
      * delivery channel; otherwise this throws a {@link ProblemException} with code {@code OUTBOX_DISABLED}.
      */
     public List<OutboxMessage> devOutbox() {
-        Fields answer = transport.get(Operation.DEV_OUTBOX, "/dev/outbox").json();
+        return outbox("/dev/outbox");
+    }
+
+    /**
+     * {@code GET /dev/outbox?userId=}: the development outbox's messages sent for one user, newest first (an
+     * outbox shared by several developers or tests holds other users' codes too).
+     */
+    public List<OutboxMessage> devOutbox(String userId) {
+        return outbox("/dev/outbox?userId=" + URLEncoder.encode(userId, StandardCharsets.UTF_8));
+    }
+
+    private List<OutboxMessage> outbox(String pathAndQuery) {
+        Fields answer = transport.get(Operation.DEV_OUTBOX, pathAndQuery).json();
         return answer.objects("messages").stream()
-                .map(message -> new OutboxMessage(message.enumValue("channel", DeliveryMethod.class),
+                .map(message -> new OutboxMessage(message.text("userId"),
+                        message.enumValue("channel", DeliveryMethod.class),
                         message.text("to"), message.enumValue("codeType", CodeType.class), message.text("code"),
                         message.text("body"), message.instant("sentAt")))
                 .toList();

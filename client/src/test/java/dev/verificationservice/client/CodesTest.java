@@ -29,6 +29,21 @@ class CodesTest {
     }
 
     @Test
+    void theOutboxOfOneUserHoldsOnlyThatUsersMessages() {
+        String user = newUser();
+        String other = newUser();
+        client.codes().send(SendCodeRequest.of(user, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, emailOf(user)));
+        client.codes().send(SendCodeRequest.of(other, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                emailOf(other)));
+
+        assertThat(client.devOutbox(user)).singleElement().satisfies(message -> {
+            assertThat(message.userId()).isEqualTo(user);
+            assertThat(message.to()).isEqualTo(emailOf(user));
+            assertThat(message.code()).isEqualTo(codeSentTo(emailOf(user)));
+        });
+    }
+
+    @Test
     void sendCheckVerifyAndVerifyAgain() {
         String user = newUser();
         SendResult sent = client.codes().send(SendCodeRequest.of(user, CodeType.EMAIL_VERIFICATION,

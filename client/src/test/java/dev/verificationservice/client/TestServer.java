@@ -59,12 +59,12 @@ final class TestServer {
             throw new UncheckedIOException(e);
         }
         context = new SpringApplicationBuilder(VerificationServerApplication.class, TestClock.class)
-                .properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off",
-                        "verification.data-dir=" + dataDirectory,
-                        "verification.api-keys=" + API_KEY,
-                        "verification.secret-keys=" + HMAC_KEY,
-                        "verification.embedded-lock-wait=PT0.3S")
-                .run();
+                // Arguments, not default properties: application.properties (server.port=8080) overrides those.
+                .run("--server.port=0", "--server.address=127.0.0.1", "--spring.main.banner-mode=off",
+                        "--verification.data-dir=" + dataDirectory,
+                        "--verification.api-keys=" + API_KEY,
+                        "--verification.secret-keys=" + HMAC_KEY,
+                        "--verification.embedded-lock-wait=PT0.3S");
         int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
         uri = URI.create("http://127.0.0.1:" + port);
     }

@@ -20,9 +20,9 @@ public final class DevelopmentOutbox implements CodeSender {
 
     public static final int DEFAULT_CAPACITY = 100;
 
-    /** One kept message; {@code channel} is the delivery method. */
-    public record Message(DeliveryMethod channel, String to, CodeType codeType, String code, String body,
-                          Instant sentAt, Locale locale, Optional<String> context) {
+    /** One kept message; {@code channel} is the delivery method, {@code userId} the user it was sent for. */
+    public record Message(String userId, DeliveryMethod channel, String to, CodeType codeType, String code,
+                          String body, Instant sentAt, Locale locale, Optional<String> context) {
     }
 
     private final Deque<Message> messages = new ArrayDeque<>();
@@ -48,7 +48,8 @@ public final class DevelopmentOutbox implements CodeSender {
 
     @Override
     public synchronized void send(OutgoingCode message) {
-        messages.addFirst(new Message(message.deliveryMethod(), message.deliveryTarget(), message.codeType(),
+        messages.addFirst(new Message(message.userId(), message.deliveryMethod(), message.deliveryTarget(),
+                message.codeType(),
                 message.code(), bodies.apply(message), clock.instant(), message.locale(), message.context()));
         while (messages.size() > capacity) {
             messages.removeLast();
@@ -58,6 +59,18 @@ public final class DevelopmentOutbox implements CodeSender {
     /** Newest first. */
     public synchronized List<Message> messages() {
         return new ArrayList<>(messages);
+    }
+
+    /**
+     * Newest first, only those sent for {@code userId} and to {@code to} where given (exact match; an address
+     * as the caller gave it). Several developers or test runs share one outbox: the newest message of all may
+     * be someone else's code.
+     */
+    public synchronized List<Message> messages(Optional<String> userId, Optional<String> to) {
+        return messages.stream()
+                .filter(message -> userId.map(message.userId()::equals).orElse(true))
+                .filter(message -> to.map(message.to()::equals).orElse(true))
+                .toList();
     }
 
     private static String plainBody(OutgoingCode message) {

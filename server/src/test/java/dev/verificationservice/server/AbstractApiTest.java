@@ -139,6 +139,25 @@ abstract class AbstractApiTest {
     }
 
     @Test
+    void theOutboxShowsOneUsersOrOneAddresssMessagesWhenAsked() {
+        String first = newUser();
+        String second = newUser();
+        assertThat(sendEmailCode(first).status()).isEqualTo(202);
+        assertThat(sendEmailCode(second).status()).isEqualTo(202);
+
+        JsonNode mine = api.get("/dev/outbox?userId=" + first).json().get("messages");
+        JsonNode theirs = api.get("/dev/outbox?to=" + emailOf(second)).json().get("messages");
+
+        assertThat(api.get("/dev/outbox").json().get("messages").get(0).get("userId").asString()).isEqualTo(second);
+        assertThat(mine.size()).isEqualTo(1);
+        assertThat(mine.get(0).get("userId").asString()).isEqualTo(first);
+        assertThat(mine.get(0).get("to").asString()).isEqualTo(emailOf(first));
+        assertThat(theirs.size()).isEqualTo(1);
+        assertThat(theirs.get(0).get("userId").asString()).isEqualTo(second);
+        assertThat(api.get("/dev/outbox?userId=nobody-" + first).json().get("messages").size()).isZero();
+    }
+
+    @Test
     void theCodeFlowFromRequestToLockOut() {
         String user = newUser();
         Answer sent = sendEmailCode(user);
@@ -286,6 +305,57 @@ abstract class AbstractApiTest {
         assertThat(api.get("/v1/users/" + user + "/devices").json().get("devices")).hasSize(1);
         assertThat(api.post("/v1/devices/verify", Map.of("deviceId", "idem-1", "secret", again.text("secret")))
                 .json().get("valid").asBoolean()).isTrue();
+    }
+
+    @Test
+    void anIdempotencyKeyBelongsToTheApiKeyHoweverItsAuthorizationHeaderIsSpelled() {
+        String user = newUser();
+        String body = ApiClient.JSON.writeValueAsString(Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(user)));
+        String key = "spelled-" + user;
+
+        RawHttp.Answer first = sendIdempotent("Bearer " + API_KEY, key, body);
+        assertThat(first.status()).isEqualTo(202);
+        for (String spelling : List.of("bearer " + API_KEY, "Bearer  " + API_KEY, "BEARER " + API_KEY,
+                "Bearer " + API_KEY + "  ", "bEaReR \t" + API_KEY)) {
+            RawHttp.Answer again = sendIdempotent(spelling, key, body);
+            assertThat(again.status()).as(spelling).isEqualTo(202);
+            assertThat(again.head()).as(spelling).containsIgnoringCase("Idempotent-Replayed: true");
+            assertThat(again.body()).as(spelling).isEqualTo(first.body());
+        }
+        assertThat(api.get("/dev/outbox").json().get("messages").valueStream()
+                .filter(message -> message.get("to").asString().equals(emailOf(user))).count()).isEqualTo(1);
+
+        // Another application key's Idempotency-Key of the same name is its own: the request runs again (and meets
+        // the 30-second resend cooldown), it is not the first key's answer replayed.
+        RawHttp.Answer otherKey = sendIdempotent("Bearer " + NEXT_API_KEY, key, body);
+        assertThat(otherKey.head()).doesNotContainIgnoringCase("Idempotent-Replayed");
+        assertThat(otherKey.status()).isEqualTo(429);
+    }
+
+    private RawHttp.Answer sendIdempotent(String authorization, String idempotencyKey, String body) {
+        return RawHttp.send(port, "POST", "/v1/codes", List.of("Authorization: " + authorization,
+                "Content-Type: application/json", "Idempotency-Key: " + idempotencyKey), body);
+    }
+
+    @Test
+    void aChunkedBodyOverSixteenKilobytesWithAnIdempotencyKeyIs413AndLeavesTheKeyFree() {
+        String user = newUser();
+        String key = "chunked-" + user;
+        byte[] big = ("{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\",\"deliveryMethod\":\"EMAIL\","
+                + "\"deliveryTarget\":\"" + emailOf(user) + "\",\"userAgent\":\"" + "a".repeat(20_000) + "\"}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+        RawHttp.Answer refused = RawHttp.sendChunked(port, "POST", "/v1/codes", List.of("Authorization: Bearer " + API_KEY,
+                "Content-Type: application/json", "Idempotency-Key: " + key), big, 1024);
+
+        assertThat(refused.status()).isEqualTo(413);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        assertThat(refused.body()).contains("\"code\":\"BODY_TOO_LARGE\"");
+        assertThat(auditEventTypes(user)).as("nothing written").isEmpty();
+        Answer retried = api.postIdempotent("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(user)), key);
+        assertThat(retried.status()).as("the key was not claimed by the refused request").isEqualTo(202);
     }
 
     // Abuse controls (SPEC §10)

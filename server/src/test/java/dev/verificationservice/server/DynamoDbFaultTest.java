@@ -3,6 +3,7 @@ package dev.verificationservice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.store.CreateTableCommand;
 import dev.verificationservice.spring.VerificationProperties;
@@ -243,6 +244,44 @@ class DynamoDbFaultTest {
         proxy.resume();
         assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(200);
         assertThat(send(user).status()).isEqualTo(202);
+    }
+
+    @Test
+    void withAnIdempotencyKeyAnEngineThatIsDownIsStill503WithRetryAfterAndTheRetryRuns() {
+        String user = newUser();
+        Map<String, String> device = Map.of("userId", user, "deviceId", "d-1", "deviceType", "WEB");
+        proxy.stop();
+
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            assertUnavailable(sendIdempotent(user, "idem-send-" + user));
+            assertUnavailable(api.postIdempotent("/v1/devices", device, "idem-device-" + user));
+        });
+
+        proxy.resume();
+        assertThat(sendIdempotent(user, "idem-send-" + user).status()).isEqualTo(202);
+        assertThat(api.postIdempotent("/v1/devices", device, "idem-device-" + user).status()).isEqualTo(201);
+        assertThat(auditTypes(user)).containsExactlyInAnyOrder("CODE_SENT", "DEVICE_ADDED");
+    }
+
+    @Test
+    void whenTheStoreFailsAfterTheKeyIsClaimedTheAnswerIs503AndARetryRunsOnceTheClaimIsStale() {
+        String user = newUser();
+        // The key is claimed (PutItem); then the send counter (UpdateItem) fails, and so does giving the key up
+        // (DeleteItem): the request answers 503, and its claim stays pending.
+        proxy.inject(Fault.serverError("UpdateItem").always());
+        proxy.inject(Fault.serverError("DeleteItem").always());
+
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertUnavailable(sendIdempotent(user, "idem-" + user)));
+
+        proxy.clear();
+        clock.advance(IdempotentRequests.STALE_AFTER.plusSeconds(1));
+        assertThat(sendIdempotent(user, "idem-" + user).status()).isEqualTo(202);
+        assertThat(count(user, "SEND_EMAIL_VERIFICATION")).isEqualTo(1);
+    }
+
+    private Answer sendIdempotent(String user, String idempotencyKey) {
+        return api.postIdempotent("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", AbstractApiTest.emailOf(user)), idempotencyKey);
     }
 
     @Test

@@ -7,7 +7,6 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +19,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -128,6 +129,9 @@ class EmbeddedCrashTest {
 
     /** The server in a JVM of its own, started from this test's classpath without the test classes. */
     private static final class ServerProcess {
+        /** Spring Boot's line once Tomcat listens, e.g. "Tomcat started on port 41234 (http) with context path '/'". */
+        private static final Pattern TOMCAT_STARTED = Pattern.compile("Tomcat started on port\\(?s?\\)?:? (\\d+)");
+
         final Process process;
         final int port;
 
@@ -137,10 +141,6 @@ class EmbeddedCrashTest {
         }
 
         static ServerProcess start(Path dataDirectory) throws IOException, InterruptedException {
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
             String classpath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                     .filter(entry -> !entry.endsWith("test-classes"))
                     .collect(Collectors.joining(File.pathSeparator));
@@ -148,7 +148,9 @@ class EmbeddedCrashTest {
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", classpath, "-XX:TieredStopAtLevel=1",
                     "dev.verificationservice.server.VerificationServerApplication",
-                    "--server.port=" + port,
+                    // Port 0: the server takes a free port itself and names it in its log (a port chosen here and
+                    // closed again could be taken by another process before the server binds it).
+                    "--server.port=0", "--server.address=127.0.0.1",
                     "--verification.data-dir=" + dataDirectory,
                     "--verification.api-keys=" + API_KEY,
                     "--verification.secret-keys=" + AbstractApiTest.HMAC_KEY));
@@ -156,12 +158,17 @@ class EmbeddedCrashTest {
             BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             // Ready when Spring Boot says it started; its output is then drained so the process never blocks.
             String line;
+            int port = -1;
             while ((line = output.readLine()) != null) {
+                Matcher started = TOMCAT_STARTED.matcher(line);
+                if (started.find()) {
+                    port = Integer.parseInt(started.group(1));
+                }
                 if (line.contains("Started VerificationServerApplication")) {
                     break;
                 }
             }
-            if (line == null) {
+            if (line == null || port < 0) {
                 throw new IllegalStateException("the server process ended before it started (exit " + process.waitFor() + ")");
             }
             Thread drain = new Thread(() -> output.lines().forEach(ignored -> { }), "crash-test-drain");

@@ -84,6 +84,35 @@ class EmbeddedStoreFaultTest {
         assertThat(api.post("/v1/codes", send).status()).isEqualTo(202);
     }
 
+    @Test
+    void withAnIdempotencyKeyALockedStoreIsStill503WithRetryAfterAndTheRetryRuns() throws Exception {
+        ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
+        Map<String, String> send = Map.of("userId", "locked-idem", "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", "jane.idem@example.com");
+        Map<String, String> device = Map.of("userId", "locked-idem", "deviceId", "d-1", "deviceType", "WEB");
+
+        try (Connection holder = DriverManager.getConnection("jdbc:sqlite:"
+                + dataDirectory.resolve(SqliteVerificationStore.DATABASE_FILE));
+             Statement statement = holder.createStatement()) {
+            statement.execute("BEGIN EXCLUSIVE");
+            assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+                assertUnavailable(api.postIdempotent("/v1/codes", send, "idem-send"));
+                assertUnavailable(api.postIdempotent("/v1/devices", device, "idem-device"));
+            });
+            statement.execute("COMMIT");
+        }
+
+        assertThat(api.postIdempotent("/v1/codes", send, "idem-send").status()).isEqualTo(202);
+        assertThat(api.postIdempotent("/v1/devices", device, "idem-device").status()).isEqualTo(201);
+    }
+
+    private static void assertUnavailable(Answer answer) {
+        assertThat(answer.status()).as(answer.raw().body()).isEqualTo(503);
+        assertThat(answer.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(answer.text("code")).isEqualTo("STORE_UNAVAILABLE");
+        assertThat(answer.header("Retry-After")).matches("[1-9][0-9]*");
+    }
+
     private static long rows(Statement statement) throws Exception {
         try (ResultSet count = statement.executeQuery("SELECT count(*) FROM items")) {
             count.next();

@@ -41,9 +41,12 @@ import org.springframework.web.bind.annotation.RestController;
 public class AdminController {
 
     /** A live code as support staff see it: what kind, where it went (masked), when. Never a digest or the code. */
-    public record LiveCodeView(@Schema(requiredMode = REQUIRED) String codeType, @Schema(requiredMode = REQUIRED) String format,
-                               @Schema(requiredMode = REQUIRED) String deliveryMethod, @Schema(requiredMode = REQUIRED) String maskedTarget,
-                               @Schema(requiredMode = REQUIRED) String createdAt, @Schema(requiredMode = REQUIRED) String expiresAt) {
+    public record LiveCodeView(@Schema(requiredMode = REQUIRED) String codeType,
+                               @Schema(requiredMode = REQUIRED) String format,
+                               @Schema(requiredMode = REQUIRED) String deliveryMethod,
+                               @Schema(requiredMode = REQUIRED) String maskedTarget,
+                               @Schema(requiredMode = REQUIRED) String createdAt,
+                               @Schema(requiredMode = REQUIRED) String expiresAt) {
         static LiveCodeView of(LiveCode code) {
             return new LiveCodeView(code.codeType().name(), code.format().name(), code.deliveryMethod().name(),
                     code.maskedTarget(), JsonTimes.format(code.createdAt()), JsonTimes.format(code.expiresAt()));
@@ -51,13 +54,15 @@ public class AdminController {
     }
 
     /** Everything about one user at once, in the order support staff read it. */
-    public record UserOverviewResponse(@Schema(requiredMode = REQUIRED) String userId, @Schema(requiredMode = REQUIRED) List<DeviceView> devices,
+    public record UserOverviewResponse(@Schema(requiredMode = REQUIRED) String userId,
+                                       @Schema(requiredMode = REQUIRED) List<DeviceView> devices,
                                        @Schema(requiredMode = REQUIRED) List<LiveCodeView> liveCodes,
                                        @Schema(requiredMode = REQUIRED) List<LimitView> rateLimits,
                                        @Schema(requiredMode = REQUIRED) List<AuditEventView> auditEvents) {
     }
 
-    public record LiftedResponse(@Schema(requiredMode = REQUIRED) String action, @Schema(requiredMode = REQUIRED) int windowsCleared) {
+    public record LiftedResponse(@Schema(requiredMode = REQUIRED) String action,
+                                 @Schema(requiredMode = REQUIRED) int windowsCleared) {
     }
 
     public record InvalidatedResponse(@Schema(requiredMode = REQUIRED) int invalidated) {

@@ -23,7 +23,8 @@ import org.springframework.web.bind.annotation.RestController;
 public class AuditController {
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record AuditEventView(@Schema(requiredMode = REQUIRED) String timestamp, @Schema(requiredMode = REQUIRED) String eventType,
+    public record AuditEventView(@Schema(requiredMode = REQUIRED) String timestamp,
+                                 @Schema(requiredMode = REQUIRED) String eventType,
                                  @Schema(requiredMode = REQUIRED) boolean success, String failureReason,
                                  Map<String, String> details, String ipAddress, String userAgent, String deviceId) {
         public static AuditEventView of(AuditEntry entry) {

@@ -76,9 +76,9 @@ final class ApiDocumentFields implements OpenApiCustomizer {
     @Override
     public void customise(OpenAPI openApi) {
         openApi.getComponents().getSchemas().forEach(ApiDocumentFields::describe);
-        openApi.getPaths().values().forEach(item -> item.readOperations().forEach(operation -> {
+        openApi.getPaths().forEach((path, item) -> item.readOperations().forEach(operation -> {
             if (operation.getParameters() != null) {
-                operation.getParameters().forEach(ApiDocumentFields::describe);
+                operation.getParameters().forEach(parameter -> describe(path, parameter));
             }
         }));
     }
@@ -97,7 +97,8 @@ final class ApiDocumentFields implements OpenApiCustomizer {
         }
         if (name.endsWith("Body")) {
             List<String> required = schema.getRequired() == null ? List.of() : schema.getRequired();
-            properties.forEach((field, property) -> property.setNullable(required.contains(field) ? null : Boolean.TRUE));
+            properties.forEach((field, property) -> property.setNullable(required.contains(field) ? null
+                    : Boolean.TRUE));
         }
     }
 
@@ -115,20 +116,23 @@ final class ApiDocumentFields implements OpenApiCustomizer {
     }
 
     /** Path and query parameters: the same field rules, and the audit page's and the operator API's own. */
-    private static void describe(Parameter parameter) {
+    private static void describe(String path, Parameter parameter) {
         if (parameter.getSchema() == null || !"string".equals(parameter.getSchema().getType())) {
             return;
         }
         // A new schema each: springdoc shares one string schema among parameters of the same type.
         Schema<?> schema = new StringSchema();
         parameter.setSchema(schema);
-        switch (parameter.getName()) {
-            case "from", "to" -> schema.format("date-time").description("An ISO-8601 UTC instant such as "
-                    + "2026-11-30T10:00:00Z");
-            case "limit" -> parameter.setSchema(new IntegerSchema().minimum(BigDecimal.ONE)
-                    .maximum(BigDecimal.valueOf(100))._default(50));
-            case "action" -> strings(schema, List.copyOf(UserSupport.userActions()));
-            default -> describeField(parameter.getName(), schema);
+        String name = parameter.getName();
+        boolean audit = path.endsWith("/audit");
+        if (audit && (name.equals("from") || name.equals("to"))) {
+            schema.format("date-time").description("An ISO-8601 UTC instant such as 2026-11-30T10:00:00Z");
+        } else if (audit && name.equals("limit")) {
+            parameter.setSchema(new IntegerSchema().minimum(BigDecimal.ONE).maximum(BigDecimal.valueOf(100))._default(50));
+        } else if (name.equals("action")) {
+            strings(schema, List.copyOf(UserSupport.userActions()));
+        } else {
+            describeField(name, schema); // path ids, and the outbox's ?userId= (?to= is an address: no rule)
         }
     }
 

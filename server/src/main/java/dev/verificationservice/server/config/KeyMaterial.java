@@ -35,6 +35,7 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
     public static final int MIN_API_KEY_LENGTH = 24;
     /** An operator's key id: this prefix and the first 12 hex digits of the key's SHA-256. */
     public static final String ADMIN_KEY_ID_PREFIX = "adm-";
+    public static final String APPLICATION_KEY_ID_PREFIX = "app-";
     private static final Logger LOG = LoggerFactory.getLogger(KeyMaterial.class);
 
     public KeyMaterial {
@@ -59,6 +60,14 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
      */
     public static String adminKeyId(String adminKey) {
         return ADMIN_KEY_ID_PREFIX + HexFormat.of().formatHex(sha256(adminKey), 0, 6);
+    }
+
+    /**
+     * The same kind of id for an application key ({@code app-} and 12 hex digits): what its Idempotency-Keys are
+     * scoped by, so that they belong to the key, not to how a client spells its Authorization header.
+     */
+    public static String applicationKeyId(String apiKey) {
+        return APPLICATION_KEY_ID_PREFIX + HexFormat.of().formatHex(sha256(apiKey), 0, 6);
     }
 
     /** The SHA-256 of a key's UTF-8 bytes: what keys are compared as. */

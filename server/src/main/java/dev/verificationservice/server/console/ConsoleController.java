@@ -112,13 +112,13 @@ public class ConsoleController {
             LOG.info("Console sign-in with admin key {}", created.session().operatorKeyId());
             return "redirect:/console/users";
         }
+        // A refused sign-in is not logged one by one (anyone can send this form): RefusalLog counts the 401s and
+        // 403s of the console, one summary line a minute at most.
         if (match.role() == AccessKeys.Role.APPLICATION) {
-            LOG.warn("Console sign-in refused: an application key was offered (from {})", request.getRemoteAddr());
             response.setStatus(HttpStatus.FORBIDDEN.value());
             return signInForm(request, response, model, "This is an application key (VERIFICATION_API_KEYS). The "
                     + "console needs an admin key (VERIFICATION_ADMIN_API_KEYS).");
         }
-        LOG.warn("Console sign-in refused: not a key of this service (from {})", request.getRemoteAddr());
         response.setStatus(HttpStatus.UNAUTHORIZED.value());
         return signInForm(request, response, model, key == null || key.isBlank() ? "Enter an admin key."
                 : "That key is not an admin key of this service. Check it and try again.");

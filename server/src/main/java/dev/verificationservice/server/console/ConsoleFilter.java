@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -33,6 +34,7 @@ import org.springframework.web.util.HtmlUtils;
  *   {@value #CSRF_FIELD}, compared in constant time: the session's token once signed in, and for the sign-in
  *   form a token that its own cookie also carries (double submit), so a sign-in cannot be forged either. A POST
  *   that a browser marks as sent from another site ({@code Sec-Fetch-Site: cross-site}) is refused before that.</li>
+ *   <li>A POST whose form body cannot be parsed is a 400, before any field of it is looked at.</li>
  *   <li>A page without a live session sends the browser to the sign-in page; a POST without one is refused.</li>
  *   <li>Every console answer forbids framing and any script, style or form target but the console's own
  *   (Content-Security-Policy), sends no referrer and is never sniffed.</li>
@@ -98,6 +100,12 @@ public class ConsoleFilter extends OncePerRequestFilter {
             refuse(response, HttpStatus.FORBIDDEN, "Refused", "This form was sent from another site.", true);
             return;
         }
+        if (post && !formIsReadable(request)) {
+            refuse(response, HttpStatus.BAD_REQUEST, "The form could not be read",
+                    "The form's body is not valid URL-encoded text, so nothing was changed. Open the page again and "
+                            + "send the form from there.", true);
+            return;
+        }
         if (path.equals(SIGN_IN_PATH)) {
             if (post && !signInTokenMatches(request)) {
                 refuse(response, HttpStatus.FORBIDDEN, "The sign-in form has expired",
@@ -127,6 +135,19 @@ public class ConsoleFilter extends OncePerRequestFilter {
         }
         request.setAttribute(SESSION, session.get());
         chain.doFilter(request, response);
+    }
+
+    /**
+     * The form body parses. The container refuses broken percent-encoding or a field without a name when the
+     * first parameter is read, with an exception that would otherwise be a 500 (issue 15).
+     */
+    private static boolean formIsReadable(HttpServletRequest request) {
+        try {
+            request.getParameterMap();
+            return true;
+        } catch (InvalidParameterException e) {
+            return false;
+        }
     }
 
     /** The sign-in form's hidden token equals its cookie (constant time), and both are there. */

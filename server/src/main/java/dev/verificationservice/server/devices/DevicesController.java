@@ -30,21 +30,25 @@ import org.springframework.web.bind.annotation.RestController;
 @org.springframework.web.bind.annotation.RequestMapping(produces = MediaType.APPLICATION_JSON_VALUE)
 public class DevicesController {
 
-    public record RegisterDeviceBody(@Schema(requiredMode = REQUIRED) String userId, @Schema(requiredMode = REQUIRED) String deviceId,
+    public record RegisterDeviceBody(@Schema(requiredMode = REQUIRED) String userId,
+                                     @Schema(requiredMode = REQUIRED) String deviceId,
                                      @Schema(requiredMode = REQUIRED) String deviceType, String deviceName,
                                      String pushToken, String ipAddress, String userAgent) {
     }
 
     /** The secret is in this answer and nowhere else, ever. */
-    public record RegisterDeviceResponse(@Schema(requiredMode = REQUIRED) String deviceId, @Schema(requiredMode = REQUIRED) String tokenId,
-                                         @Schema(requiredMode = REQUIRED) String secret, @Schema(requiredMode = REQUIRED) String expiresAt) {
+    public record RegisterDeviceResponse(@Schema(requiredMode = REQUIRED) String deviceId,
+                                         @Schema(requiredMode = REQUIRED) String tokenId,
+                                         @Schema(requiredMode = REQUIRED) String secret,
+                                         @Schema(requiredMode = REQUIRED) String expiresAt) {
         @Override
         public String toString() {
             return "RegisterDeviceResponse[deviceId=" + deviceId + ", tokenId=" + tokenId + ", secret=<redacted>]";
         }
     }
 
-    public record VerifyDeviceBody(@Schema(requiredMode = REQUIRED) String deviceId, @Schema(requiredMode = REQUIRED) String secret, String ipAddress, String userAgent) {
+    public record VerifyDeviceBody(@Schema(requiredMode = REQUIRED) String deviceId,
+                                   @Schema(requiredMode = REQUIRED) String secret, String ipAddress, String userAgent) {
         @Override
         public String toString() {
             return "VerifyDeviceBody[deviceId=" + deviceId + ", secret=<redacted>]";
@@ -56,9 +60,11 @@ public class DevicesController {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record DeviceView(@Schema(requiredMode = REQUIRED) String deviceId, @Schema(requiredMode = REQUIRED) String tokenId,
+    public record DeviceView(@Schema(requiredMode = REQUIRED) String deviceId,
+                             @Schema(requiredMode = REQUIRED) String tokenId,
                              @Schema(requiredMode = REQUIRED) String deviceType, String deviceName, String pushToken,
-                             @Schema(requiredMode = REQUIRED) String lastActiveAt, @Schema(requiredMode = REQUIRED) String createdAt,
+                             @Schema(requiredMode = REQUIRED) String lastActiveAt,
+                             @Schema(requiredMode = REQUIRED) String createdAt,
                              @Schema(requiredMode = REQUIRED) String expiresAt, String ipAddress,
                              String userAgent) {
         public static DeviceView of(DeviceToken token) {

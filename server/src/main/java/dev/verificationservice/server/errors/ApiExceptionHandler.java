@@ -5,8 +5,6 @@ import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -32,7 +30,11 @@ import tools.jackson.databind.exc.MismatchedInputException;
 @RestControllerAdvice
 public class ApiExceptionHandler {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ApiExceptionHandler.class);
+    private final RefusalLog refusalLog;
+
+    public ApiExceptionHandler(RefusalLog refusalLog) {
+        this.refusalLog = refusalLog;
+    }
 
     @ExceptionHandler(ApiProblem.class)
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem problem) {
@@ -133,25 +135,19 @@ public class ApiExceptionHandler {
 
     @ExceptionHandler(StoreException.class)
     ResponseEntity<ProblemDetail> storeUnavailable(StoreException e) {
-        // One line per failed request: during an outage every request fails the same way, and a stack trace
-        // each would bury the log. The cause's type is in the message; the trace is at DEBUG.
-        LOG.warn("Store unavailable, answered 503: {}", e.getMessage());
-        LOG.debug("Store failure", e);
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "5")
-                .body(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE",
-                        "The store could not complete the request in time. Retry after the time in Retry-After.",
-                        Map.of()));
+        return StoreUnavailable.answer(e);
     }
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
-        LOG.error("Unexpected error", e);
+        // A bug, but one a client may be able to repeat at will: one stack trace a minute at most.
+        refusalLog.failed(e);
         return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR).body(Problems.of(HttpStatus.INTERNAL_SERVER_ERROR,
                 "INTERNAL_ERROR", "An unexpected error occurred; it has been logged.", Map.of()));
     }
 
     static ResponseEntity<ProblemDetail> tooLarge() {
         return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(Problems.of(HttpStatus.CONTENT_TOO_LARGE,
-                "BODY_TOO_LARGE", "The body is larger than " + RequestBodyLimitFilter.MAX_BODY_BYTES + " bytes.", Map.of()));
+                "BODY_TOO_LARGE", RequestBodyLimitFilter.TOO_LARGE_DETAIL, Map.of()));
     }
 }

@@ -17,13 +17,15 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * Refuses bodies over 16 KB with 413: at once when Content-Length says so, and while reading when a
  * chunked body grows past the limit. No request of this API needs more. It runs after the API key filter:
- * a request without a valid key is a 401 whatever its body, and nothing of the body is read for it.
+ * a request without a valid key is a 401 whatever its body, and nothing of the body is read for it; and before
+ * the Idempotency-Key filter, which reads the body through this one's limit.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 20)
 public class RequestBodyLimitFilter extends OncePerRequestFilter {
 
     public static final int MAX_BODY_BYTES = 16 * 1024;
+    static final String TOO_LARGE_DETAIL = "The body is larger than " + MAX_BODY_BYTES + " bytes.";
 
     /** Thrown by the counting stream; found again in the cause chain by the exception handler. */
     static final class BodyTooLargeException extends IOException {
@@ -32,7 +34,8 @@ public class RequestBodyLimitFilter extends OncePerRequestFilter {
         }
     }
 
-    static boolean isTooLarge(Throwable failure) {
+    /** True when the failure comes from reading past the limit: a 413, however deep the reading was. */
+    public static boolean isTooLarge(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof BodyTooLargeException) {
                 return true;
@@ -45,11 +48,15 @@ public class RequestBodyLimitFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         if (request.getContentLengthLong() > MAX_BODY_BYTES) {
-            Problems.write(response, HttpStatus.CONTENT_TOO_LARGE, "BODY_TOO_LARGE",
-                    "The body is larger than " + MAX_BODY_BYTES + " bytes.");
+            refuse(response);
             return;
         }
         chain.doFilter(new LimitedRequest(request), response);
+    }
+
+    /** The 413 answer, for a filter that met the limit while it read the body. */
+    public static void refuse(HttpServletResponse response) throws IOException {
+        Problems.write(response, HttpStatus.CONTENT_TOO_LARGE, "BODY_TOO_LARGE", TOO_LARGE_DETAIL);
     }
 
     private static final class LimitedRequest extends HttpServletRequestWrapper {

@@ -11,6 +11,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Enumeration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.springframework.core.Ordered;
@@ -35,6 +36,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *   answer and send it without a body. 406.</li>
  *   <li>Under {@code /actuator}, anything but the documented operations: the actuator answers those
  *   without a body. 404.</li>
+ *   <li>A {@code Content-Type} the service cannot read a body by ({@link ContentTypeRule}): malformed, a
+ *   wildcard or more than one, 400; multipart, which no endpoint takes, 415. On every path and method:
+ *   before issue 15 such a header reached Spring's parsers, which answered 500 even for a health probe.</li>
  * </ul>
  */
 @Component
@@ -61,6 +65,12 @@ public class RequestShapeFilter extends OncePerRequestFilter {
         if (!acceptIsParseable(request)) {
             Problems.write(response, HttpStatus.NOT_ACCEPTABLE, "NOT_ACCEPTABLE",
                     "The Accept header cannot be parsed; this API answers application/json.");
+            return;
+        }
+        Optional<ContentTypeRule.Refusal> contentType = ContentTypeRule.check(request);
+        if (contentType.isPresent()) {
+            Problems.write(response, contentType.get().status(), contentType.get().code(), contentType.get().detail(),
+                    HttpHeaders.CONTENT_TYPE);
             return;
         }
         String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());

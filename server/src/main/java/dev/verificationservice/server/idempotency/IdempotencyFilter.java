@@ -4,6 +4,9 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.server.errors.Problems;
 import dev.verificationservice.server.errors.RequestBodyLimitFilter;
+import dev.verificationservice.server.errors.StoreUnavailable;
+import dev.verificationservice.server.security.ApiKeyFilter;
+import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -13,15 +16,12 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -39,11 +39,19 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * {@link #WAIT} is a 409 {@code IDEMPOTENCY_IN_PROGRESS} with {@code Retry-After}. Only a success is kept:
  * after any other answer the key is given up, so a retry runs the request again.
  *
- * <p>Keys are scoped by the API key that sent them (its SHA-256, never the key), so two clients' keys never
- * meet. It runs after the API-key check, and reads the body itself (within the 16 KB limit) to compare it.
+ * <p>Keys are scoped by the API key that authenticated the request ({@link ApiKeyFilter#CLIENT_KEY_ID}, an id
+ * of the configured key, never the key), so two clients' keys never meet, and the same client's retry replays
+ * however it spells its {@code Authorization} header ({@code bearer}, two spaces). It runs after the API-key
+ * check and after the body limit, and reads the body through that limit to compare it: a body over 16 KB is a
+ * 413, chunked or not.
+ *
+ * <p>A store failure at any step is a 503 {@code STORE_UNAVAILABLE} with {@code Retry-After}, as without the
+ * header: the header made for retrying must not stop a client retrying. Should the store fail after the
+ * request ran, the request's own answer is sent; its claim on the key is then left pending, and taken over
+ * by a retry after {@link IdempotentRequests#STALE_AFTER}.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 20)
+@Order(Ordered.HIGHEST_PRECEDENCE + 25)
 public class IdempotencyFilter extends OncePerRequestFilter {
 
     public static final String HEADER = "Idempotency-Key";
@@ -52,6 +60,7 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     static final Duration WAIT = Duration.ofSeconds(15);
     /** The operations that take the header, all {@code POST}. */
     public static final Set<String> PATHS = Set.of("/v1/codes", "/v1/devices");
+    private static final Logger LOG = LoggerFactory.getLogger(IdempotencyFilter.class);
 
     private final Verification verification;
 
@@ -68,10 +77,14 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        byte[] body = readBody(request.getInputStream());
-        if (body == null) {
-            Problems.write(response, HttpStatus.CONTENT_TOO_LARGE, "BODY_TOO_LARGE",
-                    "The body is larger than " + RequestBodyLimitFilter.MAX_BODY_BYTES + " bytes.");
+        byte[] body;
+        try {
+            body = request.getInputStream().readAllBytes();
+        } catch (IOException e) {
+            if (!RequestBodyLimitFilter.isTooLarge(e)) {
+                throw e;
+            }
+            RequestBodyLimitFilter.refuse(response);
             return;
         }
         byte[] fingerprint = (request.getMethod() + " " + request.getServletPath() + "\n" + request.getContentType()
@@ -82,6 +95,9 @@ public class IdempotencyFilter extends OncePerRequestFilter {
                     concat(fingerprint, body), WAIT);
         } catch (InvalidInputException e) {
             Problems.write(response, HttpStatus.BAD_REQUEST, "INVALID_INPUT", HEADER + ": " + e.getMessage(), e.field());
+            return;
+        } catch (StoreException e) {
+            StoreUnavailable.write(response, e);
             return;
         }
         if (begin instanceof IdempotentRequests.Begin.Replay replay) {
@@ -105,45 +121,42 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, byte[] body,
                      IdempotentRequests.Ticket ticket) throws ServletException, IOException {
         ContentCachingResponseWrapper captured = new ContentCachingResponseWrapper(response);
-        boolean kept = false;
+        boolean succeeded = false;
         try {
             chain.doFilter(new CachedBodyRequest(request, body), captured);
-            if (captured.getStatus() >= 200 && captured.getStatus() < 300) {
-                verification.idempotency().finish(ticket, captured.getStatus(),
-                        new String(captured.getContentAsByteArray(), StandardCharsets.UTF_8));
-                kept = true;
-            }
+            succeeded = captured.getStatus() >= 200 && captured.getStatus() < 300;
         } finally {
-            if (!kept) {
-                verification.idempotency().abandon(ticket);
-            }
+            settle(ticket, succeeded, captured);
             captured.copyBodyToResponse();
         }
     }
 
-    /** The API key's SHA-256 (hex, 16 characters): whose keys these are, never the key itself. */
-    private static String scopeOf(HttpServletRequest request) {
-        String authorization = String.valueOf(request.getHeader(HttpHeaders.AUTHORIZATION));
+    /**
+     * Keeps a success's answer for replays, or gives the key up after any other answer. When the store fails
+     * here, the request has run already: its answer stands (a 503 now would make the client send it again),
+     * and the claim it leaves pending is taken over by a retry once stale.
+     */
+    private void settle(IdempotentRequests.Ticket ticket, boolean succeeded, ContentCachingResponseWrapper captured) {
         try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(authorization.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(hash, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
+            if (succeeded) {
+                verification.idempotency().finish(ticket, captured.getStatus(),
+                        new String(captured.getContentAsByteArray(), StandardCharsets.UTF_8));
+            } else {
+                verification.idempotency().abandon(ticket);
+            }
+        } catch (StoreException e) {
+            LOG.warn("Store unavailable after an idempotent request ran; its Idempotency-Key claim stays pending "
+                    + "until stale ({}): {}", IdempotentRequests.STALE_AFTER, e.getMessage());
         }
     }
 
-    /** The whole body, or null when it is over the limit. */
-    private static byte[] readBody(InputStream in) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] buffer = new byte[4096];
-        int read;
-        while ((read = in.read(buffer)) != -1) {
-            out.write(buffer, 0, read);
-            if (out.size() > RequestBodyLimitFilter.MAX_BODY_BYTES) {
-                return null;
-            }
+    /** Whose keys these are: the id of the API key that authenticated the request, set by the API key filter. */
+    private static String scopeOf(HttpServletRequest request) {
+        if (request.getAttribute(ApiKeyFilter.CLIENT_KEY_ID) instanceof String keyId) {
+            return keyId;
         }
-        return out.toByteArray();
+        throw new IllegalStateException("no authenticated API key on an Idempotency-Key request: "
+                + "the API key filter must run first");
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

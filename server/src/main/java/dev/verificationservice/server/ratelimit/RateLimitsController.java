@@ -16,8 +16,11 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class RateLimitsController {
 
-    public record LimitView(@Schema(requiredMode = REQUIRED) String action, @Schema(requiredMode = REQUIRED) String windowStart,
-                            @Schema(requiredMode = REQUIRED) long count, @Schema(requiredMode = REQUIRED) int limit, @Schema(requiredMode = REQUIRED) String resetsAt) {
+    public record LimitView(@Schema(requiredMode = REQUIRED) String action,
+                            @Schema(requiredMode = REQUIRED) String windowStart,
+                            @Schema(requiredMode = REQUIRED) long count,
+                            @Schema(requiredMode = REQUIRED) int limit,
+                            @Schema(requiredMode = REQUIRED) String resetsAt) {
         public static LimitView of(RateLimitDecision limit) {
             return new LimitView(limit.action(), JsonTimes.format(limit.windowStart()), limit.count(), limit.limit(),
                     JsonTimes.format(limit.resetsAt()));

@@ -21,16 +21,25 @@ public class AccessKeys {
     /** What a key opens. */
     public enum Role { NONE, APPLICATION, ADMIN }
 
-    /** The role of a presented key and, for an admin key, its id ({@link KeyMaterial#adminKeyId}). */
-    public record Match(Role role, Optional<String> adminKeyId) {
+    /**
+     * The role of a presented key and the id of the configured key it matched ({@link KeyMaterial#adminKeyId} or
+     * {@link KeyMaterial#applicationKeyId}); no id for {@link Role#NONE}.
+     */
+    public record Match(Role role, Optional<String> keyId) {
+        /** The id of an admin key, for the audit log: empty for any other role. */
+        public Optional<String> adminKeyId() {
+            return role == Role.ADMIN ? keyId : Optional.empty();
+        }
     }
 
     private final List<byte[]> applicationKeyHashes;
+    private final List<String> applicationKeyIds;
     private final List<byte[]> adminKeyHashes;
     private final List<String> adminKeyIds;
 
     public AccessKeys(KeyMaterial keys) {
         this.applicationKeyHashes = keys.apiKeys().stream().map(KeyMaterial::sha256).toList();
+        this.applicationKeyIds = keys.apiKeys().stream().map(KeyMaterial::applicationKeyId).toList();
         this.adminKeyHashes = keys.adminKeys().stream().map(KeyMaterial::sha256).toList();
         this.adminKeyIds = keys.adminKeys().stream().map(KeyMaterial::adminKeyId).toList();
     }
@@ -43,22 +52,25 @@ public class AccessKeys {
     /** Compares the presented key with every key of both roles: no early exit, whatever matched before. */
     public Match match(String presented) {
         byte[] hash = KeyMaterial.sha256(presented);
-        boolean application = false;
-        for (byte[] key : applicationKeyHashes) {
-            application |= MessageDigest.isEqual(hash, key);
-        }
-        int adminIndex = -1;
-        for (int i = 0; i < adminKeyHashes.size(); i++) {
-            boolean equal = MessageDigest.isEqual(hash, adminKeyHashes.get(i));
-            adminIndex = equal ? i : adminIndex;
-        }
+        int applicationIndex = matchingIndex(hash, applicationKeyHashes);
+        int adminIndex = matchingIndex(hash, adminKeyHashes);
         // A key is never in both lists (refused at start); should it be, the lesser role wins.
-        if (application) {
-            return new Match(Role.APPLICATION, Optional.empty());
+        if (applicationIndex >= 0) {
+            return new Match(Role.APPLICATION, Optional.of(applicationKeyIds.get(applicationIndex)));
         }
         if (adminIndex >= 0) {
             return new Match(Role.ADMIN, Optional.of(adminKeyIds.get(adminIndex)));
         }
         return new Match(Role.NONE, Optional.empty());
+    }
+
+    /** The index of the hash in the list, or -1: every entry compared in constant time, without an early exit. */
+    private static int matchingIndex(byte[] hash, List<byte[]> hashes) {
+        int index = -1;
+        for (int i = 0; i < hashes.size(); i++) {
+            boolean equal = MessageDigest.isEqual(hash, hashes.get(i));
+            index = equal ? i : index;
+        }
+        return index;
     }
 }

@@ -29,7 +29,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *
  * <p>Several keys of each role may be valid at once (for rotation). Keys are compared by {@link AccessKeys}
  * (SHA-256 hashes in constant time, every key of both roles, no early exit). For an admin key the filter puts the key's id ({@link KeyMaterial#adminKeyId}) on the request as
- * {@link #OPERATOR_KEY_ID}, for the audit log; the key itself goes no further.
+ * {@link #OPERATOR_KEY_ID}, for the audit log; for an application key its id as {@link #CLIENT_KEY_ID}, which
+ * scopes its Idempotency-Keys. The key itself goes no further.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 10)
@@ -37,6 +38,11 @@ public class ApiKeyFilter extends OncePerRequestFilter {
 
     /** Request attribute: the id of the admin key that authenticated an operator API request. */
     public static final String OPERATOR_KEY_ID = ApiKeyFilter.class.getName() + ".operatorKeyId";
+    /**
+     * Request attribute: the id of the application key that authenticated an application API request
+     * ({@link KeyMaterial#applicationKeyId}), what its Idempotency-Keys are scoped by.
+     */
+    public static final String CLIENT_KEY_ID = ApiKeyFilter.class.getName() + ".clientKeyId";
     /** The operator API's path prefix. */
     public static final String ADMIN_PREFIX = "/v1/admin";
 
@@ -113,9 +119,7 @@ public class ApiKeyFilter extends OncePerRequestFilter {
                     + "(VERIFICATION_API_KEYS).");
             return;
         }
-        if (adminPath) {
-            request.setAttribute(OPERATOR_KEY_ID, match.adminKeyId().orElseThrow());
-        }
+        request.setAttribute(adminPath ? OPERATOR_KEY_ID : CLIENT_KEY_ID, match.keyId().orElseThrow());
         chain.doFilter(request, response);
     }
 

@@ -16,8 +16,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@code create-table}: creates the single table with the configured name (on-demand billing, GSI1 with
- * ALL projection), enables TTL on {@code ttl}, then checks the table's shape. Safe to run again: an
- * existing table is left as it is and only checked. Reads the same settings as the service
+ * ALL projection), enables TTL on {@code ttl}, then checks the table's shape as the service's start does. Safe to
+ * run again: an existing table is left as it is and only checked. With {@code VERIFICATION_DYNAMODB_REQUIRE_TTL=false}
+ * an engine without TTL passes (exit 0), as the service then starts on it; otherwise TTL is part of the check. Reads the same settings as the service
  * ({@code VERIFICATION_DYNAMODB_TABLE}, {@code VERIFICATION_DYNAMODB_ENDPOINT}, {@code AWS_REGION}).
  */
 public final class CreateTableCommand {
@@ -43,6 +44,10 @@ public final class CreateTableCommand {
         }
     }
 
+    private static boolean ttlOnly(List<String> differences) {
+        return differences.stream().allMatch(difference -> difference.startsWith("TTL "));
+    }
+
     /** Creates (or finds) the table, enables TTL and checks the shape; returns the exit code, as {@link #run}. */
     public static int create(VerificationProperties.Dynamodb settings) {
         try (DynamoDbClient client = StoreAutoConfiguration.dynamoDbClient(settings)) {
@@ -54,14 +59,24 @@ public final class CreateTableCommand {
                 admin.enableTimeToLive();
                 LOG.info("TTL enabled on attribute 'ttl'");
             } catch (SdkException e) {
-                LOG.warn("Could not enable TTL on 'ttl': {}", e.getMessage());
+                if (settings.requireTtl()) {
+                    LOG.warn("Could not enable TTL on 'ttl': {}", e.getMessage());
+                } else {
+                    // The service judges validity itself; TTL only cleans up. An engine without it (dynalite,
+                    // some emulators) is fine for development, which is what require-ttl=false says.
+                    LOG.warn("Could not enable TTL on 'ttl' ({}); VERIFICATION_DYNAMODB_REQUIRE_TTL=false, so the "
+                            + "table is accepted without it: expired items stay until deleted", e.getMessage());
+                }
             }
-            List<String> differences = admin.shapeDifferences();
+            // The same check as the service's start: TTL is part of it unless require-ttl=false.
+            List<String> differences = admin.shapeDifferences(settings.requireTtl());
             if (differences.isEmpty()) {
                 LOG.info("Table '{}' has the expected shape.", settings.table());
                 return 0;
             }
-            LOG.error("Table '{}' differs from the expected shape: {}", settings.table(), String.join("; ", differences));
+            LOG.error("Table '{}' differs from the expected shape: {}.{}", settings.table(),
+                    String.join("; ", differences), settings.requireTtl() && ttlOnly(differences)
+                            ? " On a local engine without TTL, set VERIFICATION_DYNAMODB_REQUIRE_TTL=false." : "");
             return 2;
         } catch (SdkException e) {
             LOG.error("create-table failed: {}. Check AWS_REGION, the credentials and VERIFICATION_DYNAMODB_ENDPOINT.",

@@ -115,9 +115,13 @@ public class DeliveryAutoConfiguration {
         if (properties.outboxAllowed()) {
             DevelopmentOutbox outbox = new DevelopmentOutbox(clock, properties.outboxSize(),
                     message -> renderer.render(message).body());
+            // The server shows the outbox at GET /dev/outbox; an application that embeds the starter has no such
+            // endpoint, so the warning also says how it reads the codes.
             LOG.warn("DEVELOPMENT MODE: no delivery channel is configured, so codes are NOT sent. They are kept in "
-                    + "memory and shown at GET /dev/outbox. Configure VERIFICATION_SMTP_HOST and/or "
-                    + "VERIFICATION_SMS_PROVIDER before real use.");
+                    + "memory, in the development outbox: the service shows them at GET /dev/outbox; an application "
+                    + "embedding the starter reads them from the DeliveryChannels bean "
+                    + "(outbox().get().messages(Optional.of(userId), Optional.empty())). Configure "
+                    + "VERIFICATION_SMTP_HOST and/or VERIFICATION_SMS_PROVIDER before real use.");
             return new DeliveryChannels(new RoutingCodeSender(Map.of(DeliveryMethod.EMAIL, outbox,
                     DeliveryMethod.SMS, outbox)), Optional.of(outbox), List.of());
         }

@@ -88,11 +88,8 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
         return transactional;
     }
 
-    /**
-     * An engine of the caller's own, for tests that no JUnit Jupiter extension starts (jqwik properties): the
-     * caller closes it.
-     */
-    public static Dynalite startOwn() {
+    /** A dynalite of its own on a free port (the development launcher's; tests share {@link #instance}). */
+    public static Dynalite launch() {
         return start();
     }
 

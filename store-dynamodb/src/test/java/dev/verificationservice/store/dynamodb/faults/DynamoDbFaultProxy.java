@@ -25,6 +25,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -124,6 +125,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
 
     private final Object lifecycle = new Object();
     private ServerSocket server; // guarded by lifecycle; null while stopped or closed
+    private Thread acceptor; // guarded by lifecycle; the thread accepting on server, null while stopped or closed
     private boolean stopped; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
 
@@ -159,6 +161,14 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      * {@code start(dynalite.endpoint(), Options.defaults().emulatingTransactions())}.
      */
     public static DynamoDbFaultProxy start(URI target, Options options) {
+        return start(target, options, 0);
+    }
+
+    /**
+     * As {@link #start(URI, Options)}, listening on {@code port} (0: a free one). Tests always take a free port;
+     * a fixed one is for the development launcher ({@code LocalDynamoDb}), whose users configure an endpoint.
+     */
+    public static DynamoDbFaultProxy start(URI target, Options options, int port) {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(options, "options");
         if (!"http".equalsIgnoreCase(target.getScheme()) || target.getHost() == null) {
@@ -171,12 +181,14 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         }
         ServerSocket server;
         try {
-            server = listen(0);
+            server = listen(port);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen on " + LOOPBACK + " for the fault proxy", e);
+            throw new UncheckedIOException("cannot listen on " + LOOPBACK + ":" + port + " for the fault proxy", e);
         }
         DynamoDbFaultProxy proxy = new DynamoDbFaultProxy(target, engine, server, options);
-        proxy.startAccepting(server);
+        synchronized (proxy.lifecycle) {
+            proxy.startAccepting(server);
+        }
         return proxy;
     }
 
@@ -254,8 +266,15 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      * "The engine is down": closes the listening socket, so that new connections are refused, and closes every
      * open connection, so that requests in flight lose their answers and pooled connections are dead. A request
      * already forwarded may still be applied by the engine. Stopping twice is harmless.
+     *
+     * <p>It returns only once the accepting thread and every connection's thread have ended. Closing a socket
+     * that another thread is blocked on only marks it closed: the kernel keeps the listening socket (and so
+     * completes new handshakes into its backlog) or the connection (and so takes a pooled request) until that
+     * thread wakes up, which on a busy machine can take a while. A caller that connects right after this returns
+     * is therefore refused, never accepted and left without an answer.
      */
     public void stop() {
+        Thread accepting;
         synchronized (lifecycle) {
             requireOpen();
             if (stopped) {
@@ -264,8 +283,35 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             stopped = true;
             closeQuietly(server);
             server = null;
+            accepting = acceptor;
+            acceptor = null;
         }
-        connections.forEach(Connection::abort);
+        List<Connection> open = List.copyOf(connections);
+        open.forEach(Connection::abort);
+        awaitEnd(accepting, open);
+    }
+
+    /** Waits until the thread that accepted on a closed listening socket and the aborted connections' threads end. */
+    private void awaitEnd(Thread accepting, List<Connection> aborted) {
+        long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
+        try {
+            if (accepting != null && accepting != Thread.currentThread()) {
+                accepting.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                if (accepting.isAlive()) {
+                    throw new IllegalStateException("the fault proxy on port " + port
+                            + " still accepts connections " + CLOSE_TIMEOUT + " after closing its socket");
+                }
+            }
+            for (Connection connection : aborted) {
+                if (!connection.awaitEnd(deadline - System.nanoTime())) {
+                    throw new IllegalStateException("a connection of the fault proxy on port " + port
+                            + " is still served " + CLOSE_TIMEOUT + " after it was closed");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping the fault proxy on port " + port, e);
+        }
     }
 
     /**
@@ -295,6 +341,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     /** Stops listening, closes every connection (delayed requests are not forwarded) and ends its threads. */
     @Override
     public void close() {
+        Thread accepting;
         synchronized (lifecycle) {
             if (closed) {
                 return;
@@ -302,8 +349,17 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             closed = true;
             closeQuietly(server);
             server = null;
+            accepting = acceptor;
+            acceptor = null;
         }
         connections.forEach(Connection::abort);
+        if (accepting != null) {
+            try {
+                accepting.join(CLOSE_TIMEOUT.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         workers.shutdownNow();
         if (transactions != null) {
             transactions.close();
@@ -404,10 +460,12 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         }
     }
 
+    /** Starts the thread that accepts on {@code listening}; called with {@code lifecycle} held or before publication. */
     private void startAccepting(ServerSocket listening) {
-        Thread acceptor = new Thread(() -> accept(listening), "dynamodb-fault-proxy-" + port + "-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
+        Thread accepting = new Thread(() -> accept(listening), "dynamodb-fault-proxy-" + port + "-accept");
+        accepting.setDaemon(true);
+        acceptor = accepting;
+        accepting.start();
     }
 
     /** Accepts until {@code listening} is closed by {@link #stop()} or {@link #close()}. */
@@ -433,6 +491,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             } catch (RejectedExecutionException e) {
                 connection.abort();
                 connections.remove(connection);
+                connection.ended();
             }
         }
     }
@@ -470,6 +529,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             connection.abort();
             connections.remove(connection);
             connection.unbind();
+            connection.ended();
         }
     }
 
@@ -739,6 +799,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     private static final class Connection {
         final Socket client;
         final Upstream upstream;
+        private final CountDownLatch end = new CountDownLatch(1);
         private Thread thread; // guarded by this
 
         Connection(Socket client, Upstream upstream) {
@@ -754,6 +815,16 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         synchronized void unbind() {
             thread = null;
             Thread.interrupted();
+        }
+
+        /** Marks the connection as no longer served: its thread has left every socket call. */
+        void ended() {
+            end.countDown();
+        }
+
+        /** Whether the connection ended within {@code nanos}. */
+        boolean awaitEnd(long nanos) throws InterruptedException {
+            return end.await(Math.max(0, nanos), TimeUnit.NANOSECONDS);
         }
 
         /** Closes both sides and wakes the serving thread if it sleeps in a delay. */
