@@ -39,6 +39,8 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
             "401", "UNAUTHORIZED: no key, or an unknown one",
             "403", "FORBIDDEN: a key of the other kind (an admin key on the application API, or an application key "
                     + "on the operator API); the detail says which key is needed",
+            "404", "NOT_FOUND: no endpoint has this exact path (a doubled '/', an empty path parameter or one that "
+                    + "holds a '/')",
             "406", "NOT_ACCEPTABLE: the Accept header allows no JSON answer, or cannot be parsed",
             "413", "BODY_TOO_LARGE: the body is over " + RequestBodyLimitFilter.MAX_BODY_BYTES + " bytes",
             "500", "INTERNAL_ERROR: a bug, logged with its stack trace; report it",
@@ -57,10 +59,12 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                 problem(responses, "415", "UNSUPPORTED_MEDIA_TYPE: send the body as application/json");
             }
             if (path.startsWith(ApiKeyFilter.ADMIN_PREFIX + "/")) {
-                problem(responses, "404", "NOT_FOUND: the operator API is off (no admin key is configured)");
+                problem(responses, "404", "NOT_FOUND: the operator API is off (no admin key is configured), or no "
+                        + "endpoint has this exact path");
             }
             if (path.equals("/dev/outbox")) {
-                problem(responses, "404", "OUTBOX_DISABLED: a delivery channel is configured, so there is no outbox");
+                problem(responses, "404", "OUTBOX_DISABLED: a delivery channel is configured, so there is no outbox; "
+                        + "or NOT_FOUND: no endpoint has this exact path");
             }
             if (path.equals("/v1/codes") && method == PathItem.HttpMethod.POST) {
                 problem(responses, "429", "RATE_LIMITED (with action, resetsAt and retryAfterSeconds), or "

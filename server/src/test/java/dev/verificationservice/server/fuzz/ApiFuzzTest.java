@@ -25,9 +25,10 @@ import net.jqwik.api.lifecycle.AfterProperty;
  *
  * <p>The properties, for every request ({@link FuzzServer#execute}, {@link Oracle}): no 5xx (the store is healthy
  * and the development outbox delivers: nothing may fail); every 4xx an {@code application/problem+json} with
- * {@code type}, {@code title}, {@code status} (the HTTP status) and {@code code}; and after a refused request (400,
- * 401, 403, 404, 405, 406, 413, 415, 422) the store exactly as it was, read straight from the SQLite file or by a
- * Scan of the table, also until the next request.
+ * {@code type}, {@code title}, {@code status} (the HTTP status) and {@code code}; every answer to a path and method
+ * of the document matches the document (its status is documented for the operation, its headers and body match:
+ * {@code ApiContract}); and after a refused request (400, 401, 403, 404, 405, 406, 413, 415, 422) the store
+ * exactly as it was, read straight from the SQLite file or by a Scan of the table, also until the next request.
  *
  * <p><b>Replaying a failure.</b> jqwik prints the seed of every run ({@code seed = ...} in its report) and, for a
  * failure, the original and the shrunk sample (each request as sent, the keys masked). Rerun the failing class

@@ -9,6 +9,7 @@ import dev.verificationservice.server.fuzz.HttpSender.Answer;
 import dev.verificationservice.server.fuzz.OpenApiDocument.Operation;
 import dev.verificationservice.server.fuzz.Oracle.Violation;
 import dev.verificationservice.server.fuzz.StoreFingerprint.Print;
+import dev.verificationservice.server.openapi.ApiContract;
 import dev.verificationservice.server.store.CreateTableCommand;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.store.contract.MutableClock;
@@ -58,6 +59,8 @@ final class FuzzServer implements AutoCloseable {
     private final HttpSender http;
     private final StoreFingerprint fingerprint;
     private final OpenApiDocument document;
+    /** The same document as a checker: every answer of a documented operation must match it. */
+    private final ApiContract contract;
     private final Values values;
     private final Map<String, String> keys = new LinkedHashMap<>();
     private final Map<Integer, Integer> statuses = new TreeMap<>();
@@ -92,6 +95,7 @@ final class FuzzServer implements AutoCloseable {
                 List.of(new FuzzRequest.Header("Accept", "application/json")), null, false));
         assertThat(documentAnswer.status()).as("GET /v3/api-docs").isEqualTo(200);
         this.document = new OpenApiDocument(JSON.readTree(documentAnswer.body()));
+        this.contract = ApiContract.of(port);
         checkAgainstReadme(document.operations());
         this.values = new Values(new Random(0), TestClockConfiguration.START);
         keys.put("apiKey", API_KEY);
@@ -154,6 +158,16 @@ final class FuzzServer implements AutoCloseable {
         sent++;
         statuses.merge(answer.status(), 1, Integer::sum);
         violations.addAll(Oracle.check(request, answer));
+        if (answer.status() > 0) {
+            Map<String, List<String>> headers = new LinkedHashMap<>();
+            request.headers().forEach(header -> headers.computeIfAbsent(header.name(), name -> new ArrayList<>())
+                    .add(header.value()));
+            ApiContract.Exchange checked = contract.check(request.method(), request.target(), headers,
+                    request.bodyBytes(), answer.status(), answer.headers(), answer.body());
+            if (checked.documented() && !checked.answerProblems().isEmpty()) {
+                violations.add(new Violation("ANSWER_BREAKS_DOCUMENT", String.join("; ", checked.answerProblems())));
+            }
+        }
         if (Oracle.REFUSALS.contains(answer.status())) {
             Print after = fingerprint.current();
             if (!after.equals(before)) {

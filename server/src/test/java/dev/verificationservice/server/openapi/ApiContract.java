@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -72,11 +73,30 @@ public final class ApiContract {
     /** Checks one request and its answer against the document, and keeps the exchange. */
     public Exchange check(String method, String target, Map<String, List<String>> requestHeaders, byte[] body,
                           int status, Map<String, List<String>> answerHeaders, byte[] answerBody) {
-        Request request = request(method, target, requestHeaders, body);
         String answerText = new String(answerBody, StandardCharsets.UTF_8);
-        Exchange exchange = new Exchange(method, target, status, answerText, messages(validator.validateRequest(request)),
-                messages(validator.validateResponse(pathOf(target), request.getMethod(),
-                        response(status, answerHeaders, answerText))));
+        Exchange exchange;
+        if (Arrays.stream(Request.Method.values()).noneMatch(known -> known.name().equals(method))) {
+            // A method no OpenAPI document can hold (CONNECT, a lower-case get, FOO): no operation of the document.
+            exchange = new Exchange(method, target, status, answerText, List.of(),
+                    List.of("validation.request.operation.notAllowed: " + method));
+        } else {
+            List<String> requestProblems;
+            try {
+                requestProblems = messages(validator.validateRequest(request(method, target, requestHeaders, body)));
+            } catch (RuntimeException e) {
+                // A request the validator cannot read (two charsets in its Content-Type): broken, as the service said.
+                requestProblems = List.of("validation.request.unreadable: " + e.getMessage());
+            }
+            List<String> answerProblems;
+            try {
+                answerProblems = messages(validator.validateResponse(pathOf(target), Request.Method.valueOf(method),
+                        response(status, answerHeaders, answerText)));
+            } catch (IllegalArgumentException e) {
+                // A target the validator cannot even decode (a malformed escape sent on purpose): no operation.
+                answerProblems = List.of("validation.request.path.missing: " + e.getMessage());
+            }
+            exchange = new Exchange(method, target, status, answerText, requestProblems, answerProblems);
+        }
         exchanges.add(exchange);
         return exchange;
     }
