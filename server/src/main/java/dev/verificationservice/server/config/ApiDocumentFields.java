@@ -128,7 +128,8 @@ final class ApiDocumentFields implements OpenApiCustomizer {
         if (audit && (name.equals("from") || name.equals("to"))) {
             schema.format("date-time").description("An ISO-8601 UTC instant such as 2026-11-30T10:00:00Z");
         } else if (audit && name.equals("limit")) {
-            parameter.setSchema(new IntegerSchema().minimum(BigDecimal.ONE).maximum(BigDecimal.valueOf(100))._default(50));
+            parameter.setSchema(new IntegerSchema().minimum(BigDecimal.ONE).maximum(BigDecimal.valueOf(100))
+                    ._default(50));
         } else if (name.equals("action")) {
             strings(schema, List.copyOf(UserSupport.userActions()));
         } else {

@@ -34,8 +34,9 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
 
     /** The problems every operation can answer, before or after its controller runs. */
     private static final Map<String, String> EVERY_OPERATION = Map.of(
-            "400", "INVALID_INPUT (with field), MALFORMED_JSON, MALFORMED_QUERY, or BAD_REQUEST / REQUEST_REFUSED "
-                    + "(a path or request the web container refuses, such as a '..' segment)",
+            "400", "INVALID_INPUT (with field), MALFORMED_JSON, MALFORMED_QUERY, MALFORMED_CONTENT_TYPE, or "
+                    + "BAD_REQUEST / REQUEST_REFUSED (a path or request the web container refuses, such as a '..' "
+                    + "segment)",
             "401", "UNAUTHORIZED: no key, or an unknown one",
             "403", "FORBIDDEN: a key of the other kind (an admin key on the application API, or an application key "
                     + "on the operator API); the detail says which key is needed",
@@ -43,6 +44,7 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                     + "holds a '/')",
             "406", "NOT_ACCEPTABLE: the Accept header allows no JSON answer, or cannot be parsed",
             "413", "BODY_TOO_LARGE: the body is over " + RequestBodyLimitFilter.MAX_BODY_BYTES + " bytes",
+            "415", "UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (a multipart one, on every path)",
             "500", "INTERNAL_ERROR: a bug, logged with its stack trace; report it",
             "503", "STORE_UNAVAILABLE: the store did not answer in time; retry after Retry-After seconds");
 
@@ -55,9 +57,6 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
             responses.get("401").addHeaderObject(HttpHeaders.WWW_AUTHENTICATE, new Header()
                     .description("Bearer realm=\"verification\"").schema(new StringSchema()));
             responses.get("503").addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter());
-            if (operation.getRequestBody() != null) {
-                problem(responses, "415", "UNSUPPORTED_MEDIA_TYPE: send the body as application/json");
-            }
             if (path.startsWith(ApiKeyFilter.ADMIN_PREFIX + "/")) {
                 problem(responses, "404", "NOT_FOUND: the operator API is off (no admin key is configured), or no "
                         + "endpoint has this exact path");
