@@ -2,8 +2,10 @@ package dev.verificationservice;
 
 import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodePolicy;
+import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -20,7 +22,11 @@ import java.util.Set;
  * @param resendCooldown a new code for the same user and type is refused this long after the last (30 s)
  * @param smsBudget      SMS per window across all users; empty: no budget (the default)
  * @param smsRegions     regions (ISO 3166 alpha-2) SMS may go to; empty: all (the default)
+ * @param smsNetworks    country calling codes of the international networks (satellite phones, global
+ *                       services: +870, +881, ...) SMS may go to; empty: none (the default)
  * @param deviceMaxLife  a remembered device must register again this long after it first did (365 days)
+ * @param mailboxes      which spellings of an email address the target limit counts as one mailbox (the big
+ *                       providers' rules, and {@code +tag} dropped on every domain)
  */
 public record VerificationSettings(
         Duration codeTtl,
@@ -34,7 +40,9 @@ public record VerificationSettings(
         Duration resendCooldown,
         Optional<RateLimitPolicy> smsBudget,
         Set<String> smsRegions,
-        Duration deviceMaxLife) {
+        Set<Integer> smsNetworks,
+        Duration deviceMaxLife,
+        Mailboxes mailboxes) {
 
     public static final Duration DEFAULT_CODE_TTL = Duration.ofMinutes(15);
     public static final Duration DEFAULT_DEVICE_TTL = Duration.ofDays(30);
@@ -59,73 +67,86 @@ public record VerificationSettings(
         }
         requirePositiveSeconds("deviceMaxLife", deviceMaxLife);
         smsRegions = Set.copyOf(smsRegions);
+        smsNetworks = Set.copyOf(smsNetworks);
+        Objects.requireNonNull(mailboxes, "mailboxes");
     }
 
     public static VerificationSettings defaults() {
         return new VerificationSettings(DEFAULT_CODE_TTL, DEFAULT_DEVICE_TTL, Optional.of(DEFAULT_AUDIT_RETENTION),
                 DEFAULT_SEND_LIMIT, DEFAULT_VERIFY_LIMIT, CodeFormat.DEFAULT_NUMERIC_LENGTH, DEFAULT_TARGET_LIMIT,
-                DEFAULT_IP_LIMIT, DEFAULT_RESEND_COOLDOWN, Optional.empty(), Set.of(), DEFAULT_DEVICE_MAX_LIFE);
+                DEFAULT_IP_LIMIT, DEFAULT_RESEND_COOLDOWN, Optional.empty(), Set.of(), Set.of(),
+                DEFAULT_DEVICE_MAX_LIFE, Mailboxes.EVERY_DOMAIN);
     }
 
     /** The part of the settings that governs codes. */
     public CodePolicy codePolicy() {
         return new CodePolicy(codeTtl, defaultNumericLength, sendLimit, verifyLimit, targetLimit, ipLimit,
-                resendCooldown, smsBudget, smsRegions);
+                resendCooldown, smsBudget, smsRegions, smsNetworks, mailboxes);
     }
 
     public VerificationSettings withCodeTtl(Duration value) {
         return new VerificationSettings(value, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withDeviceTtl(Duration value) {
         return new VerificationSettings(codeTtl, value, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withAuditRetention(Optional<Duration> value) {
         return new VerificationSettings(codeTtl, deviceTtl, value, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withSendLimit(RateLimitPolicy value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, value, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withVerifyLimit(RateLimitPolicy value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, value, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withTargetLimit(RateLimitPolicy value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                value, ipLimit, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+                value, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withIpLimit(RateLimitPolicy value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, value, resendCooldown, smsBudget, smsRegions, deviceMaxLife);
+                targetLimit, value, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withResendCooldown(Duration value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, value, smsBudget, smsRegions, deviceMaxLife);
+                targetLimit, ipLimit, value, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withSmsBudget(Optional<RateLimitPolicy> value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, value, smsRegions, deviceMaxLife);
+                targetLimit, ipLimit, resendCooldown, value, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withSmsRegions(Set<String> value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, value, deviceMaxLife);
+                targetLimit, ipLimit, resendCooldown, smsBudget, value, smsNetworks, deviceMaxLife, mailboxes);
+    }
+
+    public VerificationSettings withSmsNetworks(Set<Integer> value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, value, deviceMaxLife, mailboxes);
     }
 
     public VerificationSettings withDeviceMaxLife(Duration value) {
         return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, value);
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, value, mailboxes);
+    }
+
+    public VerificationSettings withMailboxes(Mailboxes value) {
+        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
+                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, value);
     }
 
     private static void requirePositiveSeconds(String name, Duration duration) {

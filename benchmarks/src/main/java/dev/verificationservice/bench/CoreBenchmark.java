@@ -47,6 +47,6 @@ public class CoreBenchmark {
     /** An SMS target parsed and validated with libphonenumber (mobile, allowed region). */
     @Benchmark
     public String normalizePhoneNumber() {
-        return DeliveryTargets.normalize(DeliveryMethod.SMS, "+447700123456", Set.of());
+        return DeliveryTargets.normalize(DeliveryMethod.SMS, "+447700123456", Set.of(), Set.of());
     }
 }

@@ -32,7 +32,7 @@ import org.springframework.context.annotation.Primary;
 final class TestServer {
 
     static final String API_KEY = "client-test-api-key-0123456789abcdefghij";
-    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     static final Instant START = Instant.parse("2026-11-30T10:00:00Z");
 
     private static final AtomicInteger NAMES = new AtomicInteger();

@@ -9,7 +9,9 @@ public record ClientContext(Optional<String> ipAddress, Optional<String> userAge
     /** Every value is checked however the context is built: it ends up in audit items. */
     public ClientContext {
         ipAddress = Inputs.optionalIpAddress(orNull(ipAddress));
-        userAgent = Inputs.optionalText("userAgent", orNull(userAgent), Inputs.MAX_USER_AGENT_LENGTH);
+        // Only recorded, never refused for what a person's browser sent: hidden format characters become visible.
+        userAgent = Inputs.optionalRecordedText("userAgent", orNull(userAgent), Inputs.MAX_USER_AGENT_LENGTH)
+                .map(Inputs::visible);
         String device = orNull(deviceId);
         deviceId = device == null || device.isEmpty() ? Optional.empty() : Optional.of(Inputs.deviceId(device));
     }

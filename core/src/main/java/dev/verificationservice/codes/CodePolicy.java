@@ -18,13 +18,19 @@ import java.util.Set;
  * @param resendCooldown       how long after a code a new one for the same user and type is refused; zero: none
  * @param smsBudget            SMS sent per window across all users; empty: no budget
  * @param smsRegions           ISO 3166 regions SMS may go to; empty: all
+ * @param smsNetworks          country calling codes of the international networks (satellite, global
+ *                             services) SMS may go to; empty: none
+ * @param mailboxes            which spellings of an email address {@code targetLimit} counts as one mailbox
  */
 public record CodePolicy(Duration codeTtl, int defaultNumericLength, RateLimitPolicy sendLimit,
                          RateLimitPolicy verifyLimit, RateLimitPolicy targetLimit, RateLimitPolicy ipLimit,
-                         Duration resendCooldown, Optional<RateLimitPolicy> smsBudget, Set<String> smsRegions) {
+                         Duration resendCooldown, Optional<RateLimitPolicy> smsBudget, Set<String> smsRegions,
+                         Set<Integer> smsNetworks,
+                         Mailboxes mailboxes) {
 
     public CodePolicy {
         smsRegions = Set.copyOf(smsRegions);
+        smsNetworks = Set.copyOf(smsNetworks);
     }
 
     /** How many windows before the current one a live code may have been guessed in. */

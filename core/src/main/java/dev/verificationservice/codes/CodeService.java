@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *   the failure that reaches the limit deletes the user's NUMERIC codes of that type, and until those
  *   failures leave the counted windows every attempt answers TOO_MANY_ATTEMPTS untested and no new NUMERIC
  *   code of the type is issued (a LINK code still is). A failed check counts the same, so check is no
- *   guessing oracle. LINK codes carry 256 random bits and are not counted.</li>
+ *   guessing oracle. A {@code USED} answer (the user's own used code, presented again) is no wrong guess: its
+ *   place, taken before the test like every attempt's, is given back. LINK codes carry 256 random bits and are not counted.</li>
  * </ul>
  */
 public final class CodeService {
@@ -100,7 +101,8 @@ public final class CodeService {
         if (!type.allows(method)) {
             throw new InvalidInputException("deliveryMethod", type + " codes are sent by " + type.deliveryMethods());
         }
-        String target = DeliveryTargets.normalize(method, request.deliveryTarget(), policy.smsRegions());
+        String target = DeliveryTargets.normalize(method, request.deliveryTarget(), policy.smsRegions(),
+                policy.smsNetworks());
         CodeFormat format = request.format().orElse(type.defaultFormat());
         if (format == CodeFormat.LINK && request.numericLength().isPresent()) {
             throw new InvalidInputException("codeLength", "applies to NUMERIC codes only; a LINK code is always "
@@ -113,17 +115,68 @@ public final class CodeService {
         }
         ClientContext client = request.client();
         String maskedTarget = DeliveryTargets.mask(method, target);
-        Optional<String> context = Inputs.optionalText("context", request.context().orElse(null), MAX_CONTEXT_LENGTH);
+        Optional<String> context = context(request.context());
         Locale locale = locales.choose(request.locale(), method, target);
 
         // The earlier codes are read beside admission's first step: neither needs the other's answer. They are
         // deleted only once the code may go out, and before the new one is written.
         CompletableFuture<List<VerificationCode>> earlier = rateLimiter.beside(() -> codes.findCodes(userId, type));
-        Optional<RateLimitDecision> refused = admission.admit(userId, type, format, method, target, client, earlier);
-        if (refused.isPresent()) {
-            return rateLimited(userId, refused.get(), client);
+        SendAdmission.Outcome outcome = admission.admit(userId, type, format, method, target, client, earlier);
+        if (outcome instanceof SendAdmission.Refused refused) {
+            return rateLimited(userId, refused.decision(), client);
         }
+        SendAdmission.Admitted admitted = (SendAdmission.Admitted) outcome;
+        Written written;
+        try {
+            written = write(userId, type, format, method, maskedTarget, length, context, earlier, client);
+        } catch (RuntimeException failure) {
+            // Nothing went out: the send counts against nothing, and the user may try again at once.
+            admission.withdraw(admitted).ifPresent(failure::addSuppressed);
+            throw failure;
+        }
+        VerificationCode stored = written.code();
+        String plaintext = written.plaintext();
+        Instant expiresAt = stored.expiresAt();
 
+        Map<String, String> details = details(type, format);
+        details.put("deliveryMethod", method.name());
+        details.put("deliveryTarget", maskedTarget);
+        details.put("locale", locale.toLanguageTag());
+        context.ifPresent(ignored -> details.put("context", "bound"));
+        try {
+            sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt, locale,
+                    context));
+        } catch (DeliveryException | RuntimeException e) {
+            // The channel may have taken the message before it failed (and may bill it): its places stay.
+            RateLimiter.join(admission.keep(admitted));
+            // Any failure of the channel, checked or not, leaves no usable code behind.
+            codes.deleteCode(stored.digest());
+            audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
+            // A DeliveryException's message is safe by contract; an unchecked failure may echo the full
+            // address, so only its type is logged.
+            LOG.warn("Delivery of a {} code for user {} by {} to {} failed: {}", type, userId, method, maskedTarget,
+                    e instanceof DeliveryException ? e.getMessage() : e.getClass().getSimpleName());
+            return new IssueResult.DeliveryFailed(method, maskedTarget);
+        }
+        // The SMS budget's place is kept for good beside CODE_SENT: independent writes.
+        CompletableFuture<Void> kept = admission.keep(admitted);
+        details.put("expiresAt", Instants.iso(expiresAt));
+        audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
+        RateLimiter.join(kept);
+        return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
+    }
+
+    /** A code as stored (its HMAC) and as it goes out. */
+    private record Written(VerificationCode code, String plaintext) {
+    }
+
+    /**
+     * Deletes the earlier codes, writes the new one and keeps only the newest: everything of a send between its
+     * admission and its delivery.
+     */
+    private Written write(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String maskedTarget,
+                          int length, Optional<String> context, CompletableFuture<List<VerificationCode>> earlier,
+                          ClientContext client) {
         deleteEach(userId, type, RateLimiter.join(earlier), "NEW_CODE_REQUESTED", client);
 
         Instant createdAt = Instants.toMillis(clock.instant());
@@ -147,28 +200,7 @@ public final class CodeService {
             throw new StoreException("no free code key after " + MAX_INSERT_ATTEMPTS + " attempts");
         }
         keepOnlyNewest(stored, client);
-
-        Map<String, String> details = details(type, format);
-        details.put("deliveryMethod", method.name());
-        details.put("deliveryTarget", maskedTarget);
-        details.put("locale", locale.toLanguageTag());
-        context.ifPresent(ignored -> details.put("context", "bound"));
-        try {
-            sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt, locale,
-                    context));
-        } catch (DeliveryException | RuntimeException e) {
-            // Any failure of the channel, checked or not, leaves no usable code behind.
-            codes.deleteCode(stored.digest());
-            audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
-            // A DeliveryException's message is safe by contract; an unchecked failure may echo the full
-            // address, so only its type is logged.
-            LOG.warn("Delivery of a {} code for user {} by {} to {} failed: {}", type, userId, method, maskedTarget,
-                    e instanceof DeliveryException ? e.getMessage() : e.getClass().getSimpleName());
-            return new IssueResult.DeliveryFailed(method, maskedTarget);
-        }
-        details.put("expiresAt", Instants.iso(expiresAt));
-        audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
-        return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
+        return new Written(stored, plaintext);
     }
 
     /** Says whether a code is valid now, without using it up. A failure counts like a failed verification. */
@@ -338,8 +370,18 @@ public final class CodeService {
     private record Subject(String userId, CodeType type) {
     }
 
+    /**
+     * The form of a context, checked here for issue and verify alike, so that no embedding application skips it
+     * and a malformed one is refused before it counts as an attempt: at most {@value #MAX_CONTEXT_LENGTH}
+     * printable characters, no hidden format characters (a bidi override could make the message read otherwise).
+     */
+    private static Optional<String> context(Optional<String> context) {
+        return Inputs.optionalText("context", context.orElse(null), MAX_CONTEXT_LENGTH);
+    }
+
     private VerificationResult evaluate(VerifyRequest request, Operation operation) {
         String code = Inputs.required("code", request.code());
+        context(request.context());
         CodeFormat format = CodeDigests.formatOf(code).orElseThrow(() -> new InvalidInputException("code",
                 "must be a numeric code of " + CodeFormat.MIN_NUMERIC_LENGTH + " to " + CodeFormat.MAX_NUMERIC_LENGTH
                         + " digits or a " + SecureTokens.RANDOM_TOKEN_LENGTH + "-character link code"));
@@ -436,6 +478,13 @@ public final class CodeService {
         if (subject.isEmpty()) {
             // A link code nobody issued: there is no user to audit.
             return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
+        }
+        if (reason == FailureReason.USED) {
+            // The presented code is one of this user's own codes, already used (its digest holds the user, the
+            // type and the code): no wrong guess, so its place goes back and it never starts a lock-out. Only
+            // a hit is given back: every other guess stays counted, and was counted before it was tested.
+            place.ifPresent(rateLimiter::release);
+            return failed(attempt, subject.get(), reason, false);
         }
         // The attempt whose place is the limit itself starts the lock-out.
         boolean limitReached = place.map(RateLimitDecision::limitReached).orElse(false);

@@ -9,9 +9,11 @@ import java.util.regex.Pattern;
 public final class DeliveryTargets {
 
     /** A practical subset of RFC 5321 addresses: dot-atom local part, a domain of at least two labels. */
+    private static final String DOMAIN =
+            "([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
     private static final Pattern EMAIL = Pattern.compile(
-            "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-                    + "@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?");
+            "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@" + DOMAIN);
+    private static final Pattern DOMAIN_NAME = Pattern.compile(DOMAIN);
     /** E.164: a plus sign and 8 to 15 digits, the first not zero. */
     private static final Pattern E164 = Pattern.compile("\\+[1-9][0-9]{7,14}");
     private static final int MAX_EMAIL_LENGTH = 254;
@@ -20,9 +22,14 @@ public final class DeliveryTargets {
     private DeliveryTargets() {
     }
 
+    /** Whether {@code value} is a domain as an email address may have it (two labels at least). */
+    public static boolean isDomain(String value) {
+        return value != null && DOMAIN_NAME.matcher(value).matches();
+    }
+
     /** Returns the target normalised if it suits the method, or names {@code deliveryTarget} in the error. */
     public static String validate(DeliveryMethod method, String target) {
-        return normalize(method, target, Set.of());
+        return normalize(method, target, Set.of(), Set.of());
     }
 
     /**
@@ -30,9 +37,11 @@ public final class DeliveryTargets {
      * lower case (the local part as given: providers differ, and no provider's rules are guessed); a phone
      * number in E.164, checked as a real SMS-capable number of an allowed region ({@link PhoneNumbers}).
      *
-     * @param allowedSmsRegions regions SMS may go to; empty allows every region
+     * @param allowedSmsRegions  regions SMS may go to; empty allows every region
+     * @param allowedSmsNetworks calling codes of the international networks SMS may go to; empty allows none
      */
-    public static String normalize(DeliveryMethod method, String target, Set<String> allowedSmsRegions) {
+    public static String normalize(DeliveryMethod method, String target, Set<String> allowedSmsRegions,
+                                   Set<Integer> allowedSmsNetworks) {
         if (target == null || target.isEmpty()) {
             throw new InvalidInputException("deliveryTarget", "is required");
         }
@@ -48,7 +57,7 @@ public final class DeliveryTargets {
                     throw new InvalidInputException("deliveryTarget",
                             "must be an E.164 phone number ('+' and 8 to 15 digits) for SMS delivery");
                 }
-                return PhoneNumbers.normalize(target, allowedSmsRegions);
+                return PhoneNumbers.normalize(target, allowedSmsRegions, allowedSmsNetworks);
             }
         }
         int at = target.lastIndexOf('@');
@@ -56,12 +65,13 @@ public final class DeliveryTargets {
     }
 
     /**
-     * The key a target is counted under (before it is digested): the normalised target, the email address in
-     * lower case as a whole, so that {@code Jane@x.io} and {@code jane@x.io} share one count (stricter, never
-     * laxer, than the provider).
+     * The key a target is counted under (before it is digested): a phone number as normalised, an email address as
+     * the mailbox it reaches, in lower case as a whole ({@link Mailboxes#key}), so that {@code Jane@x.io},
+     * {@code jane+1@x.io} and {@code j.a.n.e@gmail.com}'s siblings share one count (stricter, never laxer, than
+     * the provider). Only the limit's key: the message goes to the address as given.
      */
-    public static String countingKey(DeliveryMethod method, String normalized) {
-        return method.name() + "|" + (method == DeliveryMethod.EMAIL ? normalized.toLowerCase(Locale.ROOT) : normalized);
+    public static String countingKey(DeliveryMethod method, String normalized, Mailboxes mailboxes) {
+        return method.name() + "|" + (method == DeliveryMethod.EMAIL ? mailboxes.key(normalized) : normalized);
     }
 
     /** {@code jane@example.com} becomes {@code j***@example.com}; {@code +441234561234} becomes {@code +44******1234}. */

@@ -32,11 +32,26 @@ public final class PhoneNumbers {
     }
 
     /**
+     * The region code libphonenumber gives a number of no country: the international networks and global
+     * services of the country calling codes +800, +808, +870, +878, +881, +882, +883, +888 and +979.
+     */
+    private static final String NON_GEOGRAPHIC = "001";
+
+    /**
+     * The setting that opts in to numbers of the international networks, named in the refusal so that whoever
+     * reads it knows what would allow the number.
+     */
+    public static final String NON_GEOGRAPHIC_SETTING = "VERIFICATION_LIMITS_SMS_NON_GEOGRAPHIC";
+
+    /**
      * The number in E.164, or an {@link InvalidInputException} naming {@code deliveryTarget} and saying why.
      *
-     * @param allowedRegions ISO 3166 alpha-2 regions SMS may go to; empty allows every region
+     * @param allowedRegions  ISO 3166 alpha-2 regions SMS may go to; empty allows every region
+     * @param allowedNetworks country calling codes of international networks SMS may go to (for example 870,
+     *                        Inmarsat); empty allows none. Such a number belongs to no region, so the regions
+     *                        do not decide it
      */
-    public static String normalize(String number, Set<String> allowedRegions) {
+    public static String normalize(String number, Set<String> allowedRegions, Set<Integer> allowedNetworks) {
         if (number == null || !number.startsWith("+")) {
             throw new InvalidInputException("deliveryTarget",
                     "must be a phone number in international form, starting with '+' and the country code");
@@ -52,7 +67,17 @@ public final class PhoneNumbers {
             throw new InvalidInputException("deliveryTarget", "is not a valid phone number"
                     + (region == null ? " of any country" : " for " + region) + " (+" + parsed.getCountryCode() + ")");
         }
-        if (!allowedRegions.isEmpty() && !allowedRegions.contains(region)) {
+        if (region.equals(NON_GEOGRAPHIC)) {
+            // Satellite phones (Inmarsat +870, Iridium +8816/+8817, Thuraya +88216), international mobile networks
+            // (+882, +883) and global services: a text to them costs many times a national one and they are a
+            // favourite of SMS pumping, so, like a provider's geographic permissions, they need an opt-in.
+            if (!allowedNetworks.contains(parsed.getCountryCode())) {
+                throw new InvalidInputException("deliveryTarget", "is a number of the international network +"
+                        + parsed.getCountryCode() + " (satellite phones and global networks belong to no country), "
+                        + "which this service does not send SMS to; the operator can allow it with "
+                        + NON_GEOGRAPHIC_SETTING + "=" + parsed.getCountryCode());
+            }
+        } else if (!allowedRegions.isEmpty() && !allowedRegions.contains(region)) {
             throw new InvalidInputException("deliveryTarget", "is a number of " + region + ", and this service sends "
                     + "SMS only to " + new TreeSet<>(allowedRegions));
         }
@@ -76,6 +101,14 @@ public final class PhoneNumbers {
         } catch (NumberParseException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * Whether {@code callingCode} is the country calling code of an international network or global service
+     * the metadata knows (870, 881, 882, ...), for checking configuration.
+     */
+    public static boolean isNonGeographicCallingCode(int callingCode) {
+        return NUMBERS.getSupportedGlobalNetworkCallingCodes().contains(callingCode);
     }
 
     /** Whether {@code region} is a region code the metadata knows (for checking configuration). */

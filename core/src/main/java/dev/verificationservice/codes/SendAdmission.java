@@ -3,16 +3,13 @@ package dev.verificationservice.codes;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -26,12 +23,13 @@ import org.slf4j.LoggerFactory;
  *   stops a password-reset LINK);</li>
  *   <li>{@code SEND_<type>}: requests of the user for the type;</li>
  *   <li>{@code SEND_TO_TARGET}: sends to the delivery target whatever the userId, counted under the HMAC of
- *   the normalised target ({@code target:<digest>}), never in clear: cycling userIds cannot pump one number or
+ *   the mailbox the normalised target reaches ({@code target:<digest>}, {@link Mailboxes}), never in clear: cycling userIds cannot pump one number or
  *   bomb one inbox;</li>
- *   <li>{@code SEND_FROM_IP}: sends per client address when the caller passes one ({@code ip:<address>}; an
- *   IPv6 address by its /64, the block one subscriber gets);</li>
- *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set;</li>
- *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write.</li>
+ *   <li>{@code SEND_FROM_IP}: sends per client address when the caller passes one ({@link ClientAddresses}: an
+ *   IPv4 address as itself, also when an IPv6 address carries it; any other IPv6 address by its /64, the block
+ *   one subscriber gets);</li>
+ *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write;</li>
+ *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set.</li>
  * </ol>
  * Each count is one atomic write, so every limit is exact under concurrency. In four steps:
  * <ol>
@@ -40,14 +38,18 @@ import org.slf4j.LoggerFactory;
  *   <li>only if those let the request through, the places shared with other users, at once: items 3 and 4. A
  *   user over its own limit, or locked out, never takes a place in a target's or an address's count, not even
  *   for a moment, so a flood from one account cannot crowd out a victim's address or a shared network;</li>
- *   <li>then the SMS budget, alone: its place is unnamed and cannot be given back, so it is only taken once
- *   every other place is granted;</li>
- *   <li>then the cooldown, alone and last, so it only starts when a code is actually going out.</li>
+ *   <li>then the cooldown, alone, so it only starts for a request every place let through;</li>
+ *   <li>then the SMS budget, alone and last: a request the cooldown refuses (one user resending into it, however
+ *   many at once) never touches the count every user shares, not even for a moment. When the budget refuses,
+ *   the cooldown claimed a moment before is released, so the user may try again at once.</li>
  * </ol>
  * Within a step, the answers are judged in the order of the list once all have come, so the refusal reported
  * is the one the limits checked one after another would report, the first in that order. When one refuses,
- * or a store call fails, every place the request took is given back: a refused request counts against nothing
- * (the SMS budget excepted, whose place cannot be given back when the cooldown refuses after it).
+ * or a store call fails, every place the request took is given back and its cooldown released: a refused
+ * request holds nothing. Every place is named by its attempt id (a retried write counts once, a place goes back
+ * once), the budget's too; once the SMS is handed to the channel the budget's place is kept for good
+ * ({@link #keep}), which drops its mark, so the budget's counter holds marks only for sends in flight. A send
+ * that fails after admission and before its message goes out gives everything back ({@link #withdraw}).
  */
 final class SendAdmission {
 
@@ -79,20 +81,39 @@ final class SendAdmission {
         return "RESEND_" + type.name();
     }
 
+    /** What admission decided about one send. */
+    sealed interface Outcome permits Admitted, Refused {
+    }
+
     /**
-     * Empty when the code may go out (every place is taken); otherwise the decision that refused it.
+     * The send may go out: every place it took, the cooldown it claimed and its place in the SMS budget (both
+     * among what it holds when set). {@link #keep} or {@link #withdraw} it once its fate is known.
+     */
+    record Admitted(List<RateLimitDecision> places, Optional<Cooldown> cooldown,
+                    Optional<RateLimitDecision> smsPlace) implements Outcome {
+    }
+
+    /** A limit refused the send, and nothing of it is held any more. */
+    record Refused(RateLimitDecision decision) implements Outcome {
+    }
+
+    /**
+     * Admits the send (every place taken, the cooldown claimed) or says which limit refused it.
      * {@code alongside} is a call the caller started beside the first step ({@link RateLimiter#beside}); it is
-     * waited for with the first step, and its failure fails the send before the SMS budget and the cooldown are
+     * waited for with the first step, and its failure fails the send before the cooldown and the SMS budget are
      * touched, with every place given back.
      */
-    Optional<RateLimitDecision> admit(String userId, CodeType type, CodeFormat format, DeliveryMethod method,
-                                      String normalizedTarget, ClientContext client, CompletableFuture<?> alongside) {
+    Outcome admit(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String normalizedTarget,
+                  ClientContext client, CompletableFuture<?> alongside) {
         // Every subject is worked out before anything goes out.
         String target = targetSubject(method, normalizedTarget);
-        Optional<String> ip = client.ipAddress().map(SendAdmission::ipSubject);
+        Optional<String> ip = client.ipAddress().map(ClientAddresses::subject);
 
-        // Every place granted, whatever else answered: all of them go back on a refusal or a failure.
+        // Every place granted, whatever else answered, and the cooldown once claimed: all of it goes back on a
+        // refusal or a failure.
         List<RateLimitDecision> taken = new ArrayList<>();
+        Optional<Cooldown> claimed = Optional.empty();
+        Optional<RateLimitDecision> smsPlace = Optional.empty();
         Optional<RateLimitDecision> refused;
         try {
             // The first step: what concerns the user alone (the lock-out read, the user's place) and the caller's
@@ -118,21 +139,81 @@ final class SendAdmission {
                         subject, IP_ACTION, policy.ipLimit())))));
                 refused = step(second, Optional.empty(), taken);
             }
-            if (refused.isEmpty()) {
-                // Every place is granted: the SMS budget, then the cooldown, each alone.
-                refused = smsBudget(method).or(() -> claimCooldown(userId, type));
+            Optional<Cooldown> cooldown = refused.isEmpty() ? cooldown(userId, type) : Optional.empty();
+            if (cooldown.isPresent()) {
+                // Every place is granted: the cooldown, alone. Before the SMS budget, so that requests the
+                // cooldown refuses (one user's flood of resends) never touch the count all users share.
+                refused = claim(cooldown.get());
+                claimed = refused.isEmpty() ? cooldown : Optional.empty();
+            }
+            if (refused.isEmpty() && method == DeliveryMethod.SMS && policy.smsBudget().isPresent()) {
+                // Last and alone: the SMS budget. Its place is named, so it goes back like any other.
+                RateLimitDecision budget = smsBudget(policy.smsBudget().get());
+                if (budget.allowed()) {
+                    taken.add(budget);
+                    smsPlace = Optional.of(budget);
+                } else {
+                    refused = Optional.of(budget);
+                }
             }
         } catch (RuntimeException failure) {
-            giveBack(taken).ifPresent(failure::addSuppressed);
+            withdraw(new Admitted(taken, claimed, smsPlace)).ifPresent(failure::addSuppressed);
             throw failure;
         }
+        Admitted held = new Admitted(List.copyOf(taken), claimed, smsPlace);
         if (refused.isPresent()) {
-            Optional<RuntimeException> failed = giveBack(taken);
+            Optional<RuntimeException> failed = withdraw(held);
             if (failed.isPresent()) {
                 throw failed.get();
             }
+            return new Refused(refused.get());
         }
-        return refused;
+        return held;
+    }
+
+    /**
+     * Gives back everything an admitted send holds (every place, the cooldown): for a send that fails before its
+     * message is handed to the channel, which must count against nothing. Each is tried even if another fails;
+     * the first failure, the others added to it.
+     */
+    Optional<RuntimeException> withdraw(Admitted admitted) {
+        List<Runnable> returns = new ArrayList<>();
+        admitted.places().forEach(place -> returns.add(() -> rateLimiter.release(place)));
+        admitted.cooldown().ifPresent(cooldown -> returns.add(() -> counters.releaseCooldown(cooldown)));
+        RuntimeException first = null;
+        for (Runnable giveBack : returns) {
+            try {
+                giveBack.run();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        return Optional.ofNullable(first);
+    }
+
+    /**
+     * Keeps the send's SMS budget place for good once its message was handed to the channel (beside the caller's
+     * next call): its mark leaves the budget's counter, which so holds marks only for sends still in admission,
+     * not one per SMS of the window. A failure is only logged: the message is out, and the mark left behind
+     * still counts the SMS (it goes with the counter's ttl).
+     */
+    CompletableFuture<Void> keep(Admitted admitted) {
+        if (admitted.smsPlace().isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return rateLimiter.beside(() -> {
+            try {
+                rateLimiter.keep(admitted.smsPlace().get());
+            } catch (RuntimeException e) {
+                LOG.warn("The SMS budget's place of a sent SMS could not be kept for good ({}); it still counts, "
+                        + "and its mark stays in the counter until the window's counter expires", e.toString());
+            }
+            return null;
+        });
     }
 
     /**
@@ -179,65 +260,38 @@ final class SendAdmission {
         return Optional.empty();
     }
 
-    /** The global SMS budget, taken only once every other place is granted (its place cannot be given back). */
-    private Optional<RateLimitDecision> smsBudget(DeliveryMethod method) {
-        if (method != DeliveryMethod.SMS) {
-            return Optional.empty();
-        }
-        return policy.smsBudget().flatMap(budget -> {
-            RateLimitDecision decision = rateLimiter.acquireUnnamed(GLOBAL_SUBJECT, SMS_BUDGET_ACTION, budget);
-            if (decision.allowed()) {
-                return Optional.empty();
-            }
+    /** The send's place in the global SMS budget, named like every place so that it can go back. */
+    private RateLimitDecision smsBudget(RateLimitPolicy budget) {
+        RateLimitDecision decision = rateLimiter.acquire(GLOBAL_SUBJECT, SMS_BUDGET_ACTION, budget);
+        if (!decision.allowed()) {
             LOG.warn("SMS budget of {} per {} is spent until {}: SMS codes are refused (429 SMS_BUDGET_EXHAUSTED), "
                     + "email still works", budget.limit(), budget.window(), decision.resetsAt());
-            return Optional.of(decision);
-        });
-    }
-
-    /** Gives back every place taken, each tried even if another fails; the first failure, the others added to it. */
-    private Optional<RuntimeException> giveBack(List<RateLimitDecision> taken) {
-        RuntimeException first = null;
-        for (RateLimitDecision place : taken) {
-            try {
-                rateLimiter.release(place);
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
         }
-        return Optional.ofNullable(first);
+        return decision;
     }
 
-    private Optional<RateLimitDecision> claimCooldown(String userId, CodeType type) {
+    /** The cooldown this send would claim; empty when there is none. */
+    private Optional<Cooldown> cooldown(String userId, CodeType type) {
         if (policy.resendCooldown().isZero()) {
             return Optional.empty();
         }
-        Instant now = clock.instant();
-        String action = resendAction(type);
-        return counters.claimCooldown(new Cooldown(userId, action, now, policy.resendCooldown(), tokens.attemptId()))
-                .map(busyUntil -> new RateLimitDecision(action, 2, 1, now, busyUntil));
+        return Optional.of(new Cooldown(userId, resendAction(type), clock.instant(), policy.resendCooldown(),
+                tokens.attemptId()));
     }
 
-    /** {@code target:<HMAC of the normalised target>}: the target is never counted in clear. */
+    /** Claims the cooldown; a failed call releases it (its write may have landed with the answer lost). */
+    private Optional<RateLimitDecision> claim(Cooldown cooldown) {
+        return RateLimiter.undoneOnFailure(() -> counters.claimCooldown(cooldown),
+                        () -> counters.releaseCooldown(cooldown))
+                .map(end -> new RateLimitDecision(cooldown.action(), 2, 1, cooldown.now(), end));
+    }
+
+    /**
+     * {@code target:<HMAC of the mailbox>}: the target is never counted in clear, and an email address is counted
+     * as the mailbox it reaches ({@link Mailboxes}), so other spellings of one inbox share its count.
+     */
     String targetSubject(DeliveryMethod method, String normalizedTarget) {
-        return "target:" + keys.currentDigest("TARGET|" + DeliveryTargets.countingKey(method, normalizedTarget));
-    }
-
-    /** {@code ip:<address>}; an IPv6 address by its /64 prefix, the block one subscriber is given. */
-    static String ipSubject(String ipAddress) {
-        try {
-            byte[] address = InetAddress.getByName(ipAddress).getAddress();
-            if (address.length == 16) {
-                return "ip:" + HexFormat.of().formatHex(address, 0, 8) + "/64";
-            }
-            return "ip:" + InetAddress.getByAddress(address).getHostAddress();
-        } catch (UnknownHostException e) {
-            // Validated as a literal before; a literal is never looked up.
-            throw new IllegalStateException("not an IP literal", e);
-        }
+        return "target:" + keys.currentDigest("TARGET|"
+                + DeliveryTargets.countingKey(method, normalizedTarget, policy.mailboxes()));
     }
 }

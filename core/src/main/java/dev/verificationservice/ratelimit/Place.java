@@ -7,17 +7,12 @@ import java.util.Optional;
  * into the counter together with the count, so that a retried write of the same attempt (its answer was
  * lost and the client sent it again) is recognised and counted once, and a place is given back once.
  *
- * <p>An unnamed place ({@code attemptId} empty) is counted without a mark: for counters whose limit is too
- * large to keep a mark per place in one item (the global SMS budget). A retry may then count twice, which
- * only ever makes such a limit stricter.
+ * <p>The id is optional in the record only for stores that meet a place written without one: the domain names
+ * every place it takes (the SMS budget's too, since it must be able to go back).
  */
 public record Place(CounterWindow window, Optional<String> attemptId) {
 
     public Place(CounterWindow window, String attemptId) {
         this(window, Optional.of(attemptId));
-    }
-
-    public static Place unnamed(CounterWindow window) {
-        return new Place(window, Optional.empty());
     }
 }

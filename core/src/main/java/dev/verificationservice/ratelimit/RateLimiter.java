@@ -78,23 +78,9 @@ public final class RateLimiter {
         Instant windowEnd = windowStart.plus(policy.window());
         Place place = new Place(new CounterWindow(userId, action, windowStart, windowEnd.plus(COUNTER_GRACE)),
                 tokens.attemptId());
-        long count = counters.takePlace(place, policy.limit());
+        long count = take(place, policy.limit());
         return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd,
                 count <= policy.limit() ? Optional.of(place) : Optional.empty());
-    }
-
-    /**
-     * Counts one event without naming it (no mark in the counter): for limits too large to keep one mark per
-     * place in an item, such as a global budget. A lost answer and its retry may count it twice, which only
-     * makes the limit stricter; the place cannot be given back.
-     */
-    public RateLimitDecision acquireUnnamed(String subject, String action, RateLimitPolicy policy) {
-        Instant now = clock.instant();
-        Instant windowStart = windowStart(now, policy.window());
-        Instant windowEnd = windowStart.plus(policy.window());
-        long count = counters.takePlace(Place.unnamed(new CounterWindow(subject, action, windowStart,
-                windowEnd.plus(COUNTER_GRACE))), policy.limit());
-        return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd);
     }
 
     /**
@@ -118,7 +104,7 @@ public final class RateLimiter {
                 windowStart.minus(window.multipliedBy(lookBack)), windowStart.minus(window), now));
         long taken;
         try {
-            taken = counters.takePlace(place, policy.limit());
+            taken = take(place, policy.limit());
         } catch (RuntimeException e) {
             reading.cancel(false);
             throw e;
@@ -148,6 +134,32 @@ public final class RateLimiter {
         all.put(windowStart, Math.min(taken, policy.limit()));
         return new RateLimitDecision(action, effective, policy.limit(), windowStart,
                 lockEnd(all, windowStart, window, lookBack, policy.limit()), counted ? Optional.of(place) : Optional.empty());
+    }
+
+    /**
+     * Takes the place; when the call fails, gives the same place back before the failure goes up. The write may
+     * have been applied and only its answer lost (the SDK's attempts ran out): the place is named, so the
+     * give-back undoes exactly that write, and does nothing if it never landed. A failed call holds no place.
+     */
+    private long take(Place place, long ceiling) {
+        return undoneOnFailure(() -> counters.takePlace(place, ceiling), () -> counters.givePlaceBack(place));
+    }
+
+    /**
+     * Runs a store write; when it fails, runs {@code undo} (a write keyed by the same attempt id, which does
+     * nothing if the first never landed) before the failure goes up, a failure of the undo added to it.
+     */
+    public static <T> T undoneOnFailure(Supplier<T> write, Runnable undo) {
+        try {
+            return write.get();
+        } catch (RuntimeException failure) {
+            try {
+                undo.run();
+            } catch (RuntimeException alsoFailed) {
+                failure.addSuppressed(alsoFailed);
+            }
+            throw failure;
+        }
     }
 
     /** The state over the current window and {@code lookBack} before it, counting nothing. */
@@ -247,6 +259,15 @@ public final class RateLimiter {
      */
     public void release(RateLimitDecision acquired) {
         acquired.place().ifPresent(counters::givePlaceBack);
+    }
+
+    /**
+     * Keeps the place an earlier {@link #acquire} took for good: it stays counted and can no longer be given
+     * back, and its mark leaves the counter (see {@link RateLimitRepository#keepPlace}). Does nothing for an
+     * event that took none.
+     */
+    public void keep(RateLimitDecision acquired) {
+        acquired.place().ifPresent(counters::keepPlace);
     }
 
     /** Forgets every window of the action for the user (an operator lifting a lock-out); how many were cleared. */

@@ -37,6 +37,10 @@ public final class SecretKeyRing {
                 throw new IllegalArgumentException("HMAC key #" + (i + 1) + " has " + raw.length
                         + " bytes; at least " + MIN_KEY_BYTES + " are required");
             }
+            int number = i + 1;
+            KeyStrength.weaknessOfBytes(raw).ifPresent(weakness -> {
+                throw new IllegalArgumentException("HMAC key #" + number + " is not random: " + weakness);
+            });
             specs.add(new SecretKeySpec(raw.clone(), ALGORITHM));
         }
         this.keys = List.copyOf(specs);

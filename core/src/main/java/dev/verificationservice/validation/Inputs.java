@@ -68,8 +68,26 @@ public final class Inputs {
         return value;
     }
 
-    /** Free text the caller may leave out: printable, without control characters, at most {@code max} long. */
+    /**
+     * Free text the caller may leave out and a person will read (a context, a device name): printable, without
+     * control characters or hidden format characters ({@link #isHiddenFormat}), at most {@code max} long.
+     */
     public static Optional<String> optionalText(String field, String value, int max) {
+        Optional<String> text = optionalRecordedText(field, value, max);
+        if (text.isPresent() && text.get().codePoints().anyMatch(Inputs::isHiddenFormat)) {
+            throw new InvalidInputException(field, "must not contain invisible format characters such as the "
+                    + "bidirectional overrides U+202A to U+202E, U+2066 to U+2069 or the zero width space U+200B: "
+                    + "they make text read otherwise than it is");
+        }
+        return text;
+    }
+
+    /**
+     * Free text the service only records, as a client reports it (the {@code userAgent}): like
+     * {@link #optionalText} checked for length and control characters, but a hidden format character is not
+     * refused (a person's browser sent it, not the caller): it is kept as a visible escape ({@link #visible}).
+     */
+    public static Optional<String> optionalRecordedText(String field, String value, int max) {
         if (value == null || value.isEmpty()) {
             return Optional.empty();
         }
@@ -86,6 +104,32 @@ public final class Inputs {
             throw new InvalidInputException(field, "must be valid Unicode text");
         }
         return Optional.of(value);
+    }
+
+    /**
+     * Unicode format characters (category Cf) that hide in text shown to a person: the bidirectional controls
+     * (U+202A to U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C), which can make {@code Pay \u202e0.01 EUR}
+     * read as something else, and invisible ones such as U+200B and U+FEFF. The joiners U+200C and U+200D stay
+     * allowed: emoji sequences and Persian and Indic scripts need them, and they move no text.
+     */
+    public static boolean isHiddenFormat(int codePoint) {
+        return Character.getType(codePoint) == Character.FORMAT && codePoint != 0x200C && codePoint != 0x200D;
+    }
+
+    /**
+     * The text with every hidden format and control character shown as a visible escape ({@code <U+202E>}):
+     * for text that is only recorded, and for showing values stored before they were checked.
+     */
+    public static String visible(String text) {
+        StringBuilder shown = new StringBuilder(text.length());
+        text.codePoints().forEach(codePoint -> {
+            if (isHiddenFormat(codePoint) || Character.isISOControl(codePoint)) {
+                shown.append(String.format("<U+%04X>", codePoint));
+            } else {
+                shown.appendCodePoint(codePoint);
+            }
+        });
+        return shown.toString();
     }
 
     /**

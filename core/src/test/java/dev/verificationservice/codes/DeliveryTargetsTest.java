@@ -44,11 +44,11 @@ class DeliveryTargetsTest {
     void anEmailAddressKeepsItsLocalPartAndGetsALowerCaseDomainAndCountsAsOneWhateverTheCase() {
         String normalized = DeliveryTargets.validate(DeliveryMethod.EMAIL, "Jane.Doe@Example.COM");
         assertThat(normalized).isEqualTo("Jane.Doe@example.com");
-        assertThat(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, normalized))
-                .isEqualTo(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "jane.doe@example.com"));
-        // No provider-specific tricks: dots and plus tags make other addresses.
-        assertThat(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "janedoe@example.com"))
-                .isNotEqualTo(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "jane.doe@example.com"));
+        assertThat(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, normalized, Mailboxes.EVERY_DOMAIN))
+                .isEqualTo(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "jane.doe@example.com", Mailboxes.EVERY_DOMAIN));
+        // Dots are Gmail's rule only: on another domain they make other addresses.
+        assertThat(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "janedoe@example.com", Mailboxes.EVERY_DOMAIN))
+                .isNotEqualTo(DeliveryTargets.countingKey(DeliveryMethod.EMAIL, "jane.doe@example.com", Mailboxes.EVERY_DOMAIN));
     }
 
     @ParameterizedTest
@@ -68,12 +68,56 @@ class DeliveryTargetsTest {
 
     @Test
     void aCountryOutsideTheAllowListIsRefusedNamingTheAllowedOnes() {
-        assertThat(DeliveryTargets.normalize(DeliveryMethod.SMS, "+447700123456", Set.of("GB", "IE")))
+        assertThat(DeliveryTargets.normalize(DeliveryMethod.SMS, "+447700123456", Set.of("GB", "IE"), Set.of()))
                 .isEqualTo("+447700123456");
-        assertThatThrownBy(() -> DeliveryTargets.normalize(DeliveryMethod.SMS, "+33612345678", Set.of("GB", "IE")))
+        assertThatThrownBy(() -> DeliveryTargets.normalize(DeliveryMethod.SMS, "+33612345678", Set.of("GB", "IE"), Set.of()))
                 .isInstanceOfSatisfying(InvalidInputException.class, e -> {
                     assertThat(e.field()).isEqualTo("deliveryTarget");
                     assertThat(e.getMessage()).contains("FR").contains("[GB, IE]");
+                });
+    }
+
+    /** Mobile numbers of satellite and international networks, which belong to no country. */
+    @ParameterizedTest
+    @CsvSource({"+870301234567,870", "+881612345678,881", "+881712345678,881", "+8823421234,882"})
+    void aNumberOfAnInternationalNetworkIsRefusedByDefaultNamingTheSettingThatAllowsIt(String number, int network) {
+        assertThatThrownBy(() -> DeliveryTargets.validate(DeliveryMethod.SMS, number))
+                .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+                    assertThat(e.field()).isEqualTo("deliveryTarget");
+                    assertThat(e.getMessage()).contains("international network +" + network)
+                            .contains("VERIFICATION_LIMITS_SMS_NON_GEOGRAPHIC=" + network);
+                });
+        // Refused with a country allowlist too: such a number is of no country.
+        assertThatThrownBy(() -> DeliveryTargets.normalize(DeliveryMethod.SMS, number, Set.of("GB"), Set.of()))
+                .isInstanceOf(InvalidInputException.class);
+    }
+
+    @Test
+    void anInternationalNetworkOptedInReceivesSmsAndOnlyThatOne() {
+        assertThat(DeliveryTargets.normalize(DeliveryMethod.SMS, "+870301234567", Set.of(), Set.of(870)))
+                .isEqualTo("+870301234567");
+        // The opt-in is its own: a country allowlist does not take it away, and it opens no other network.
+        assertThat(DeliveryTargets.normalize(DeliveryMethod.SMS, "+870301234567", Set.of("GB"), Set.of(870)))
+                .isEqualTo("+870301234567");
+        assertThatThrownBy(() -> DeliveryTargets.normalize(DeliveryMethod.SMS, "+881612345678", Set.of(), Set.of(870)))
+                .isInstanceOfSatisfying(InvalidInputException.class,
+                        e -> assertThat(e.getMessage()).contains("international network +881"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "+979123456789|premium rate number of 001",            // international premium rate
+            "+883510012345|voip number of 001",                   // an international VoIP network
+            "+80012345678|toll free number of 001",
+            "+449012345678|premium rate number of GB",
+            "+33884012345|shared cost number of FR",
+            "+4918012345|shared cost number of DE"})
+    void premiumRateSharedCostAndOtherKindsStayRefusedEvenWithEveryNetworkOptedIn(String number, String why) {
+        Set<Integer> everyNetwork = Set.of(800, 808, 870, 878, 881, 882, 883, 888, 979);
+        assertThatThrownBy(() -> DeliveryTargets.normalize(DeliveryMethod.SMS, number, Set.of(), everyNetwork))
+                .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+                    assertThat(e.field()).isEqualTo("deliveryTarget");
+                    assertThat(e.getMessage()).contains(why);
                 });
     }
 

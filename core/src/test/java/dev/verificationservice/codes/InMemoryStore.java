@@ -47,6 +47,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     private final List<String> givenBack = new ArrayList<>();
     private final List<String> placeRequests = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
+    private final Set<String> losingAnswers = new HashSet<>();
     private volatile Gate gate = Gate.OPEN;
 
     /**
@@ -57,7 +58,10 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         gate = new Gate(calls);
     }
 
-    /** Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCodes}, {@code findCounters}. */
+    /**
+     * Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCodes}, {@code findCounters},
+     * {@code insertCode}.
+     */
     synchronized void fail(String call) {
         failing.add(call);
     }
@@ -86,6 +90,20 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         return List.copyOf(codes.values());
     }
 
+    /**
+     * Applies every later call of this kind, then fails it as if its answer were lost (the SDK's attempts ran out
+     * after the write landed): {@code takePlace:<action>}, {@code claimCooldown}.
+     */
+    synchronized void loseAnswers(String call) {
+        losingAnswers.add(call);
+    }
+
+    private synchronized void loseAnswerIfAsked(String call) {
+        if (losingAnswers.contains(call)) {
+            throw new StoreException("answer lost on purpose: " + call);
+        }
+    }
+
     private synchronized void failIfAsked(String call) {
         if (failing.contains(call)) {
             throw new StoreException("failed on purpose: " + call);
@@ -111,6 +129,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
             }
             counter.count++;
             place.attemptId().ifPresent(counter.marks::add);
+            loseAnswerIfAsked("takePlace:" + place.window().action());
             return counter.count;
         }
     }
@@ -122,6 +141,20 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
             counter.count--;
             givenBack.add(place.window().action());
         }
+    }
+
+    @Override
+    public synchronized void keepPlace(Place place) {
+        Counter counter = counters.get(key(place));
+        if (counter != null) {
+            place.attemptId().ifPresent(counter.marks::remove);
+        }
+    }
+
+    /** The marks held now in every window of an action: places taken whose outcome is still open. */
+    synchronized long marks(String action) {
+        return counters.entrySet().stream().filter(entry -> entry.getKey().action().equals(action))
+                .mapToLong(entry -> entry.getValue().marks.size()).sum();
     }
 
     private static WindowKey key(Place place) {
@@ -165,15 +198,30 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         Claim claim = cooldowns.get(key);
         if (claim == null || !claim.busyUntil().isAfter(cooldown.now()) || claim.claimedBy().equals(cooldown.attemptId())) {
             cooldowns.put(key, new Claim(cooldown.endsAt(), cooldown.attemptId()));
+            loseAnswerIfAsked("claimCooldown");
             return Optional.empty();
         }
         return Optional.of(claim.busyUntil());
     }
 
+    @Override
+    public synchronized void releaseCooldown(Cooldown cooldown) {
+        String key = cooldown.userId() + "|" + cooldown.action();
+        Claim claim = cooldowns.get(key);
+        if (claim != null && claim.claimedBy().equals(cooldown.attemptId())) {
+            cooldowns.remove(key);
+        }
+    }
+
     // Codes
 
     @Override
-    public synchronized boolean insertCode(VerificationCode code, String issueId) {
+    public boolean insertCode(VerificationCode code, String issueId) {
+        failIfAsked("insertCode");
+        return insert(code, issueId);
+    }
+
+    private synchronized boolean insert(VerificationCode code, String issueId) {
         if (codes.containsKey(code.digest())) {
             return issueId.equals(issueIds.get(code.digest()));
         }

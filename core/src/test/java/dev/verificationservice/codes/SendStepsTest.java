@@ -174,6 +174,81 @@ class SendStepsTest {
         assertRefusedBy(service.issue(sms("lee", "+447700123403")), SendAdmission.SMS_BUDGET_ACTION);
     }
 
+    @Test
+    void resendsRefusedByTheCooldownNeverTouchTheSmsBudget() {
+        // The red team's run: one user, one number, 26 requests inside the cooldown, a budget of 20.
+        CodeService service = codes(VerificationSettings.defaults()
+                .withSmsBudget(Optional.of(new RateLimitPolicy(20, Duration.ofHours(1)))));
+        assertThat(service.issue(sms("mal", "+447700123401"))).isInstanceOf(IssueResult.Issued.class);
+        for (int again = 0; again < 25; again++) {
+            assertRefusedBy(service.issue(sms("mal", "+447700123401")), "RESEND_PHONE_VERIFICATION");
+        }
+
+        assertThat(store.placeRequests(SendAdmission.SMS_BUDGET_ACTION)).as("never even asked").isEqualTo(1);
+        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(1);
+        assertThat(store.marks(SendAdmission.SMS_BUDGET_ACTION)).as("the sent SMS's place is kept for good").isZero();
+        assertThat(service.issue(sms("nia", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(2);
+    }
+
+    @Test
+    void aSendTheBudgetRefusesReleasesItsCooldownAndGivesBackEveryPlace() {
+        CodeService service = codes(VerificationSettings.defaults()
+                .withSmsBudget(Optional.of(new RateLimitPolicy(1, Duration.ofHours(1)))));
+        assertThat(service.issue(sms("oz", "+447700123401"))).isInstanceOf(IssueResult.Issued.class);
+
+        assertRefusedBy(service.issue(sms("pia", "+447700123402")), SendAdmission.SMS_BUDGET_ACTION);
+
+        assertThat(store.cooldownClaimed("pia", "RESEND_PHONE_VERIFICATION")).isFalse();
+        assertThat(store.held("SEND_PHONE_VERIFICATION")).as("only oz's").isEqualTo(1);
+        assertThat(store.held(SendAdmission.TARGET_ACTION)).as("only oz's").isEqualTo(1);
+        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(1);
+        // Nothing of the refused SMS holds pia back: at the same instant her email code goes out.
+        assertThat(service.issue(email("pia", "pia@example.com", null))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    /** A budgeted SMS send of the user that failed with a store failure, and holds nothing afterwards. */
+    private void assertAFailedSmsHoldsNothing(String userId) {
+        CodeService service = codes(VerificationSettings.defaults()
+                .withSmsBudget(Optional.of(new RateLimitPolicy(5, Duration.ofHours(1)))));
+
+        assertThatThrownBy(() -> service.issue(sms(userId, "+447700123401"))).isInstanceOf(StoreException.class);
+
+        assertThat(store.held("SEND_PHONE_VERIFICATION")).isZero();
+        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isZero();
+        assertThat(store.cooldownClaimed(userId, "RESEND_PHONE_VERIFICATION")).isFalse();
+        assertThat(outbox.messages()).isEmpty();
+    }
+
+    @Test
+    void aStoreFailureAfterAdmissionGivesBackEveryPlaceTheBudgetsTooAndReleasesTheCooldown() {
+        store.fail("insertCode");
+        assertAFailedSmsHoldsNothing("quy");
+    }
+
+    @Test
+    void aStoreFailureOfTheBudgetsPlaceReleasesTheCooldownAndGivesBackEveryPlace() {
+        store.fail("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
+        assertAFailedSmsHoldsNothing("ray");
+    }
+
+    @Test
+    void aPlaceOrACooldownWhoseAnswerWasLostIsGivenBackBeforeTheFailureGoesUp() {
+        // The budget's write lands, and its answer never comes (the SDK gave up): the send fails with 503, and
+        // the landed place goes back.
+        store.loseAnswers("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
+        assertAFailedSmsHoldsNothing("sid");
+
+        // The same for the cooldown's claim: it is released, so the user may try again at once.
+        store.loseAnswers("claimCooldown");
+        CodeService service = codes(VerificationSettings.defaults());
+        assertThatThrownBy(() -> service.issue(email("tia", "tia@example.com", IP))).isInstanceOf(StoreException.class);
+        assertThat(store.cooldownClaimed("tia", RESEND)).isFalse();
+        assertThat(store.held(SEND)).isZero();
+        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
+    }
+
     private static CodeRequest sms(String userId, String number) {
         return CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number);
     }

@@ -3,6 +3,7 @@ package dev.verificationservice.validation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,5 +29,32 @@ class InputsTest {
     void refusesTextThatIsNotPrintableUnicode(String text) {
         assertThatThrownBy(() -> Inputs.optionalText("userAgent", text, 100))
                 .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("userAgent"));
+    }
+
+    /** Every bidi control and the invisible format characters; the red team's U+202E first. */
+    @ParameterizedTest
+    @ValueSource(ints = {0x202E, 0x202A, 0x202B, 0x202C, 0x202D, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F,
+            0x061C, 0x200B, 0xFEFF, 0x00AD, 0x2060, 0xE0041})
+    void refusesHiddenFormatCharactersInTextAPersonReads(int codePoint) {
+        String text = "Pay " + Character.toString(codePoint) + "0.01 EUR";
+        assertThatThrownBy(() -> Inputs.optionalText("context", text, 200))
+                .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+                    assertThat(e.field()).isEqualTo("context");
+                    assertThat(e.reason()).contains("invisible format characters");
+                });
+        assertThat(Inputs.optionalRecordedText("userAgent", text, 200)).contains(text);
+        assertThat(Inputs.visible(text)).isEqualTo(String.format("Pay <U+%04X>0.01 EUR", codePoint));
+    }
+
+    @Test
+    void keepsTheJoinersThatEmojiAndScriptsNeed() {
+        String family = "\ud83d\udc68\u200d\ud83d\udc69\u200d\ud83d\udc67 and \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645";
+        assertThat(Inputs.optionalText("deviceName", family, 100)).contains(family);
+        assertThat(Inputs.visible(family)).isEqualTo(family);
+    }
+
+    @Test
+    void showsControlCharactersOfStoredTextAsEscapesToo() {
+        assertThat(Inputs.visible("a\u0000b\nc")).isEqualTo("a<U+0000>b<U+000A>c");
     }
 }

@@ -41,7 +41,7 @@ abstract class AbstractApiTest {
     static final String NEXT_API_KEY = "next-api-key-0123456789abcdefghijklmnop";
     static final String ADMIN_KEY = "test-admin-key-0123456789abcdefghijklmn";
     static final String NEXT_ADMIN_KEY = "next-admin-key-0123456789abcdefghijklmn";
-    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     private static final AtomicInteger USERS = new AtomicInteger();
 
     @LocalServerPort
@@ -193,8 +193,8 @@ abstract class AbstractApiTest {
         for (int attempt = 0; attempt < 5; attempt++) {
             reasons.add(verify(user, wrong).text("reason"));
         }
-        // The USED answer above was the first failure of the window.
-        assertThat(reasons).containsExactly("NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "TOO_MANY_ATTEMPTS", "TOO_MANY_ATTEMPTS");
+        // The USED answer above is no wrong guess: the fifth wrong code is the one that locks out.
+        assertThat(reasons).containsExactly("NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "NOT_FOUND", "TOO_MANY_ATTEMPTS");
         assertThat(verify(user, fresh).text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
 
         // A new request while locked out, and later the sixth request of the window: both 429 with Retry-After.
@@ -426,6 +426,19 @@ abstract class AbstractApiTest {
         assertThat(accepted).isEqualTo(20);
         assertThat(refused).isNotNull();
         assertThat(refused.text("action")).isEqualTo("SEND_FROM_IP");
+
+        // The blocked address stays blocked when the caller writes it as IPv6, in any form that carries it.
+        int last = Integer.parseInt(ip.substring(ip.lastIndexOf('.') + 1));
+        String low = String.format("64%02x", last);                    // 100.<last>
+        String teredoLow = String.format("9b%02x", 255 - last);         // inverted
+        for (String form : List.of("::ffff:" + ip, "::" + ip, "64:ff9b::" + ip, "2002:c633:" + low + ":1::1",
+                "2001:0:4136:e378:8000:63bf:39cc:" + teredoLow)) {
+            String user = newUser();
+            Answer again = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                    "deliveryMethod", "EMAIL", "deliveryTarget", user + "@example.com", "ipAddress", form));
+            assertThat(again.status()).as(form).isEqualTo(429);
+            assertThat(again.text("action")).as(form).isEqualTo("SEND_FROM_IP");
+        }
     }
 
     @Test
@@ -1177,7 +1190,8 @@ abstract class AbstractApiTest {
             assertThat(refused.text("code")).isEqualTo("INVALID_INPUT");
             assertThat(refused.text("field")).isEqualTo("locale");
         }
-        for (String context : List.of("x".repeat(201), "Pay\u0007 now", "line\nbreak")) {
+        for (String context : List.of("x".repeat(201), "Pay\u0007 now", "line\nbreak", "Pay \u202e0.01 EUR",
+                "Pay\u200b 120.00 EUR", "\ufeffPay 120.00 EUR", "Pay \u2067120.00\u2069 EUR", "Pay \u061c120 EUR")) {
             Answer refused = api.post("/v1/codes", with(send, "context", context));
             assertThat(refused.status()).isEqualTo(400);
             assertThat(refused.text("field")).isEqualTo("context");
@@ -1188,6 +1202,27 @@ abstract class AbstractApiTest {
         }
         assertThat(auditEventTypes(user)).isEmpty();
         assertThat(api.post("/v1/codes", with(send, "context", "x".repeat(200))).status()).isEqualTo(202);
+    }
+
+    /**
+     * A bidi override makes text read otherwise than it is: refused (400 naming the field, nothing written) in a
+     * device name a person reads, kept as a visible escape in the user agent that is only recorded.
+     */
+    @Test
+    void aBidiOverrideIsRefusedInADeviceNameAndShownAsAnEscapeInTheRecordedUserAgent() {
+        String user = newUser();
+        Answer refused = api.post("/v1/devices", Map.of("userId", user, "deviceId", "d1", "deviceType", "WEB",
+                "deviceName", "Laptop \u202egnp.exe"));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.text("field")).isEqualTo("deviceName");
+        assertThat(refused.text("detail")).contains("U+202E");
+        assertThat(auditEventTypes(user)).isEmpty();
+
+        Answer sent = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
+                "deliveryMethod", "EMAIL", "deliveryTarget", emailOf(user), "userAgent", "Mozilla/5.0 \u202eevil"));
+        assertThat(sent.status()).isEqualTo(202);
+        String history = api.get("/v1/users/" + user + "/audit?limit=100").raw().body();
+        assertThat(history).contains("Mozilla/5.0 <U+202E>evil").doesNotContain("\u202e", "\\u202e");
     }
 
     @Test

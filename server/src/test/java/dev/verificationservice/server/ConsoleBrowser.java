@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -97,12 +99,49 @@ final class ConsoleBrowser implements AutoCloseable {
                 "deviceScaleFactor", 1, "mobile", width < 600));
     }
 
-    /** A PNG of what the viewport shows, into target/console-screenshots. */
+    /**
+     * A PNG of what the viewport shows, into target/console-screenshots; and every page shot is checked for
+     * accessibility first: it fails on any violation axe-core finds (WCAG 2.x A and AA, and axe's best practices).
+     */
     Path screenshot(String name) throws IOException {
+        List<String> violations = accessibilityViolations();
+        if (!violations.isEmpty()) {
+            throw new AssertionError("axe-core finds " + violations.size() + " accessibility violation(s) on the page '"
+                    + name + "' (" + driver.getCurrentUrl() + "):\n  " + String.join("\n  ", violations));
+        }
         Files.createDirectories(SCREENSHOTS);
         Path file = SCREENSHOTS.resolve(name + ".png");
         Files.write(file, driver.getScreenshotAs(OutputType.BYTES));
         return file;
+    }
+
+    /**
+     * What axe-core (installed by the build with npm ci, injected into the page as it is) reports as violations:
+     * one line each, its rule, impact, and the elements. The console's pages run no script of their own; this
+     * one only reads the page.
+     */
+    @SuppressWarnings("unchecked")
+    List<String> accessibilityViolations() throws IOException {
+        Path axe = Path.of(System.getProperty("console.axe", "target/axe/node_modules/axe-core/axe.min.js"));
+        if (!Files.isRegularFile(axe)) {
+            throw new IllegalStateException("axe-core is not installed at " + axe.toAbsolutePath()
+                    + "; run the tests through Maven (mvn verify), which installs it with npm ci");
+        }
+        driver.executeScript(Files.readString(axe));
+        driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
+        List<Map<String, Object>> found = (List<Map<String, Object>>) driver.executeAsyncScript(
+                "const done = arguments[arguments.length - 1];"
+                        + "axe.run(document, {resultTypes: ['violations']})"
+                        + ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
+                        + " nodes: v.nodes.map(n => n.target.join(' ') + (n.failureSummary ? ' (' + n.failureSummary"
+                        + ".replace(/\\s+/g, ' ') + ')' : ''))}))))"
+                        + ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));");
+        List<String> lines = new ArrayList<>();
+        for (Map<String, Object> violation : found) {
+            lines.add(violation.get("impact") + " " + violation.get("id") + ": " + violation.get("help") + " at "
+                    + violation.get("nodes"));
+        }
+        return lines;
     }
 
     /** A PNG of the whole page, however long, at the current width. */

@@ -58,7 +58,7 @@ class ConsoleBrowserTest {
 
     static final String API_KEY = "console-api-key-0123456789abcdefghijklm";
     static final String ADMIN_KEY = "console-admin-key-0123456789abcdefghijk";
-    static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     static final String KEY_ID = KeyMaterial.adminKeyId(ADMIN_KEY);
     private static final AtomicInteger USERS = new AtomicInteger();
 
@@ -422,10 +422,17 @@ class ConsoleBrowserTest {
         WebElement limit = find("#limit-table tr[data-action='VERIFY_EMAIL_VERIFICATION']");
         assertThat(limit.getAttribute("class")).contains("locked");
         assertThat(limit.getText()).contains("Locked");
+        // Lift is offered where there is something to lift: the lock-out, not the open send limit beside it.
+        assertThat(browser.driver.findElements(By.cssSelector(
+                "#limit-table tr[data-action='SEND_EMAIL_VERIFICATION'] button.lift"))).isEmpty();
+        assertThat(limit.findElements(By.cssSelector("button.lift"))).hasSize(1);
         browser.screenshot("user-locked-1280x800");
         browser.viewport(390, 844);
         open("/console/users/" + user);
         assertNoHorizontalScrolling();
+        // On a phone the devices and the limits come before the long timeline.
+        assertThat(find("#rate-limits").getLocation().getY()).isLessThan(find("#timeline").getLocation().getY());
+        assertThat(find("#devices").getLocation().getY()).isLessThan(find("#timeline").getLocation().getY());
         browser.screenshot("user-locked-390x844");
         browser.viewport(1280, 800);
         open("/console/users/" + user);
@@ -512,7 +519,7 @@ class ConsoleBrowserTest {
         browser.screenshot("csrf-refused");
         browser.driver.navigate().back();
         // From a plain client: no token, a wrong token, a token sent from another site.
-        String token = find("form.inline-form input[name=_csrf]").getAttribute("value");
+        String token = find("input[name=_csrf]").getAttribute("value"); // every form of the page carries the same token
         assertThat(plain("POST", lift, Map.of("Cookie", cookie), "").statusCode()).isEqualTo(403);
         HttpResponse<String> wrongToken = plain("POST", lift, Map.of("Cookie", cookie),
                 form(Map.of("_csrf", token.substring(1) + "A")));

@@ -147,6 +147,12 @@ class DynamoDbFaultTest {
         assertThat(answer.header("Retry-After")).matches("[1-9][0-9]*");
     }
 
+    /** A 503 whose detail says what happened, not always "in time". */
+    private static void assertUnavailable(Answer answer, String whatHappened) {
+        assertUnavailable(answer);
+        assertThat(answer.text("detail")).startsWith(whatHappened).endsWith("Retry after the time in Retry-After.");
+    }
+
     // Lost answers: the write was applied, the SDK sends it again
 
     @Test
@@ -236,8 +242,8 @@ class DynamoDbFaultTest {
         proxy.stop();
 
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
-            assertUnavailable(send(user));
-            assertUnavailable(verify(user, "123456"));
+            assertUnavailable(send(user), "The store cannot be reached.");
+            assertUnavailable(verify(user, "123456"), "The store cannot be reached.");
             assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(503);
         });
 
@@ -289,7 +295,8 @@ class DynamoDbFaultTest {
         String user = newUser();
         proxy.inject(Fault.throttle(Fault.ANY_OPERATION).always());
 
-        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertUnavailable(send(user)));
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertUnavailable(send(user),
+                "The store is throttling requests"));
 
         proxy.clear();
         assertThat(send(user).status()).isEqualTo(202);
@@ -300,7 +307,20 @@ class DynamoDbFaultTest {
         String user = newUser();
         proxy.inject(Fault.serverError(Fault.ANY_OPERATION).always());
 
-        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertUnavailable(send(user)));
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertUnavailable(send(user),
+                "The store failed to complete the request."));
+    }
+
+    @Test
+    void anEngineThatLacksAnOperationGives503ThatSaysSoNotATimeout() {
+        String user = newUser();
+        assertThat(send(user).status()).isEqualTo(202);
+        String code = latestCode();
+        // What plain dynalite answers a transaction: the service must not pass this off as "in time".
+        proxy.inject(Fault.unexpectedError("TransactWriteItems", "UnknownOperationException",
+                "An unknown operation was requested.").always());
+
+        assertUnavailable(verify(user, code), "The store answered with an error the service does not expect");
     }
 
     @Test
@@ -309,7 +329,7 @@ class DynamoDbFaultTest {
         proxy.inject(Fault.delay(Fault.ANY_OPERATION, Duration.ofSeconds(5)).always());
 
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
-            assertUnavailable(send(user));
+            assertUnavailable(send(user), "The store did not answer in time.");
             assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(503);
         });
     }

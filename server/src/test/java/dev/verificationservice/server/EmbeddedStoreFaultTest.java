@@ -64,6 +64,7 @@ class EmbeddedStoreFaultTest {
                 assertThat(refused.status()).isEqualTo(503);
                 assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
                 assertThat(refused.text("code")).isEqualTo("STORE_UNAVAILABLE");
+                assertThat(refused.text("detail")).startsWith("The store was busy with other writes");
                 assertThat(refused.header("Retry-After")).matches("[1-9][0-9]*");
 
                 Answer verify = api.post("/v1/codes/verify", Map.of("code", "123456", "userId", "locked-1",

@@ -14,15 +14,16 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The SMS budget and the country allowlist, configured as an operator would: at the budget SMS answers 429
- * SMS_BUDGET_EXHAUSTED while email still works; a number outside the allowed countries is a 400 naming
- * {@code deliveryTarget}.
+ * The SMS budget, the country allowlist and the international networks, configured as an operator would: at the
+ * budget SMS answers 429 SMS_BUDGET_EXHAUSTED while email still works; a number outside the allowed countries, or
+ * of an international network not opted in, is a 400 naming {@code deliveryTarget}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + AbstractApiTest.API_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
         "verification.limits.sms-budget=2/PT1H",
-        "verification.limits.sms-countries=GB,IE"})
+        "verification.limits.sms-countries=GB,IE",
+        "verification.limits.sms-non-geographic=881"})
 @Import(TestClockConfiguration.class)
 class SmsLimitsApiTest {
 
@@ -47,6 +48,10 @@ class SmsLimitsApiTest {
         assertThat(france.status()).isEqualTo(400);
         assertThat(france.text("field")).isEqualTo("deliveryTarget");
         assertThat(france.text("detail")).contains("FR").contains("[GB, IE]");
+        Answer inmarsat = sms(api, "sat-user", "+870301234567");
+        assertThat(inmarsat.status()).isEqualTo(400);
+        assertThat(inmarsat.text("field")).isEqualTo("deliveryTarget");
+        assertThat(inmarsat.text("detail")).contains("+870").contains("VERIFICATION_LIMITS_SMS_NON_GEOGRAPHIC=870");
 
         assertThat(sms(api, "budget-1", "+447700123401").status()).isEqualTo(202);
         assertThat(sms(api, "budget-2", "+353851234567").status()).isEqualTo(202);
@@ -54,6 +59,10 @@ class SmsLimitsApiTest {
         assertThat(third.status()).isEqualTo(429);
         assertThat(third.text("code")).isEqualTo("SMS_BUDGET_EXHAUSTED");
         assertThat(third.header("Retry-After")).isEqualTo("3600");
+        // Iridium (+881) is opted in: the number is accepted, and only the spent budget stops it.
+        Answer iridium = sms(api, "sat-user", "+881612345678");
+        assertThat(iridium.status()).isEqualTo(429);
+        assertThat(iridium.text("code")).isEqualTo("SMS_BUDGET_EXHAUSTED");
 
         assertThat(api.post("/v1/codes", Map.of("userId", "budget-3", "codeType", "EMAIL_VERIFICATION",
                 "deliveryMethod", "EMAIL", "deliveryTarget", "budget@example.com")).status()).isEqualTo(202);

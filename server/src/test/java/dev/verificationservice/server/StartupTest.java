@@ -10,12 +10,14 @@ import dev.verificationservice.codes.OutgoingCode;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.delivery.MessageRenderer;
 import dev.verificationservice.spring.delivery.SnsSmsSender;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -180,6 +182,27 @@ class StartupTest {
         try (java.util.stream.Stream<Path> files = Files.list(data)) {
             assertThat(files.map(file -> file.getFileName().toString())).noneMatch(name -> name.contains("admin"));
         }
+    }
+
+    /** Long enough is not enough: keys typed by hand are refused at start, naming the setting, never the key. */
+    @Test
+    void keysOfObviouslyLowEntropyAreRefusedAtStartNamingTheSetting() {
+        String zeros = Base64.getEncoder().encodeToString(new byte[32]);
+        String fifteenDistinct = Base64.getEncoder().encodeToString(
+                "0123456789abcdeedcba9876543210aabbccddee0011".getBytes(StandardCharsets.US_ASCII));
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.admin-api-keys=" + "a".repeat(40))))
+                .hasMessageContaining("VERIFICATION_ADMIN_API_KEYS is not random: it repeats one character");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.api-keys=" + "ab".repeat(20))))
+                .hasMessageContaining("VERIFICATION_API_KEYS is not random: it repeats a pattern of 2 characters")
+                .hasMessageNotContaining("abab");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.secret-keys=" + zeros)))
+                .hasMessageContaining("VERIFICATION_SECRET_KEYS is not usable: HMAC key #1 is not random: it repeats one byte");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.data-dir=" + dataDir,
+                "verification.secret-keys=" + fifteenDistinct)))
+                .hasMessageContaining("VERIFICATION_SECRET_KEYS").hasMessageContaining("only 15 distinct bytes");
     }
 
     @Test

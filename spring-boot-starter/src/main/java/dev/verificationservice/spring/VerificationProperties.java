@@ -67,12 +67,20 @@ public record VerificationProperties(
      * @param resendCooldown a new code for the same user and type is refused this long after the last
      * @param smsBudget      SMS per window across all users, or {@code off}
      * @param smsCountries   regions SMS may go to ({@code VERIFICATION_LIMITS_SMS_COUNTRIES=GB,IE}), empty: all
+     * @param smsNonGeographic country calling codes of the international networks SMS may go to, which belong to
+     *                       no country: satellite phones and global services
+     *                       ({@code VERIFICATION_LIMITS_SMS_NON_GEOGRAPHIC=870,881}); empty: none
      * @param deviceMaxLife  a device must register again this long after it first did
+     * @param subaddressDomains domains whose {@code +tag} the target limit drops, besides the big providers' own
+     *                       rules ({@code VERIFICATION_LIMITS_SUBADDRESS_DOMAINS}): {@code *} every domain,
+     *                       {@code none} the providers only
      */
     public record Limits(@DefaultValue("5/PT15M") String send, @DefaultValue("5/PT15M") String verify,
                          @DefaultValue("5/PT1H") String target, @DefaultValue("20/PT1H") String ip,
                          @DefaultValue("PT30S") Duration resendCooldown, @DefaultValue("off") String smsBudget,
-                         List<String> smsCountries, @DefaultValue("P365D") Duration deviceMaxLife) {
+                         List<String> smsCountries, List<String> smsNonGeographic,
+                         @DefaultValue("P365D") Duration deviceMaxLife,
+                         @DefaultValue("*") List<String> subaddressDomains) {
     }
 
     /**

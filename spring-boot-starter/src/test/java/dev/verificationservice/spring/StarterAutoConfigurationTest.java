@@ -3,6 +3,8 @@ package dev.verificationservice.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
@@ -19,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -34,7 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
 /** What the starter's auto-configuration makes, what it leaves to the application, and how it refuses. */
 class StarterAutoConfigurationTest {
 
-    private static final String KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    private static final String KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
@@ -90,11 +93,46 @@ class StarterAutoConfigurationTest {
     }
 
     @Test
+    void theTargetLimitDropsPlusTagsOnEveryDomainUnlessTheSubaddressDomainsSayOtherwise() {
+        Path dataDir = temporaryDirectory();
+        runner.withPropertyValues("verification.data-dir=" + dataDir).run(context -> assertThat(
+                context.getBean(VerificationSettings.class).mailboxes()).isEqualTo(Mailboxes.EVERY_DOMAIN));
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.subaddress-domains=none")
+                .run(context -> assertThat(context.getBean(VerificationSettings.class).mailboxes())
+                        .isEqualTo(new Mailboxes(false, Set.of())));
+        runner.withPropertyValues("verification.data-dir=" + dataDir,
+                "verification.limits.subaddress-domains=Example.com, example.org").run(context -> assertThat(
+                        context.getBean(VerificationSettings.class).mailboxes())
+                        .isEqualTo(new Mailboxes(false, Set.of("example.com", "example.org"))));
+        runner.withPropertyValues("verification.data-dir=" + dataDir,
+                "verification.limits.subaddress-domains=example.com,not a domain").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                    .hasMessageContaining("VERIFICATION_LIMITS_SUBADDRESS_DOMAINS names 'not a domain'");
+        });
+    }
+
+    @Test
     void onDynamoDbMissingHmacKeysStopTheStartAndSayWhatToSet() {
         runner.withPropertyValues("verification.store=dynamodb", "verification.dev-outbox=true").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
                     .hasMessageContaining("needs VERIFICATION_SECRET_KEYS");
+        });
+    }
+
+    @Test
+    void internationalNetworksGetSmsOnlyWhenTheirCallingCodesAreListed() {
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory()).run(context ->
+                assertThat(context.getBean(VerificationSettings.class).smsNetworks()).isEmpty());
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory(),
+                "verification.limits.sms-non-geographic=870, +881").run(context ->
+                assertThat(context.getBean(VerificationSettings.class).smsNetworks()).containsExactlyInAnyOrder(870, 881));
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory(),
+                "verification.limits.sms-non-geographic=870,44").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                    .hasMessageContaining("VERIFICATION_LIMITS_SMS_NON_GEOGRAPHIC names '44'");
         });
     }
 
@@ -166,7 +204,7 @@ class StarterAutoConfigurationTest {
                 .toList();
         assertThat(names).contains("verification.store", "verification.data-dir", "verification.secret-keys",
                 "verification.dynamodb.table", "verification.limits.send", "verification.smtp.host",
-                "verification.sms.provider", "verification.templates");
+                "verification.sms.provider", "verification.templates", "verification.limits.sms-non-geographic");
         assertThat(names).doesNotContain("verification.api-keys", "verification.admin-api-keys");
         JsonNode store = metadata.get("properties").valueStream()
                 .filter(property -> property.get("name").asString().equals("verification.store")).findFirst().orElseThrow();

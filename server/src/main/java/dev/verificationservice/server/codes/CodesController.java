@@ -19,7 +19,6 @@ import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.delivery.RoutingCodeSender;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
-import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.LinkedHashMap;
@@ -91,7 +90,8 @@ public class CodesController {
             + "pt-BR, pt, English to the nearest language with templates. Without it, an SMS is written in the language "
             + "of the number's country and an email in English";
     static final String CONTEXT = "What the code approves, shown in the message (\"This code approves: ...\"): "
-            + "printable text of at most 200 characters. The code then verifies only with the same context "
+            + "printable text of at most 200 characters, without bidi overrides or other invisible format characters "
+            + "(U+202E, U+200B ...). The code then verifies only with the same context "
             + "(dynamic linking); the context is never stored or returned, only its HMAC is kept";
 
     private final Verification verification;
@@ -181,11 +181,10 @@ public class CodesController {
 
     private static VerifyRequest verifyRequest(CodeBody body) {
         Requests.body(body);
-        // Checked like the context a code is sent with, so that a malformed one is a 400 and not a failed attempt.
-        Optional<String> context = Inputs.optionalText("context", body.context(), CodeService.MAX_CONTEXT_LENGTH);
+        // The core checks the context's form (a malformed one is a 400, not a failed attempt).
         return new VerifyRequest(body.code(), Optional.ofNullable(body.userId()),
                 Requests.optionalEnum(CodeType.class, "codeType", body.codeType()),
-                ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId()), context);
+                ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId()), Optional.ofNullable(body.context()));
     }
 
     private void record(VerificationResult result, boolean consumed) {

@@ -1,5 +1,6 @@
 package dev.verificationservice.server.config;
 
+import dev.verificationservice.security.KeyStrength;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
@@ -105,10 +106,7 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
             apiKeys = List.of(KeyFiles.loadOrGenerate(verification.dataDir().resolve(API_KEY_FILE), random, "API key",
                     true));
         }
-        if (apiKeys.stream().anyMatch(key -> key.length() < MIN_API_KEY_LENGTH)) {
-            throw new StartupException("An API key in VERIFICATION_API_KEYS is shorter than " + MIN_API_KEY_LENGTH
-                    + " characters.", "Use long random keys, for example: openssl rand -base64 32");
-        }
+        checkStrength("An API key in VERIFICATION_API_KEYS", apiKeys);
         checkAdminKeys(apiKeys, adminKeys);
         if (!adminKeys.isEmpty()) {
             LOG.info("Operator API on (/v1/admin) with {} admin key(s): {}", adminKeys.size(),
@@ -117,12 +115,26 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
         return new KeyMaterial(apiKeys, adminKeys, SecretKeys.resolve(verification, random));
     }
 
+    /**
+     * Every key long enough and not made by hand ({@link KeyStrength}): a length check alone accepted
+     * {@code aaaa…a}. The key itself is never in the message, only which setting holds it and why.
+     */
+    private static void checkStrength(String which, List<String> keys) {
+        for (String key : keys) {
+            if (key.length() < MIN_API_KEY_LENGTH) {
+                throw new StartupException(which + " is shorter than " + MIN_API_KEY_LENGTH + " characters.",
+                        "Use long random keys, for example: openssl rand -base64 32");
+            }
+            KeyStrength.weaknessOfText(key).ifPresent(weakness -> {
+                throw new StartupException(which + " is not random: " + weakness + ".",
+                        "Use keys drawn at random, for example: openssl rand -base64 32");
+            });
+        }
+    }
+
     /** Admin keys are as long as API keys, and no key may be both: each key has exactly one role. */
     private static void checkAdminKeys(List<String> apiKeys, List<String> adminKeys) {
-        if (adminKeys.stream().anyMatch(key -> key.length() < MIN_API_KEY_LENGTH)) {
-            throw new StartupException("An admin key in VERIFICATION_ADMIN_API_KEYS is shorter than " + MIN_API_KEY_LENGTH
-                    + " characters.", "Use long random keys, for example: openssl rand -base64 32");
-        }
+        checkStrength("An admin key in VERIFICATION_ADMIN_API_KEYS", adminKeys);
         if (adminKeys.stream().anyMatch(apiKeys::contains)) {
             throw new StartupException("A key is in both VERIFICATION_API_KEYS and VERIFICATION_ADMIN_API_KEYS: an "
                     + "application would then hold the operator's powers.",

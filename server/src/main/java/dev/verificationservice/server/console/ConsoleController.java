@@ -68,15 +68,18 @@ public class ConsoleController {
     private final UserSupport support;
     private final AccessKeys keys;
     private final ConsoleSessions sessions;
+    private final SignInThrottle throttle;
     private final Optional<DevelopmentOutbox> outbox;
     private final VerificationMetrics metrics;
     private final Clock clock;
 
     public ConsoleController(Verification verification, AccessKeys keys, ConsoleSessions sessions,
-                             DeliveryAutoConfiguration.DeliveryChannels channels, VerificationMetrics metrics, Clock clock) {
+                             SignInThrottle throttle, DeliveryAutoConfiguration.DeliveryChannels channels,
+                             VerificationMetrics metrics, Clock clock) {
         this.support = verification.support();
         this.keys = keys;
         this.sessions = sessions;
+        this.throttle = throttle;
         this.outbox = channels.outbox();
         this.metrics = metrics;
         this.clock = clock;
@@ -100,8 +103,20 @@ public class ConsoleController {
     @PostMapping("/sign-in")
     public String signIn(@RequestParam(name = "key", required = false) String key, HttpServletRequest request,
                          HttpServletResponse response, Model model) {
-        AccessKeys.Match match = keys.match(key == null ? "" : key.trim());
+        String address = request.getRemoteAddr();
+        boolean blank = key == null || key.isBlank();
+        Optional<Duration> wait = blank ? Optional.empty() : throttle.waitFor(address);
+        if (wait.isPresent()) {
+            // Not checked at all: a guess made while throttled tells nothing.
+            long seconds = Math.max(1, wait.get().toSeconds() + (wait.get().toNanosPart() > 0 ? 1 : 0));
+            response.setStatus(HttpStatus.TOO_MANY_REQUESTS.value());
+            response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+            return signInForm(request, response, model, "Too many failed sign-ins. Wait " + ConsoleViews.duration(
+                    Duration.ofSeconds(seconds)) + ", then sign in with an admin key (VERIFICATION_ADMIN_API_KEYS).");
+        }
+        AccessKeys.Match match = keys.match(blank ? "" : key.trim());
         if (match.role() == AccessKeys.Role.ADMIN) {
+            throttle.succeeded(address);
             // A sign-in always makes a new session: an id the browser had before is never promoted.
             ConsoleFilter.cookie(request, ConsoleFilter.SESSION_COOKIE).flatMap(sessions::find).ifPresent(sessions::end);
             ConsoleSessions.Created created = sessions.create(match.adminKeyId().orElseThrow());
@@ -112,15 +127,17 @@ public class ConsoleController {
             LOG.info("Console sign-in with admin key {}", created.session().operatorKeyId());
             return "redirect:/console/users";
         }
-        // A refused sign-in is not logged one by one (anyone can send this form): RefusalLog counts the 401s and
-        // 403s of the console, one summary line a minute at most.
+        if (!blank) {
+            // Never one line per failure (anyone can send this form): the throttle logs a summary.
+            throttle.failed(address);
+        }
         if (match.role() == AccessKeys.Role.APPLICATION) {
             response.setStatus(HttpStatus.FORBIDDEN.value());
             return signInForm(request, response, model, "This is an application key (VERIFICATION_API_KEYS). The "
                     + "console needs an admin key (VERIFICATION_ADMIN_API_KEYS).");
         }
         response.setStatus(HttpStatus.UNAUTHORIZED.value());
-        return signInForm(request, response, model, key == null || key.isBlank() ? "Enter an admin key."
+        return signInForm(request, response, model, blank ? "Enter an admin key."
                 : "That key is not an admin key of this service. Check it and try again.");
     }
 
@@ -390,8 +407,8 @@ public class ConsoleController {
                                    Model model) {
         LOG.warn("Store unavailable for the console: {}", e.getMessage());
         response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
-        return error(request, model, "The store did not answer", "The store could not complete the request in time. "
-                + "A change may or may not have been made: look at the user again before you retry.");
+        return error(request, model, "The store did not complete the request", e.kind().description()
+                + " A change may or may not have been made: look at the user again before you retry.");
     }
 
     private String error(HttpServletRequest request, Model model, String title, String message) {

@@ -7,6 +7,7 @@ import dev.verificationservice.codes.LiveCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.validation.Inputs;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -21,7 +22,8 @@ import java.util.stream.Collectors;
 /**
  * What the console's pages show, already in words: times in UTC, time left, masked targets, one line of audit
  * details, and the geometry of the activity strip. The templates only place these values; Thymeleaf escapes
- * every one of them. Nothing here ever holds a code, a device secret or a key.
+ * every one of them, and text a client sent shows its hidden format characters as escapes ({@code <U+202E>}).
+ * Nothing here ever holds a code, a device secret or a key.
  */
 public final class ConsoleViews {
 
@@ -90,7 +92,8 @@ public final class ConsoleViews {
     public record DeviceRow(String deviceId, String deviceType, String deviceName, String lastActiveAt, String createdAt,
                      String expiresAt, String ipAddress) {
         static DeviceRow of(DeviceToken token) {
-            return new DeviceRow(token.deviceId(), token.deviceType(), token.deviceName().orElse("(no name)"),
+            return new DeviceRow(token.deviceId(), token.deviceType(),
+                    token.deviceName().map(Inputs::visible).orElse("(no name)"),
                     time(token.lastActiveAt()), time(token.createdAt()), time(token.expiresAt()),
                     token.ipAddress().orElse("(not given)"));
         }
@@ -106,8 +109,9 @@ public final class ConsoleViews {
             entry.deviceId().ifPresent(device -> client.add("device " + device));
             entry.ipAddress().ifPresent(client::add);
             entry.userAgent().ifPresent(client::add);
+            // Entries written before hidden format characters were refused may hold them: they show as escapes.
             return new EventRow(ConsoleViews.time(entry.timestamp()), entry.eventType().name(), entry.success(),
-                    entry.failureReason().orElse(""), details, String.join(" · ", client));
+                    entry.failureReason().orElse(""), Inputs.visible(details), Inputs.visible(String.join(" · ", client)));
         }
 
         /** An operator's own action: its entry names the operator's key id. */

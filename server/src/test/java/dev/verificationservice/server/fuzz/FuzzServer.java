@@ -43,7 +43,7 @@ final class FuzzServer implements AutoCloseable {
     static final String API_KEY = "fuzz-api-key-0123456789abcdefghijklmnopq";
     /** The operator API's key: the document's {@code adminKey} scheme, so the admin operations are fuzzed too. */
     static final String ADMIN_KEY = "fuzz-admin-key-0123456789abcdefghijklmno";
-    private static final String HMAC_KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    private static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Pattern README_CALL = Pattern.compile("^\\| `(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (/\\S*)` \\|");
     /** Every this many requests the clock moves on: windows roll over and codes expire, so more paths are reached. */

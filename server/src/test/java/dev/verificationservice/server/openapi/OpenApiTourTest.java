@@ -31,7 +31,7 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + OpenApiTourTest.API_KEY,
-        "verification.secret-keys=MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="})
+        "verification.secret-keys=SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA="})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenApiTourTest {
 

@@ -4,6 +4,8 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.MessageLocales;
+import dev.verificationservice.codes.DeliveryTargets;
+import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.codes.PhoneNumbers;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
@@ -77,7 +79,9 @@ public class VerificationAutoConfiguration {
                     .withSmsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
                             : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
                     .withSmsRegions(smsRegions(limits.smsCountries()))
-                    .withDeviceMaxLife(limits.deviceMaxLife());
+                    .withSmsNetworks(smsNetworks(limits.smsNonGeographic()))
+                    .withDeviceMaxLife(limits.deviceMaxLife())
+                    .withMailboxes(mailboxes(limits.subaddressDomains()));
         } catch (IllegalArgumentException e) {
             throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
                     "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
@@ -113,6 +117,49 @@ public class VerificationAutoConfiguration {
             regions.add(region);
         }
         return regions;
+    }
+
+    /** Country calling codes of international networks ({@code 870,881}); each must be one the metadata knows. */
+    static Set<Integer> smsNetworks(List<String> values) {
+        Set<Integer> networks = new TreeSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            String code = value.trim();
+            if (code.startsWith("+")) {
+                code = code.substring(1);
+            }
+            if (code.isEmpty()) {
+                continue;
+            }
+            if (!code.matches("[0-9]{3}") || !PhoneNumbers.isNonGeographicCallingCode(Integer.parseInt(code))) {
+                throw new StartupException(PhoneNumbers.NON_GEOGRAPHIC_SETTING + " names '" + value
+                        + "', which is not the calling code of an international network.",
+                        "Give calling codes of networks that belong to no country, comma-separated, for example 870,881"
+                                + " (Inmarsat, Iridium); leave it empty to send SMS to none of them.");
+            }
+            networks.add(Integer.parseInt(code));
+        }
+        return networks;
+    }
+
+    /** {@code *}: {@code +tag} dropped on every domain; {@code none}: the providers' rules only; else those domains. */
+    static Mailboxes mailboxes(List<String> values) {
+        Set<String> domains = new TreeSet<>();
+        for (String value : values == null ? List.<String>of() : values) {
+            String domain = value.trim().toLowerCase(Locale.ROOT);
+            if (domain.equals("*")) {
+                return Mailboxes.EVERY_DOMAIN;
+            }
+            if (domain.isEmpty() || domain.equals("none")) {
+                continue;
+            }
+            if (!DeliveryTargets.isDomain(domain)) {
+                throw new StartupException("VERIFICATION_LIMITS_SUBADDRESS_DOMAINS names '" + value
+                        + "', which is not a domain.", "Give *, none, or domains, comma-separated, for example "
+                        + "example.com,example.org.");
+            }
+            domains.add(domain);
+        }
+        return new Mailboxes(false, domains);
     }
 
     @Bean

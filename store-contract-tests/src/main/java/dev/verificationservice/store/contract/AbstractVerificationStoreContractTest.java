@@ -29,6 +29,7 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.idempotency.IdempotentRequests;
+import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
@@ -338,6 +339,48 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void theRightCodePresentedAgainAfterItsUseIsUsedAndNeverALockOut() {
+        String code = sendEmailCode("uma");
+        assertThat(verifyEmailCode("uma", code).valid()).isTrue();
+
+        for (int again = 1; again <= 10; again++) {
+            assertThat(reasonOf(verifyEmailCode("uma", code))).as("verify again #" + again).isEqualTo(FailureReason.USED);
+            assertThat(reasonOf(verification.codes().check(VerifyRequest.numeric(code, "uma",
+                    CodeType.EMAIL_VERIFICATION)))).as("check again #" + again).isEqualTo(FailureReason.USED);
+        }
+
+        // Not one of them counts as a wrong guess; wrong guesses still do, and lock out at the fifth.
+        assertThat(verification.codes().rateLimits("uma")).filteredOn(limit -> limit.action().equals(
+                "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(0L);
+        for (int guess = 1; guess <= 4; guess++) {
+            assertThat(reasonOf(verifyEmailCode("uma", wrongCode(code)))).isEqualTo(FailureReason.NOT_FOUND);
+            assertThat(reasonOf(verifyEmailCode("uma", code))).as("between the guesses").isEqualTo(FailureReason.USED);
+        }
+        assertThat(reasonOf(verifyEmailCode("uma", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        assertThat(reasonOf(verifyEmailCode("uma", code))).as("locked out: untested").isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(verification.codes().issue(CodeRequest.of("uma", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "uma@example.com"))).isInstanceOf(IssueResult.RateLimited.class);
+    }
+
+    @Test
+    void ofTwentySimultaneousVerificationsOfTheRightNumericCodeOneIsValidAndNoneLocksOut() throws Exception {
+        String code = sendEmailCode("abe");
+
+        List<VerificationResult> results = runConcurrently(20, () -> verifyEmailCode("abe", code));
+
+        assertThat(results).filteredOn(VerificationResult::valid).hasSize(1);
+        // The others are USED, or TOO_MANY_ATTEMPTS untested while five places were in flight; none of them stays
+        // counted, and the user is not locked out.
+        assertThat(results).filteredOn(result -> !result.valid()).extracting(AbstractVerificationStoreContractTest::reasonOf)
+                .hasSize(19).containsAnyOf(FailureReason.USED).doesNotContain(FailureReason.NOT_FOUND);
+        assertThat(verification.codes().rateLimits("abe")).filteredOn(limit -> limit.action().equals(
+                "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(0L);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(verifyEmailCode("abe", sendEmailCode("abe")).valid()).isTrue();
+    }
+
+    @Test
     void aFailedCheckCountsLikeAFailedVerification() {
         String code = sendEmailCode("alice");
         VerifyRequest wrong = VerifyRequest.numeric(wrongCode(code), "alice", CodeType.EMAIL_VERIFICATION);
@@ -454,6 +497,36 @@ public abstract class AbstractVerificationStoreContractTest {
         assertField(() -> ClientContext.of(null, null, "a#b"), "deviceId");
 
         assertThat(allRawItems()).isEmpty();
+    }
+
+    /**
+     * The form of what a person reads is the core's rule, not the server's: an application that calls the core
+     * directly meets it too. A bidi override in a context ("Pay \u202e0.01 EUR" shows as "Pay RUE 10.0") or a
+     * device name is refused before anything is written; the user agent, only recorded, keeps it as an escape.
+     */
+    @Test
+    void anEmbeddingApplicationCannotSkipTheRefusalOfBidiOverridesInWhatAPersonReads() {
+        CodeRequest send = CodeRequest.of("ivy", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "ivy@example.com");
+        for (String context : List.of("Pay \u202e0.01 EUR", "Pay \u2066120\u2069 EUR", "Pay\u200b 120 EUR",
+                "\ufeffPay 120 EUR", "Pay \u200f120 EUR", "Pay \u061c120 EUR")) {
+            assertField(() -> verification.codes().issue(send.withContext(context)), "context");
+            assertField(() -> verification.codes().verify(VerifyRequest.numeric("123456", "ivy",
+                    CodeType.EMAIL_VERIFICATION).withContext(context)), "context");
+            assertField(() -> verification.codes().check(VerifyRequest.numeric("123456", "ivy",
+                    CodeType.EMAIL_VERIFICATION).withContext(context)), "context");
+        }
+        assertField(() -> verification.devices().register(new DeviceRegistration("ivy", "pc-1", "WEB",
+                Optional.of("Laptop \u202egnp.exe"), Optional.empty(), ClientContext.none())), "deviceName");
+        assertThat(outbox.messages()).isEmpty();
+        assertThat(allRawItems()).as("nothing written, not even a failed attempt").isEmpty();
+
+        // Joiners move no text and emoji need them; the user agent is recorded with the override made visible.
+        assertThat(verification.codes().issue(send.withContext("Pay 12 EUR for \ud83d\udc68\u200d\ud83d\udc69"
+                + "\u200d\ud83d\udc67 tickets").withClient(ClientContext.of(null, "Agent \u202eevil", null))))
+                .isInstanceOf(IssueResult.Issued.class);
+        assertThat(verification.audit().query("ivy", Optional.empty(), Optional.empty(), Optional.of(10),
+                Optional.empty()).entries()).extracting(entry -> entry.userAgent().orElseThrow())
+                .containsExactly("Agent <U+202E>evil");
     }
 
     private static void assertField(Runnable call, String field) {
@@ -1022,6 +1095,36 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void cyclingUserIdsOverSpellingsOfOneGmailInboxIsStoppedAtTheTargetLimitAndEachMessageGoesToTheGivenSpelling() {
+        List<IssueResult> results = new ArrayList<>();
+        for (int i = 1; i <= 40; i++) {
+            // The red team's spellings: +tags, dots, googlemail.com and capitals, one user id each.
+            String spelling = switch (i % 4) {
+                case 0 -> "victim+" + i + "@gmail.com";
+                case 1 -> "vic.tim+" + i + "@googlemail.com";
+                case 2 -> "Victim+" + i + "@GMail.com";
+                default -> "v.i.c.t.i.m@gmail.com";
+            };
+            results.add(verification.codes().issue(CodeRequest.of("rotating-" + i, CodeType.EMAIL_VERIFICATION,
+                    DeliveryMethod.EMAIL, spelling)));
+        }
+
+        assertThat(results.subList(0, 5)).allMatch(IssueResult.Issued.class::isInstance);
+        assertThat(results.subList(5, 40)).allSatisfy(result -> assertRefusedBy(result, "SEND_TO_TARGET"));
+        // Only the limit's key is the mailbox: each message went to the spelling its caller gave.
+        assertThat(outbox.messages()).extracting(message -> message.to()).containsExactlyInAnyOrder("vic.tim+1@googlemail.com",
+                "Victim+2@gmail.com", "v.i.c.t.i.m@gmail.com", "victim+4@gmail.com", "vic.tim+5@googlemail.com");
+        // And the code verifies as before.
+        DevelopmentOutbox.Message first = outbox.messages().stream()
+                .filter(message -> message.to().equals("vic.tim+1@googlemail.com")).findFirst().orElseThrow();
+        assertThat(verification.codes().verify(VerifyRequest.numeric(first.code(), "rotating-1",
+                CodeType.EMAIL_VERIFICATION))).isInstanceOf(VerificationResult.Valid.class);
+        // Another mailbox at the same provider still gets its codes.
+        assertThat(verification.codes().issue(CodeRequest.of("rotating-41", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "victim2@gmail.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
     void oneClientAddressGetsExactlyTwentyOfThirtySimultaneousSends() throws Exception {
         AtomicInteger users = new AtomicInteger();
         List<IssueResult> results = runConcurrently(30, () -> {
@@ -1037,6 +1140,28 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(verification.codes().issue(CodeRequest.of("ip-other", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
                 "ip-other@example.com").withClient(ClientContext.of("203.0.113.51", null, null))))
                 .isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aBlockedIpv4AddressStaysBlockedUnderEveryIpv6FormOfIt() {
+        Verification onePerAddress = build(keys, outbox, VerificationSettings.defaults()
+                .withIpLimit(new RateLimitPolicy(1, Duration.ofHours(1))));
+        assertThat(onePerAddress.codes().issue(emailFrom("v4-0", "v4-0@example.com", "203.0.113.7")))
+                .isInstanceOf(IssueResult.Issued.class);
+
+        // 203.0.113.7 is cb00:7107; Teredo carries it inverted (34ff:8ef8); the 6to4 subnets are the client's choice.
+        List<String> forms = List.of("::ffff:203.0.113.7", "::203.0.113.7", "::ffff:0:203.0.113.7", "64:ff9b::203.0.113.7",
+                "64:ff9b::cb00:7107", "2002:cb00:7107::1", "2002:cb00:7107:1::1", "2002:cb00:7107:ffff::1",
+                "2001:0:4136:e378:8000:63bf:34ff:8ef8", "2001:0:5ef5:79fd:0:1:34ff:8ef8");
+        for (int i = 0; i < forms.size(); i++) {
+            assertRefusedBy(onePerAddress.codes().issue(emailFrom("v4-" + (i + 1), "v4-" + (i + 1) + "@example.com",
+                    forms.get(i))), "SEND_FROM_IP");
+        }
+        // An ordinary IPv6 client is its own /64, and the IPv4 address's one place is still the only one held.
+        assertThat(onePerAddress.codes().issue(emailFrom("v6", "v6@example.com", "2001:db8:1:2::7")))
+                .isInstanceOf(IssueResult.Issued.class);
+        assertThat(onePerAddress.rateLimiter().current("ip:203.0.113.7", "SEND_FROM_IP",
+                VerificationSettings.DEFAULT_IP_LIMIT).count()).isEqualTo(1);
     }
 
     private static CodeRequest emailFrom(String userId, String address, String ipAddress) {
@@ -1141,6 +1266,114 @@ public abstract class AbstractVerificationStoreContractTest {
                 .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SMS_BUDGET"));
         assertThat(budgeted.codes().issue(CodeRequest.of("budget-mail", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
                 "budget@example.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    private static final String BUDGET_NUMBER = "+447700123401";
+
+    private static CodeRequest smsTo(String userId, String number) {
+        return CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number);
+    }
+
+    private long smsBudgetHeld(Verification service, RateLimitPolicy budget) {
+        return service.rateLimiter().current("global", "SMS_BUDGET", budget).count();
+    }
+
+    /** Counter items of the SMS budget that still hold an attempt's mark. */
+    private long smsBudgetMarks() {
+        return allRawItems().stream().filter(item -> "SMS_BUDGET".equals(item.get("action")))
+                .mapToLong(item -> item.keySet().stream().filter(name -> name.startsWith("place_")).count()).sum();
+    }
+
+    @Test
+    void resendsInsideTheCooldownNeverTakeFromTheSmsBudgetAndAnotherUserStillGetsAnSms() {
+        // The red team's run: one user posts the same number 26 times in 30 seconds under a budget of 20.
+        RateLimitPolicy budget = new RateLimitPolicy(20, Duration.ofHours(1));
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        assertThat(budgeted.codes().issue(smsTo("red", BUDGET_NUMBER))).isInstanceOf(IssueResult.Issued.class);
+        for (int again = 1; again <= 25; again++) {
+            clock.advance(Duration.ofMillis(1100));
+            assertRefusedBy(budgeted.codes().issue(smsTo("red", BUDGET_NUMBER)), "RESEND_PHONE_VERIFICATION");
+        }
+
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        assertThat(smsBudgetMarks()).as("the sent SMS's place is kept for good, without its mark").isZero();
+        assertThat(budgeted.codes().issue(smsTo("blue", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(2);
+    }
+
+    @Test
+    void ofTwelveSimultaneousSmsOfOneUserInsideTheCooldownExactlyOneTakesAPlaceInTheBudget() throws Exception {
+        RateLimitPolicy budget = new RateLimitPolicy(2, Duration.ofHours(1));
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+
+        List<IssueResult> results = runConcurrently(12, () -> budgeted.codes().issue(smsTo("storm", BUDGET_NUMBER)));
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(1);
+        assertThat(results).filteredOn(result -> !(result instanceof IssueResult.Issued)).hasSize(11)
+                .allSatisfy(result -> assertThat(result).isInstanceOf(IssueResult.RateLimited.class))
+                .extracting(result -> ((IssueResult.RateLimited) result).action()).doesNotContain("SMS_BUDGET");
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        // The budget's second place is still there for someone else, and then it is spent.
+        assertThat(budgeted.codes().issue(smsTo("calm", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertRefusedBy(budgeted.codes().issue(smsTo("late", "+447700123403")), "SMS_BUDGET");
+    }
+
+    @Test
+    void aSmsTheBudgetRefusesReleasesTheUsersCooldownAndHoldsNothing() {
+        RateLimitPolicy budget = new RateLimitPolicy(1, Duration.ofHours(1));
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        assertThat(budgeted.codes().issue(smsTo("first", BUDGET_NUMBER))).isInstanceOf(IssueResult.Issued.class);
+
+        assertRefusedBy(budgeted.codes().issue(smsTo("second", "+447700123402")), "SMS_BUDGET");
+
+        assertThat(budgeted.rateLimiter().current("second", "SEND_PHONE_VERIFICATION",
+                VerificationSettings.DEFAULT_SEND_LIMIT).count()).isZero();
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        // No cooldown holds "second" back: once the budget has room again (an operator clears it), at the same
+        // instant, the SMS goes out.
+        budgeted.rateLimiter().reset("global", "SMS_BUDGET");
+        assertThat(budgeted.codes().issue(smsTo("second", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aKeptPlaceStaysCountedLosesItsMarkAndCannotBeGivenBackAndKeepingTwiceIsHarmless() {
+        Place kept = placeOf("kai", "SMS_BUDGET", "attempt-1");
+        Place open = placeOf("kai", "SMS_BUDGET", "attempt-2");
+        assertThat(store.takePlace(kept, 5)).isEqualTo(1);
+        assertThat(store.takePlace(open, 5)).isEqualTo(2);
+
+        store.keepPlace(kept);
+        store.keepPlace(kept);
+        store.givePlaceBack(kept);
+
+        assertThat(verification.rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(2);
+        assertThat(allRawItems()).filteredOn(item -> "kai".equals(item.get("userId")) && "SMS_BUDGET".equals(item.get("action")))
+                .singleElement().satisfies(item -> assertThat(item.keySet()).filteredOn(name -> name.startsWith("place_"))
+                        .as("only the open place's mark").hasSize(1));
+        // The open place still goes back once; keeping it after that changes nothing.
+        store.givePlaceBack(open);
+        store.keepPlace(open);
+        assertThat(verification.rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(1);
+    }
+
+    @Test
+    void aReleasedCooldownIsFreeAgainAndOnlyItsOwnClaimIsEverReleased() {
+        Cooldown mine = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START, Duration.ofSeconds(30), "attempt-1");
+        Cooldown other = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(1), Duration.ofSeconds(30),
+                "attempt-2");
+        assertThat(store.claimCooldown(mine)).isEmpty();
+
+        store.releaseCooldown(other);
+        assertThat(store.claimCooldown(other)).as("another attempt's release left it held").isPresent();
+
+        store.releaseCooldown(mine);
+        store.releaseCooldown(mine);
+        assertThat(store.claimCooldown(other)).as("free once released").isEmpty();
+        store.releaseCooldown(mine);
+        Cooldown third = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(2), Duration.ofSeconds(30),
+                "attempt-3");
+        assertThat(store.claimCooldown(third)).as("a late retry of the first release frees nobody else's claim")
+                .contains(START.plusSeconds(31));
     }
 
     @Test

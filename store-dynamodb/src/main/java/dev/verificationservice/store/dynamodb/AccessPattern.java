@@ -26,11 +26,11 @@ public enum AccessPattern {
     APPEND_AUDIT,
     /** Query on the user's partition over an audit time range. */
     QUERY_AUDIT,
-    /** UpdateItem {@code ADD count :1} on the current window. */
+    /** Conditional UpdateItem on a window's counter: take a place, give it back or keep it. */
     COUNT_RATE_LIMIT,
     /** Query on a rate-limit counter's partition. */
     READ_RATE_LIMIT,
-    /** Conditional UpdateItem on a cooldown item. */
+    /** Conditional UpdateItem on a cooldown item (a claim), or conditional DeleteItem (its release). */
     CLAIM_COOLDOWN,
     /** Query on a rate-limit counter's partition, then BatchWriteItem deletes (an operator lifting a limit). */
     RESET_RATE_LIMIT,

@@ -34,6 +34,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -93,11 +95,16 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   {@code UPDATED_NEW}. DynamoDB serialises updates of one item, so every attempt gets a distinct place. A
  *   failed condition whose old item holds this attempt's mark is a retry: that place. One without the mark
  *   means the counter is at the ceiling: refused, nothing counted. Give a place back: UpdateItem
- *   {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}; a failed condition means it was given back already;</li>
- *   <li>an unnamed place (the global SMS budget): UpdateItem {@value #TAKE_UNNAMED_PLACE} on
- *   {@value #BELOW_CEILING}: exact under concurrency, but a retry may count twice (the budget errs strict);</li>
+ *   {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}; a failed condition means it was given back already.
+ *   Keep a place for good (the SMS budget's, once the SMS went out): UpdateItem {@value #KEEP_PLACE} on
+ *   {@value #PLACE_IS_HELD}, so the counter item holds marks only for places whose outcome is open;</li>
+ *   <li>a place without an attempt id (the domain takes none such; the SMS budget's places are named too):
+ *   UpdateItem {@value #TAKE_UNNAMED_PLACE} on {@value #BELOW_CEILING}: exact under concurrency, but a retry
+ *   may count twice;</li>
  *   <li>claim a cooldown: UpdateItem {@value #CLAIM_COOLDOWN} on {@value #COOLDOWN_IS_FREE}; a failed
- *   condition's old item says when the running cooldown ends;</li>
+ *   condition's old item says when the running cooldown ends. Release it (its request was refused after the
+ *   claim): DeleteItem on {@value #COOLDOWN_IS_CLAIMED_BY_ME}; a failed condition means released already or
+ *   claimed by another attempt since;</li>
  *   <li>Idempotency-Key: PutItem on {@value #IDEMPOTENCY_KEY_IS_FREE} claims it (ALL_OLD on failure: the
  *   holder, whose request digest and answer decide replay, refusal or waiting); UpdateItem {@value #STORE_ANSWER}
  *   on {@value #CLAIM_IS_HELD} stores the sealed answer; DeleteItem on {@value #CLAIM_IS_PENDING} releases it;</li>
@@ -137,15 +144,18 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             + " #place = if_not_exists(#count, :zero) + :one,"
             + " #userId = :userId, #action = :action, #windowStart = :windowStart, #ttl = :ttl";
     static final String PLACE_IS_FREE = "attribute_not_exists(#place) AND (attribute_not_exists(#count) OR #count < :ceiling)";
-    /** An unnamed place (the global SMS budget): counted without a mark, so a retry may count twice. */
+    /** A place without an attempt id: counted without a mark, so a retry may count twice. */
     static final String TAKE_UNNAMED_PLACE = "SET #count = if_not_exists(#count, :zero) + :one,"
             + " #userId = :userId, #action = :action, #windowStart = :windowStart, #ttl = :ttl";
     static final String BELOW_CEILING = "attribute_not_exists(#count) OR #count < :ceiling";
     static final String CLAIM_COOLDOWN = "SET #busyUntil = :busyUntil, #claimedBy = :attemptId, #userId = :userId,"
             + " #action = :action, #ttl = :ttl";
     static final String COOLDOWN_IS_FREE = "attribute_not_exists(PK) OR #busyUntil <= :now OR #claimedBy = :attemptId";
+    static final String COOLDOWN_IS_CLAIMED_BY_ME = "#claimedBy = :attemptId";
     static final String COUNTER_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
     static final String GIVE_PLACE_BACK = "SET #count = #count - :one REMOVE #place";
+    /** A place kept for good: the count stays, the mark goes (so the item holds marks only for open outcomes). */
+    static final String KEEP_PLACE = "REMOVE #place";
     static final String PLACE_IS_HELD = "attribute_exists(#place)";
     /** Free: no item; an expired one; this very claim (a retry); or a claim pending since before :staleBefore. */
     static final String IDEMPOTENCY_KEY_IS_FREE = "attribute_not_exists(PK) OR #ttl <= :now OR #claimedBy = :claimedBy"
@@ -563,21 +573,36 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     @Override
     public void givePlaceBack(Place place) {
+        // A failed condition: the mark is gone (given back already, a retry) or the counter was reset.
+        updateWhilePlaceIsHeld(place, GIVE_PLACE_BACK, Map.of("#count", ItemAttributes.COUNT), Map.of(":one", n(1)),
+                "give back a rate-limit place");
+    }
+
+    @Override
+    public void keepPlace(Place place) {
+        // A failed condition: the mark is gone (kept already, a retry; or given back) or the counter was reset.
+        updateWhilePlaceIsHeld(place, KEEP_PLACE, Map.of(), Map.of(), "keep a rate-limit place");
+    }
+
+    /** UpdateItem {@code update} on the place's counter, on {@value #PLACE_IS_HELD}; a failed condition is done. */
+    private void updateWhilePlaceIsHeld(Place place, String update, Map<String, String> names,
+                                        Map<String, AttributeValue> values, String what) {
         if (place.attemptId().isEmpty()) {
             return;
         }
-        UpdateItemRequest request = UpdateItemRequest.builder()
+        Map<String, String> allNames = new HashMap<>(names);
+        allNames.put("#place", TableItems.placeAttribute(place.attemptId().get()));
+        UpdateItemRequest.Builder request = UpdateItemRequest.builder()
                 .tableName(tableName)
                 .key(keyOf(counterKey(place.window())))
-                .updateExpression(GIVE_PLACE_BACK)
+                .updateExpression(update)
                 .conditionExpression(PLACE_IS_HELD)
-                .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
-                        "#place", TableItems.placeAttribute(place.attemptId().get())))
-                .expressionAttributeValues(Map.of(":one", n(1)))
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .build();
-        // A failed condition: the mark is gone (given back already, a retry) or the counter was reset.
-        updateUnlessConditionFails(request, AccessPattern.COUNT_RATE_LIMIT, "give back a rate-limit place");
+                .expressionAttributeNames(allNames)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
+        if (!values.isEmpty()) {
+            request.expressionAttributeValues(values);
+        }
+        updateUnlessConditionFails(request.build(), AccessPattern.COUNT_RATE_LIMIT, what);
     }
 
     private static TableKeys.PrimaryKey counterKey(CounterWindow window) {
@@ -640,6 +665,24 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .build();
         return conditionalUpdate(request, key, AccessPattern.CLAIM_COOLDOWN, updated -> Optional.<Instant>empty(),
                 current -> Optional.of(current.map(TableItems::busyUntil).orElse(cooldown.endsAt())));
+    }
+
+    @Override
+    public void releaseCooldown(Cooldown cooldown) {
+        try {
+            capacity.record(AccessPattern.CLAIM_COOLDOWN, WRITE, client.deleteItem(request -> request
+                    .tableName(tableName)
+                    .key(keyOf(TableKeys.cooldown(cooldown.userId(), cooldown.action())))
+                    .conditionExpression(COOLDOWN_IS_CLAIMED_BY_ME)
+                    .expressionAttributeNames(Map.of("#claimedBy", ItemAttributes.CLAIMED_BY))
+                    .expressionAttributeValues(Map.of(":attemptId", s(cooldown.attemptId())))
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
+        } catch (ConditionalCheckFailedException e) {
+            // Released already (a retry), or claimed by another attempt since: nothing of this attempt's is left.
+            capacity.record(AccessPattern.CLAIM_COOLDOWN, WRITE, List.of());
+        } catch (SdkException e) {
+            throw failure("release a cooldown", e);
+        }
     }
 
     @Override
@@ -884,8 +927,9 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             pending = response.unprocessedItems();
             backOff(attempt);
         }
-        throw new StoreException("DynamoDB left " + pending.getOrDefault(tableName, List.of()).size()
-                + " deletes unprocessed after " + MAX_BATCH_ATTEMPTS + " attempts; the table is throttled, retry later");
+        throw new StoreException(StoreException.Kind.THROTTLED, "DynamoDB left "
+                + pending.getOrDefault(tableName, List.of()).size() + " deletes unprocessed after " + MAX_BATCH_ATTEMPTS
+                + " attempts; the table is throttled, retry later", null);
     }
 
     private static void backOff(int attempt) {
@@ -972,7 +1016,35 @@ public final class DynamoDbVerificationStore implements VerificationStore {
      * retries later. The SDK has already retried within its bounded policy.
      */
     private StoreException failure(String what, SdkException e) {
-        return new StoreException("DynamoDB could not " + what + " on table '" + tableName + "': " + errorCode(e)
-                + " - " + e.getMessage(), e);
+        return new StoreException(kindOf(e), "DynamoDB could not " + what + " on table '" + tableName + "': "
+                + errorCode(e) + " - " + e.getMessage(), e);
+    }
+
+    /**
+     * What happened, for the caller's answer: a timeout, throttling, no connection, a 5xx of the service, or a
+     * 4xx the store never provokes on a well-formed table (an engine without the operation, a table changed
+     * under the service): the last is named as unexpected rather than passed off as a timeout.
+     */
+    static StoreException.Kind kindOf(SdkException e) {
+        if (e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException) {
+            return StoreException.Kind.TIMED_OUT;
+        }
+        if (e instanceof AwsServiceException service) {
+            if (service.isThrottlingException()) {
+                return StoreException.Kind.THROTTLED;
+            }
+            return service.statusCode() >= 500 ? StoreException.Kind.FAILED : StoreException.Kind.UNEXPECTED_ANSWER;
+        }
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.SocketTimeoutException) {
+                return StoreException.Kind.TIMED_OUT;
+            }
+            if (cause instanceof java.net.ConnectException || cause instanceof java.net.UnknownHostException
+                    || cause instanceof java.net.SocketException
+                    || cause.getClass().getSimpleName().equals("NoHttpResponseException")) {
+                return StoreException.Kind.UNREACHABLE;
+            }
+        }
+        return StoreException.Kind.FAILED;
     }
 }

@@ -56,7 +56,7 @@ class IamActionsTest {
     @RegisterExtension
     static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
 
-    private static final String KEY = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    private static final String KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
 
     /** The IAM action that authorises a request; a transaction's parts each need their own. */
     static Set<String> actionsOf(SdkRequest request) {

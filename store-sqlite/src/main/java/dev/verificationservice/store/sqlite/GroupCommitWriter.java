@@ -137,8 +137,9 @@ final class GroupCommitWriter implements AutoCloseable {
                 return job.outcome.get(wait.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 if (job.state.compareAndSet(QUEUED, WITHDRAWN)) {
-                    throw new StoreException("the embedded store could not " + job.what + ": the writer was busy for "
-                            + "longer than the lock wait (" + wait + "); nothing was written", e);
+                    throw new StoreException(StoreException.Kind.BUSY, "the embedded store could not " + job.what
+                            + ": the writer was busy for longer than the lock wait (" + wait + "); nothing was written",
+                            e);
                 }
                 // Started: its batch is being written and will end (committed or not); its outcome is the answer.
                 return job.outcome.get();
@@ -244,7 +245,7 @@ final class GroupCommitWriter implements AutoCloseable {
             job.result = job.body.run(connection);
         } catch (SQLException | RuntimeException e) {
             job.failure = e instanceof SQLException sql
-                    ? new StoreException("the embedded store could not " + job.what + ": " + sql.getMessage(), sql) : e;
+                    ? SqliteVerificationStore.failure(job.what, sql) : e;
             execute("ROLLBACK TO job");
         }
         execute("RELEASE job");

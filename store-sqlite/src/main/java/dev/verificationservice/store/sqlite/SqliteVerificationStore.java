@@ -82,9 +82,11 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>revoke-all marker: in one transaction, written only if later than the one stored;</li>
  *   <li>take a rate-limit place: in one transaction, read the window's counter; the attempt's mark
  *   ({@code place_<attemptId>}) answers a retry; at the ceiling nothing is written; else {@code count + 1} and
- *   the mark are written. Give a place back: count down and remove the mark, only while the mark is there;</li>
+ *   the mark are written. Give a place back: count down and remove the mark, only while the mark is there.
+ *   Keep a place: remove the mark only (the count stays), only while it is there;</li>
  *   <li>claim a cooldown: in one transaction, read the cooldown item; held by another attempt and still
- *   running: refused with its end; otherwise written with this attempt's id and end;</li>
+ *   running: refused with its end; otherwise written with this attempt's id and end. Release it: delete the
+ *   item, only while this attempt's id is its {@code claimedBy};</li>
  *   <li>register a device: both inserts in one transaction, rolled back unless both wrote a row;</li>
  *   <li>Idempotency-Keys: claim, complete and release are each one transaction that reads the key's item and
  *   writes only on the condition the DynamoDB store puts into its request;</li>
@@ -579,6 +581,25 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     @Override
+    public void keepPlace(Place place) {
+        if (place.attemptId().isEmpty()) {
+            return;
+        }
+        String attemptId = place.attemptId().get();
+        CounterWindow window = place.window();
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        inTransaction("keep a rate-limit place", connection -> {
+            Optional<Map<String, Object>> current = selectItem(connection, key);
+            if (current.isPresent() && TableItems.place(current.get(), attemptId).isPresent()) {
+                Map<String, Object> item = new LinkedHashMap<>(current.get());
+                item.remove(TableItems.placeAttribute(attemptId));
+                putItem(connection, item);
+            }
+            return null;
+        });
+    }
+
+    @Override
     public int deleteCounters(String userId, String action) {
         String partition = TableKeys.rateLimitPartition(userId, action);
         return inTransaction("delete rate-limit counters", connection -> {
@@ -618,6 +639,22 @@ public final class SqliteVerificationStore implements VerificationStore {
                 putItem(connection, TableItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE)));
             }
             return Optional.<Instant>empty();
+        });
+    }
+
+    @Override
+    public void releaseCooldown(Cooldown cooldown) {
+        TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
+        inTransaction("release a cooldown", connection -> {
+            Optional<Map<String, Object>> current = selectItem(connection, key);
+            if (current.isPresent() && cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))) {
+                try (PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
+                    delete.setString(1, key.pk());
+                    delete.setString(2, key.sk());
+                    delete.executeUpdate();
+                }
+            }
+            return null;
         });
     }
 
@@ -880,7 +917,15 @@ public final class SqliteVerificationStore implements VerificationStore {
         return items;
     }
 
-    private static StoreException failure(String what, SQLException e) {
-        return new StoreException("the embedded store could not " + what + ": " + e.getMessage(), e);
+    /** A failed statement; SQLITE_BUSY (another process held the database's lock past the wait) is BUSY. */
+    static StoreException failure(String what, SQLException e) {
+        int primary = e.getErrorCode() & 0xff; // an extended code (SQLITE_BUSY_SNAPSHOT, ...) holds the primary one
+        StoreException.Kind kind = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+                ? StoreException.Kind.BUSY : StoreException.Kind.FAILED;
+        return new StoreException(kind, "the embedded store could not " + what + ": " + e.getMessage(), e);
     }
+
+    /** SQLite's primary result codes for a lock held by another connection (sqlite-jdbc's getErrorCode). */
+    private static final int SQLITE_BUSY = 5;
+    private static final int SQLITE_LOCKED = 6;
 }

@@ -564,6 +564,9 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         } else if (action instanceof Fault.Action.ServerError error) {
             answerError(out, 500, "Internal Server Error", "com.amazon.coral.service#InternalFailure", error.message());
             return !request.head().closes();
+        } else if (action instanceof Fault.Action.UnexpectedError error) {
+            answerError(out, 400, "Bad Request", "com.amazonaws.dynamodb.v20120810#" + error.type(), error.message());
+            return !request.head().closes();
         } else if (action instanceof Fault.Action.LeaveUnprocessed partly) {
             return processPartly(connection, request, partly.processed(), out);
         }
@@ -689,6 +692,8 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             return Exchange.Outcome.THROTTLED;
         } else if (action instanceof Fault.Action.ServerError) {
             return Exchange.Outcome.SERVER_ERROR;
+        } else if (action instanceof Fault.Action.UnexpectedError) {
+            return Exchange.Outcome.UNEXPECTED_ERROR;
         } else if (action instanceof Fault.Action.LeaveUnprocessed) {
             return Exchange.Outcome.PARTLY_PROCESSED;
         }

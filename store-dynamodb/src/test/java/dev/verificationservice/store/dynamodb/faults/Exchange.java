@@ -46,6 +46,8 @@ public record Exchange(long sequence, Instant at, String operation, Outcome outc
         THROTTLED(false),
         /** Not forwarded; answered with HTTP 500 ({@link Fault.Action.ServerError}). */
         SERVER_ERROR(false),
+        /** Answered with an error DynamoDB never gives such a request ({@link Fault#unexpectedError}); not forwarded. */
+        UNEXPECTED_ERROR(false),
         /**
          * A {@code BatchWriteItem} of which only the first requests were forwarded, the rest answered as unprocessed
          * ({@link Fault.Action.LeaveUnprocessed}).

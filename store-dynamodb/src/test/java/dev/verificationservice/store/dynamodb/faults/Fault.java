@@ -80,6 +80,15 @@ public record Fault(String operation, Optional<BodyCondition> body, Action actio
     }
 
     /**
+     * An error answer (HTTP 400) that DynamoDB never gives a well-formed request on a table of the right shape,
+     * e.g. {@code UnknownOperationException}, which an engine without the operation answers: what the store must
+     * report as unexpected, not as a timeout.
+     */
+    public static Fault unexpectedError(String operation, String type, String message) {
+        return on(operation, new Action.UnexpectedError(type, message));
+    }
+
+    /**
      * A {@code BatchWriteItem} that DynamoDB only partly processes, as it does under throttling: the first
      * {@code processed} write requests reach the engine, the others come back in {@code UnprocessedItems} (HTTP
      * 200), for the client to send again.
@@ -276,6 +285,24 @@ public record Fault(String operation, Optional<BodyCondition> body, Action actio
         }
 
         /** Answer HTTP 500 {@code InternalFailure} with the message; not forwarded. */
+        /** An HTTP 400 with this error type (the part after {@code #}) and message; not forwarded. */
+        record UnexpectedError(String type, String message) implements Action {
+            public UnexpectedError {
+                Objects.requireNonNull(type, "type");
+                Objects.requireNonNull(message, "message");
+            }
+
+            @Override
+            public boolean forwards() {
+                return false;
+            }
+
+            @Override
+            public String toString() {
+                return "UNEXPECTED_ERROR " + type;
+            }
+        }
+
         record ServerError(String message) implements Action {
             public ServerError {
                 Objects.requireNonNull(message, "message");

@@ -1,0 +1,43 @@
+package dev.verificationservice.store.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.spi.StoreException;
+import java.net.ConnectException;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+
+/** What the store tells its caller of each kind of SDK failure (the server's 503 says it in words). */
+class FailureKindTest {
+
+    private static DynamoDbException answered(int status, String errorCode) {
+        return (DynamoDbException) DynamoDbException.builder().statusCode(status)
+                .awsErrorDetails(AwsErrorDetails.builder().errorCode(errorCode).errorMessage("m").build())
+                .message(errorCode).build();
+    }
+
+    @Test
+    void eachFailureIsNamedForWhatItIs() {
+        assertThat(DynamoDbVerificationStore.kindOf(ApiCallTimeoutException.create(3000)))
+                .isEqualTo(StoreException.Kind.TIMED_OUT);
+        assertThat(DynamoDbVerificationStore.kindOf(ApiCallAttemptTimeoutException.create(1000)))
+                .isEqualTo(StoreException.Kind.TIMED_OUT);
+        assertThat(DynamoDbVerificationStore.kindOf(answered(400, "ProvisionedThroughputExceededException")))
+                .isEqualTo(StoreException.Kind.THROTTLED);
+        assertThat(DynamoDbVerificationStore.kindOf(answered(400, "ThrottlingException")))
+                .isEqualTo(StoreException.Kind.THROTTLED);
+        assertThat(DynamoDbVerificationStore.kindOf(answered(500, "InternalFailure")))
+                .isEqualTo(StoreException.Kind.FAILED);
+        assertThat(DynamoDbVerificationStore.kindOf(answered(400, "UnknownOperationException")))
+                .isEqualTo(StoreException.Kind.UNEXPECTED_ANSWER);
+        assertThat(DynamoDbVerificationStore.kindOf(SdkClientException.builder().message("refused")
+                .cause(new ConnectException("Connection refused")).build()))
+                .isEqualTo(StoreException.Kind.UNREACHABLE);
+        assertThat(DynamoDbVerificationStore.kindOf(SdkClientException.create("something else")))
+                .isEqualTo(StoreException.Kind.FAILED);
+    }
+}
