@@ -35,7 +35,7 @@ public final class IdempotentRequests {
     /** A claim pending longer than this belonged to a request that died. */
     public static final Duration STALE_AFTER = Duration.ofSeconds(60);
     /** Printable ASCII, as Stripe and the IETF draft allow; at most 255 characters. */
-    private static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
+    public static final Pattern KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.server.ApiClient.Answer;
+import dev.verificationservice.server.openapi.ApiContract;
 import dev.verificationservice.store.contract.MutableClock;
 import dev.verificationservice.store.contract.SkipReasonReporter;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -55,10 +57,40 @@ abstract class AbstractApiTest {
         return Optional.empty();
     }
 
+    /** Every exchange of the class's tests, checked against the service's OpenAPI document. */
+    private static ApiContract contract;
+
     @BeforeEach
-    void connect() {
-        api = new ApiClient(port, API_KEY);
+    void connect() throws Exception {
+        if (contract == null) {
+            contract = ApiContract.of(port);
+        }
+        api = new ApiClient(port, API_KEY, contract);
         clock.set(TestClockConfiguration.START);
+    }
+
+    /**
+     * Every answer these tests got from an operation of the OpenAPI document matches the document: its status is
+     * documented for the operation, its headers and body match (a generated client or a validating proxy would
+     * take it). Requests may break the document: many tests send bad input on purpose.
+     */
+    @AfterAll
+    static void everyAnswerMatchedTheOpenApiDocument() {
+        ApiContract checked = contract;
+        contract = null;
+        if (checked == null) {
+            return;
+        }
+        List<ApiContract.Exchange> documented = checked.exchanges().stream().filter(ApiContract.Exchange::documented)
+                .toList();
+        System.out.printf("[openapi] %d exchanges, %d with operations of /v3/api-docs (statuses %s), checked%n",
+                checked.exchanges().size(), documented.size(), documented.stream()
+                        .map(ApiContract.Exchange::status).collect(java.util.stream.Collectors.toCollection(
+                                java.util.TreeSet::new)));
+        List<String> broken = documented.stream().filter(exchange -> !exchange.answerProblems().isEmpty())
+                .map(exchange -> exchange + ": " + exchange.answerProblems() + "\n  " + exchange.answerBody())
+                .toList();
+        assertThat(broken).as("answers that break /v3/api-docs, of %d exchanges", checked.exchanges().size()).isEmpty();
     }
 
     static String newUser() {

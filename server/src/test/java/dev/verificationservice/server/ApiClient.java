@@ -1,10 +1,12 @@
 package dev.verificationservice.server;
 
+import dev.verificationservice.server.openapi.ApiContract;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -28,34 +30,42 @@ final class ApiClient {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
     private final String apiKey;
+    /** Where every exchange is checked against the OpenAPI document; null for none. */
+    private final ApiContract contract;
 
     ApiClient(int port, String apiKey) {
+        this(port, apiKey, null);
+    }
+
+    ApiClient(int port, String apiKey, ApiContract contract) {
         this.base = "http://127.0.0.1:" + port;
         this.apiKey = apiKey;
+        this.contract = contract;
     }
 
     ApiClient withKey(String key) {
-        return new ApiClient(Integer.parseInt(base.substring(base.lastIndexOf(':') + 1)), key);
+        return new ApiClient(Integer.parseInt(base.substring(base.lastIndexOf(':') + 1)), key, contract);
     }
 
     Answer get(String path) {
-        return send(request(path).GET());
+        return send(request(path).GET(), null);
     }
 
     Answer delete(String path) {
-        return send(request(path).DELETE());
+        return send(request(path).DELETE(), null);
     }
 
     Answer post(String path, Object body) {
         String text = body instanceof String raw ? raw : JSON.writeValueAsString(body);
-        return send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(text)));
+        return send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(text)),
+                text);
     }
 
     /** A JSON POST with an {@code Idempotency-Key}. */
     Answer postIdempotent(String path, Object body, String idempotencyKey) {
         String text = body instanceof String raw ? raw : JSON.writeValueAsString(body);
         return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)
-                .POST(HttpRequest.BodyPublishers.ofString(text)));
+                .POST(HttpRequest.BodyPublishers.ofString(text)), text);
     }
 
     Answer send(String method, String path, String contentType, String body) {
@@ -64,7 +74,7 @@ final class ApiClient {
         if (contentType != null) {
             request.header("Content-Type", contentType);
         }
-        return send(request);
+        return send(request, body);
     }
 
     /**
@@ -94,9 +104,16 @@ final class ApiClient {
         return request;
     }
 
-    private Answer send(HttpRequest.Builder request) {
+    private Answer send(HttpRequest.Builder builder, String body) {
         try {
-            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest request = builder.build();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            if (contract != null) {
+                URI uri = request.uri();
+                contract.check(request.method(), uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()),
+                        request.headers().map(), body == null ? null : body.getBytes(StandardCharsets.UTF_8),
+                        response.statusCode(), response.headers().map(), response.body().getBytes(StandardCharsets.UTF_8));
+            }
             JsonNode json = null;
             String type = response.headers().firstValue("Content-Type").orElse("");
             if (type.contains("json") && !response.body().isEmpty()) {

@@ -1,5 +1,7 @@
 package dev.verificationservice.server.admin;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.LiveCode;
@@ -14,6 +16,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -38,8 +41,12 @@ import org.springframework.web.bind.annotation.RestController;
 public class AdminController {
 
     /** A live code as support staff see it: what kind, where it went (masked), when. Never a digest or the code. */
-    public record LiveCodeView(String codeType, String format, String deliveryMethod, String maskedTarget,
-                               String createdAt, String expiresAt) {
+    public record LiveCodeView(@Schema(requiredMode = REQUIRED) String codeType,
+                               @Schema(requiredMode = REQUIRED) String format,
+                               @Schema(requiredMode = REQUIRED) String deliveryMethod,
+                               @Schema(requiredMode = REQUIRED) String maskedTarget,
+                               @Schema(requiredMode = REQUIRED) String createdAt,
+                               @Schema(requiredMode = REQUIRED) String expiresAt) {
         static LiveCodeView of(LiveCode code) {
             return new LiveCodeView(code.codeType().name(), code.format().name(), code.deliveryMethod().name(),
                     code.maskedTarget(), JsonTimes.format(code.createdAt()), JsonTimes.format(code.expiresAt()));
@@ -47,14 +54,18 @@ public class AdminController {
     }
 
     /** Everything about one user at once, in the order support staff read it. */
-    public record UserOverviewResponse(String userId, List<DeviceView> devices, List<LiveCodeView> liveCodes,
-                                       List<LimitView> rateLimits, List<AuditEventView> auditEvents) {
+    public record UserOverviewResponse(@Schema(requiredMode = REQUIRED) String userId,
+                                       @Schema(requiredMode = REQUIRED) List<DeviceView> devices,
+                                       @Schema(requiredMode = REQUIRED) List<LiveCodeView> liveCodes,
+                                       @Schema(requiredMode = REQUIRED) List<LimitView> rateLimits,
+                                       @Schema(requiredMode = REQUIRED) List<AuditEventView> auditEvents) {
     }
 
-    public record LiftedResponse(String action, int windowsCleared) {
+    public record LiftedResponse(@Schema(requiredMode = REQUIRED) String action,
+                                 @Schema(requiredMode = REQUIRED) int windowsCleared) {
     }
 
-    public record InvalidatedResponse(int invalidated) {
+    public record InvalidatedResponse(@Schema(requiredMode = REQUIRED) int invalidated) {
     }
 
     private final UserSupport support;

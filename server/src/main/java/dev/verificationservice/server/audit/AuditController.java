@@ -1,11 +1,14 @@
 package dev.verificationservice.server.audit;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.server.config.Requests;
 import dev.verificationservice.server.config.JsonTimes;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +23,9 @@ import org.springframework.web.bind.annotation.RestController;
 public class AuditController {
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record AuditEventView(String timestamp, String eventType, boolean success, String failureReason,
+    public record AuditEventView(@Schema(requiredMode = REQUIRED) String timestamp,
+                                 @Schema(requiredMode = REQUIRED) String eventType,
+                                 @Schema(requiredMode = REQUIRED) boolean success, String failureReason,
                                  Map<String, String> details, String ipAddress, String userAgent, String deviceId) {
         public static AuditEventView of(AuditEntry entry) {
             return new AuditEventView(JsonTimes.format(entry.timestamp()), entry.eventType().name(), entry.success(),
@@ -30,7 +35,7 @@ public class AuditController {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record AuditResponse(List<AuditEventView> events, String nextCursor) {
+    public record AuditResponse(@Schema(requiredMode = REQUIRED) List<AuditEventView> events, String nextCursor) {
     }
 
     private final Verification verification;

@@ -1,5 +1,7 @@
 package dev.verificationservice.server.codes;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
@@ -37,7 +39,10 @@ import org.springframework.web.bind.annotation.RestController;
 public class CodesController {
 
     /** {@code POST /v1/codes}. Enum values are taken as text so that a wrong one is a 400 naming its field. */
-    public record SendCodeBody(String userId, String codeType, String deliveryMethod, String deliveryTarget,
+    public record SendCodeBody(@Schema(requiredMode = REQUIRED) String userId,
+                               @Schema(requiredMode = REQUIRED) String codeType,
+                               @Schema(requiredMode = REQUIRED) String deliveryMethod,
+                               @Schema(requiredMode = REQUIRED) String deliveryTarget,
                                String format, Long codeLength, String ipAddress, String userAgent, String deviceId,
                                @Schema(description = LOCALE, maxLength = Requests.MAX_LOCALE_LENGTH, example = "pt-BR")
                                String locale,
@@ -47,15 +52,19 @@ public class CodesController {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record SendCodeResponse(String codeType, String deliveryMethod, String format, String maskedTarget,
-                                   String expiresAt,
-                                   @Schema(description = "The language the message was written in (BCP 47): the "
-                                           + "requested one, or the nearest one with templates", example = "pt-BR")
+    public record SendCodeResponse(@Schema(requiredMode = REQUIRED) String codeType,
+                                   @Schema(requiredMode = REQUIRED) String deliveryMethod,
+                                   @Schema(requiredMode = REQUIRED) String format,
+                                   @Schema(requiredMode = REQUIRED) String maskedTarget,
+                                   @Schema(requiredMode = REQUIRED) String expiresAt,
+                                   @Schema(requiredMode = REQUIRED, description = "The language the message was "
+                                           + "written in (BCP 47): the requested one, or the nearest one with templates", example = "pt-BR")
                                    String locale) {
     }
 
     /** {@code POST /v1/codes/check} and {@code /verify}. */
-    public record CodeBody(String code, String userId, String codeType, String ipAddress, String userAgent,
+    public record CodeBody(@Schema(requiredMode = REQUIRED) String code, String userId, String codeType,
+                           String ipAddress, String userAgent,
                            String deviceId,
                            @Schema(description = "The context the code was sent with, if any: a code sent with a "
                                    + "context verifies only with the same context",
@@ -68,11 +77,13 @@ public class CodesController {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record CheckResponse(boolean valid, String reason, String userId, String codeType, String expiresAt) {
+    public record CheckResponse(@Schema(requiredMode = REQUIRED) boolean valid, String reason, String userId,
+                                String codeType, String expiresAt) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record VerifyResponse(boolean valid, String reason, String userId, String codeType) {
+    public record VerifyResponse(@Schema(requiredMode = REQUIRED) boolean valid, String reason, String userId,
+                                 String codeType) {
     }
 
     static final String LOCALE = "The language of the message (BCP 47, such as en, pt-BR, de-AT). Falls back along "

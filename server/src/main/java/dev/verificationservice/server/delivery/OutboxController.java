@@ -1,9 +1,12 @@
 package dev.verificationservice.server.delivery;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,11 +24,17 @@ import org.springframework.web.bind.annotation.RestController;
 public class OutboxController {
 
     /** One kept message, as the JSON shows it; {@code locale} is the language it was written in. */
-    public record OutboxMessage(String userId, String channel, String to, String codeType, String code, String body,
-                                String sentAt, String locale) {
+    public record OutboxMessage(@Schema(requiredMode = REQUIRED) String userId,
+                                @Schema(requiredMode = REQUIRED) String channel,
+                                @Schema(requiredMode = REQUIRED) String to,
+                                @Schema(requiredMode = REQUIRED) String codeType,
+                                @Schema(requiredMode = REQUIRED) String code,
+                                @Schema(requiredMode = REQUIRED) String body,
+                                @Schema(requiredMode = REQUIRED) String sentAt,
+                                @Schema(requiredMode = REQUIRED) String locale) {
     }
 
-    public record OutboxResponse(List<OutboxMessage> messages) {
+    public record OutboxResponse(@Schema(requiredMode = REQUIRED) List<OutboxMessage> messages) {
     }
 
     private final DeliveryAutoConfiguration.DeliveryChannels channels;

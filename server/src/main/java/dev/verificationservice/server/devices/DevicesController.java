@@ -1,5 +1,7 @@
 package dev.verificationservice.server.devices;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
@@ -10,6 +12,7 @@ import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.config.Requests;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.http.HttpStatus;
@@ -27,19 +30,25 @@ import org.springframework.web.bind.annotation.RestController;
 @org.springframework.web.bind.annotation.RequestMapping(produces = MediaType.APPLICATION_JSON_VALUE)
 public class DevicesController {
 
-    public record RegisterDeviceBody(String userId, String deviceId, String deviceType, String deviceName,
+    public record RegisterDeviceBody(@Schema(requiredMode = REQUIRED) String userId,
+                                     @Schema(requiredMode = REQUIRED) String deviceId,
+                                     @Schema(requiredMode = REQUIRED) String deviceType, String deviceName,
                                      String pushToken, String ipAddress, String userAgent) {
     }
 
     /** The secret is in this answer and nowhere else, ever. */
-    public record RegisterDeviceResponse(String deviceId, String tokenId, String secret, String expiresAt) {
+    public record RegisterDeviceResponse(@Schema(requiredMode = REQUIRED) String deviceId,
+                                         @Schema(requiredMode = REQUIRED) String tokenId,
+                                         @Schema(requiredMode = REQUIRED) String secret,
+                                         @Schema(requiredMode = REQUIRED) String expiresAt) {
         @Override
         public String toString() {
             return "RegisterDeviceResponse[deviceId=" + deviceId + ", tokenId=" + tokenId + ", secret=<redacted>]";
         }
     }
 
-    public record VerifyDeviceBody(String deviceId, String secret, String ipAddress, String userAgent) {
+    public record VerifyDeviceBody(@Schema(requiredMode = REQUIRED) String deviceId,
+                                   @Schema(requiredMode = REQUIRED) String secret, String ipAddress, String userAgent) {
         @Override
         public String toString() {
             return "VerifyDeviceBody[deviceId=" + deviceId + ", secret=<redacted>]";
@@ -47,12 +56,16 @@ public class DevicesController {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record VerifyDeviceResponse(boolean valid, String reason, String userId, String expiresAt) {
+    public record VerifyDeviceResponse(@Schema(requiredMode = REQUIRED) boolean valid, String reason, String userId, String expiresAt) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record DeviceView(String deviceId, String tokenId, String deviceType, String deviceName, String pushToken,
-                             String lastActiveAt, String createdAt, String expiresAt, String ipAddress,
+    public record DeviceView(@Schema(requiredMode = REQUIRED) String deviceId,
+                             @Schema(requiredMode = REQUIRED) String tokenId,
+                             @Schema(requiredMode = REQUIRED) String deviceType, String deviceName, String pushToken,
+                             @Schema(requiredMode = REQUIRED) String lastActiveAt,
+                             @Schema(requiredMode = REQUIRED) String createdAt,
+                             @Schema(requiredMode = REQUIRED) String expiresAt, String ipAddress,
                              String userAgent) {
         public static DeviceView of(DeviceToken token) {
             return new DeviceView(token.deviceId(), token.tokenId(), token.deviceType(), token.deviceName().orElse(null),
@@ -62,10 +75,10 @@ public class DevicesController {
         }
     }
 
-    public record DevicesResponse(List<DeviceView> devices) {
+    public record DevicesResponse(@Schema(requiredMode = REQUIRED) List<DeviceView> devices) {
     }
 
-    public record RevokedResponse(int revoked) {
+    public record RevokedResponse(@Schema(requiredMode = REQUIRED) int revoked) {
     }
 
     private final Verification verification;

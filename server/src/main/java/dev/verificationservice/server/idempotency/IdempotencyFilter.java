@@ -58,7 +58,8 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     /** Longer than a delivery may take (the SMTP and webhook timeouts are 10 s by default). */
     static final Duration WAIT = Duration.ofSeconds(15);
-    private static final Set<String> PATHS = Set.of("/v1/codes", "/v1/devices");
+    /** The operations that take the header, all {@code POST}. */
+    public static final Set<String> PATHS = Set.of("/v1/codes", "/v1/devices");
     private static final Logger LOG = LoggerFactory.getLogger(IdempotencyFilter.class);
 
     private final Verification verification;

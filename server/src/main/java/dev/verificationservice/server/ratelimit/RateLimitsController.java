@@ -1,8 +1,11 @@
 package dev.verificationservice.server.ratelimit;
 
+import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
+
 import dev.verificationservice.Verification;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.server.config.JsonTimes;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -13,14 +16,18 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class RateLimitsController {
 
-    public record LimitView(String action, String windowStart, long count, int limit, String resetsAt) {
+    public record LimitView(@Schema(requiredMode = REQUIRED) String action,
+                            @Schema(requiredMode = REQUIRED) String windowStart,
+                            @Schema(requiredMode = REQUIRED) long count,
+                            @Schema(requiredMode = REQUIRED) int limit,
+                            @Schema(requiredMode = REQUIRED) String resetsAt) {
         public static LimitView of(RateLimitDecision limit) {
             return new LimitView(limit.action(), JsonTimes.format(limit.windowStart()), limit.count(), limit.limit(),
                     JsonTimes.format(limit.resetsAt()));
         }
     }
 
-    public record LimitsResponse(List<LimitView> limits) {
+    public record LimitsResponse(@Schema(requiredMode = REQUIRED) List<LimitView> limits) {
     }
 
     private final Verification verification;

@@ -60,6 +60,14 @@ record FuzzRequest(String operation, List<String> kinds, String method, String t
         return String.join("+", kinds);
     }
 
+    /** The same request, marked as changed in one more way (for the report and the statistics). */
+    FuzzRequest withKind(String kind) {
+        List<String> more = new java.util.ArrayList<>(kinds.size() + 1);
+        more.addAll(kinds.equals(List.of("VALID")) ? List.of() : kinds);
+        more.add(kind);
+        return new FuzzRequest(operation, List.copyOf(more), method, target, headers, body, chunked);
+    }
+
     FuzzRequest withHeaders(List<Header> newHeaders) {
         return new FuzzRequest(operation, kinds, method, target, List.copyOf(newHeaders), body, chunked);
     }
@@ -70,6 +78,13 @@ record FuzzRequest(String operation, List<String> kinds, String method, String t
 
     FuzzRequest withTarget(String newTarget) {
         return new FuzzRequest(operation, kinds, method, newTarget, headers, body, chunked);
+    }
+
+    /** What jqwik prints of a failing sample: the request as sent, with the test's keys masked. */
+    @Override
+    public String toString() {
+        return "\n" + describe(600).replace(FuzzServer.API_KEY, "<API key>").replace(FuzzServer.ADMIN_KEY, "<admin key>")
+                + "\n  (" + operation + "; " + String.join(", ", kinds) + ")";
     }
 
     /** The request as a person would retype it: request line, headers and the body, shortened. */

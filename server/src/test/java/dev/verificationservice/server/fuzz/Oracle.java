@@ -9,7 +9,12 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** What every answer must be, whatever was asked. */
+/**
+ * What every answer must be, whatever was asked: never a 5xx (the store is healthy and the development outbox
+ * delivers, so nothing may fail) and every 4xx an {@code application/problem+json} with the members the API
+ * writes ({@code type}, {@code title}, {@code status} equal to the HTTP status, a non-empty {@code code} and, when
+ * present, a non-empty {@code field}).
+ */
 final class Oracle {
 
     /** Answers that refuse the input: after one of them the table must be exactly as before (429 writes an audit entry). */
@@ -65,6 +70,13 @@ final class Oracle {
         JsonNode statusMember = problem.get("status");
         if (statusMember == null || !statusMember.isIntegralNumber() || statusMember.asInt() != status) {
             violations.add(new Violation("PROBLEM_STATUS_MISMATCH", "HTTP " + status + " but \"status\": " + statusMember));
+        }
+        for (String member : List.of("type", "title")) {
+            JsonNode text = problem.get(member);
+            if (text == null || !text.isString() || text.stringValue().isBlank()) {
+                violations.add(new Violation("PROBLEM_" + member.toUpperCase(Locale.ROOT) + "_MISSING",
+                        status + " with \"" + member + "\": " + text));
+            }
         }
         JsonNode code = problem.get("code");
         if (code == null || !code.isString() || code.stringValue().isBlank()) {

@@ -2,7 +2,6 @@ package dev.verificationservice.server.fuzz;
 
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,14 +18,7 @@ import org.sqlite.SQLiteConfig;
  * guarantees that value changes whenever another connection commits to the file). Every {@value #RECHECK_EVERY}th
  * read recomputes anyway and checks the shortcut agreed.
  */
-final class TableFingerprint implements AutoCloseable {
-
-    record Print(long rows, String sha256) {
-        @Override
-        public String toString() {
-            return rows + " rows, sha256 " + sha256.substring(0, 16);
-        }
-    }
+final class TableFingerprint implements StoreFingerprint {
 
     private static final int RECHECK_EVERY = 997;
 
@@ -44,7 +36,8 @@ final class TableFingerprint implements AutoCloseable {
         this.connection = config.createConnection("jdbc:sqlite:" + databaseFile.toAbsolutePath());
     }
 
-    Print current() {
+    @Override
+    public Print current() {
         try {
             reads++;
             long version = dataVersion();
@@ -66,11 +59,13 @@ final class TableFingerprint implements AutoCloseable {
         }
     }
 
-    long recomputations() {
+    @Override
+    public long recomputations() {
         return recomputations;
     }
 
-    long recomputeMillis() {
+    @Override
+    public long recomputeMillis() {
         return recomputeNanos / 1_000_000;
     }
 
@@ -84,7 +79,7 @@ final class TableFingerprint implements AutoCloseable {
 
     private Print compute() throws SQLException {
         long started = System.nanoTime();
-        MessageDigest digest = sha256();
+        MessageDigest digest = StoreFingerprint.sha256();
         long rows = 0;
         try (Statement statement = connection.createStatement();
              ResultSet result = statement.executeQuery("SELECT pk, sk, item FROM items ORDER BY pk, sk")) {
@@ -101,14 +96,6 @@ final class TableFingerprint implements AutoCloseable {
         recomputations++;
         recomputeNanos += System.nanoTime() - started;
         return new Print(rows, HexFormat.of().formatHex(digest.digest()));
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override

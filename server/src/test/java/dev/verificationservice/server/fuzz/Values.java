@@ -53,6 +53,20 @@ final class Values {
         }
     }
 
+    private Values(Random random, Values learned) {
+        this.random = random;
+        this.start = learned.start;
+        this.users.addAll(learned.users);
+        this.devices.addAll(learned.devices);
+        this.seen.putAll(learned.seen);
+        this.seenObjects.addAll(learned.seenObjects);
+    }
+
+    /** The same values, learned so far, drawn with another random (each generated request has its own). */
+    Values with(Random other) {
+        return new Values(other, this);
+    }
+
     // ---------------------------------------------------------------- learning from answers
 
     /** Remembers the string values of a JSON answer, by field name, and its small objects whole. */
