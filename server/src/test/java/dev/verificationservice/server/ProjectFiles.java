@@ -3,7 +3,7 @@ package dev.verificationservice.server;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Files of the project the server's tests read: the README, whose examples they run. */
+/** Files of the project the server's tests read: the README, whose tour they run, and the API reference. */
 public final class ProjectFiles {
 
     private ProjectFiles() {
@@ -19,5 +19,10 @@ public final class ProjectFiles {
             }
         }
         throw new IllegalStateException("README.md of the project not found above " + Path.of("").toAbsolutePath());
+    }
+
+    /** docs/api.md, the reference of every call, beside the README. */
+    public static Path apiReference() {
+        return readme().resolveSibling("docs").resolve("api.md");
     }
 }

@@ -32,7 +32,7 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * A mail scanner (Outlook Safe Links, Defender, Barracuda) opens every link in an email before the person does,
  * often several times and with HEAD. The page behind the link must therefore only {@code check} the code when it
- * is opened, and {@code verify} it only on the person's explicit POST (README, "Links that survive mail
+ * is opened, and {@code verify} it only on the person's explicit POST (docs/messages.md, "Links that survive mail
  * scanners"). The page here is the integration guide's example, as a JDK HTTP server that calls the service; the
  * test plays the scanner, then the person.
  */

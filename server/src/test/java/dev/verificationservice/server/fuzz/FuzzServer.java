@@ -199,9 +199,9 @@ final class FuzzServer implements AutoCloseable {
                 fingerprint.recomputations(), fingerprint.recomputeMillis());
     }
 
-    /** The document must hold at least every call the README's API table lists: a broken document is noticed. */
+    /** The document must hold at least every call the API reference's table lists: a broken document is noticed. */
     private static void checkAgainstReadme(List<Operation> operations) throws IOException {
-        Path readme = ProjectFiles.readme();
+        Path readme = ProjectFiles.apiReference();
         List<String> listed = new ArrayList<>();
         for (String line : Files.readAllLines(readme)) {
             Matcher call = README_CALL.matcher(line);

@@ -36,7 +36,7 @@ import org.springframework.test.context.DynamicPropertySource;
 class OpenApiTourTest {
 
     static final String API_KEY = "tour-api-key-0123456789abcdefghijklmnopq";
-    private static final Pattern TOUR = Pattern.compile("## API tour\\n.*?```sh\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern TOUR = Pattern.compile("### A tour\\n.*?```sh\\n(.*?)```", Pattern.DOTALL);
     private static final String TOUR_API_LINE = "API=http://localhost:8080";
     private static Path dataDirectory;
 
@@ -127,7 +127,7 @@ class OpenApiTourTest {
     private static String tourScript() throws IOException {
         Path readme = ProjectFiles.readme();
         Matcher tour = TOUR.matcher(Files.readString(readme));
-        assertThat(tour.find()).as("an sh block under '## API tour' in %s", readme).isTrue();
+        assertThat(tour.find()).as("an sh block under '### A tour' in %s", readme).isTrue();
         assertThat(tour.group(1)).as("the tour's API line").contains(TOUR_API_LINE);
         return tour.group(1);
     }

@@ -33,7 +33,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 class DynamoDbTemplateTest {
 
     static final String TEMPLATE = "deploy/verification-table.yaml";
-    static final String README = "README.md";
+    /** Where the deployment guide documents the policy (docs/deployment.md, "Deploying on DynamoDB"). */
+    static final String README = "docs/deployment.md";
     static final String BEGIN = "<!-- BEGIN iam-policy";
     static final String END = "<!-- END iam-policy -->";
 

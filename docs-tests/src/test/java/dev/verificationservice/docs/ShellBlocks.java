@@ -1,0 +1,70 @@
+package dev.verificationservice.docs;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Runs a {@code sh} block of the documentation as a reader would paste it into bash, in a directory that holds
+ * the started server's {@code data/} (so {@code cat data/api-key} reads its key), with one substitution: the
+ * server's address for {@code http://localhost:8080}, since the tests never take a fixed port.
+ */
+final class ShellBlocks {
+
+    static final String DOCUMENTED_ADDRESS = "http://localhost:8080";
+    private static final long TIMEOUT_SECONDS = 120;
+
+    private ShellBlocks() {
+    }
+
+    /** What a run printed (standard output and error, in order) and how it ended. */
+    record Run(int exitCode, List<String> lines) {
+    }
+
+    static Run run(Markdown.Block block, Path workingDirectory, URI server) throws IOException, InterruptedException {
+        String script = block.text().replace(DOCUMENTED_ADDRESS, server.toString().replaceAll("/$", ""));
+        Process process = new ProcessBuilder("bash", "-e", "-o", "pipefail", "-c", script)
+                .directory(workingDirectory.toFile()).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        byte[] output = process.getInputStream().readAllBytes();
+        if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(block.where() + ": still running after " + TIMEOUT_SECONDS + " s");
+        }
+        return new Run(process.exitValue(), new String(output, StandardCharsets.UTF_8).lines().map(String::stripTrailing)
+                .toList());
+    }
+
+    /**
+     * The differences between what the block printed and its {@code output} block: empty when every line
+     * matches ({@code …} in the expected line stands for any text within the line).
+     */
+    static List<String> differences(Markdown.Block expected, List<String> printed) {
+        List<String> wanted = expected.text().lines().map(String::stripTrailing).toList();
+        List<String> differences = new ArrayList<>();
+        for (int i = 0; i < Math.max(wanted.size(), printed.size()); i++) {
+            String want = i < wanted.size() ? wanted.get(i) : "(nothing)";
+            String got = i < printed.size() ? printed.get(i) : "(nothing)";
+            if (i >= wanted.size() || i >= printed.size() || !matches(want, got)) {
+                differences.add(expected.where() + " line " + (i + 1) + ": expected " + want + "\n    printed  " + got);
+            }
+        }
+        return differences;
+    }
+
+    static boolean matches(String expected, String printed) {
+        StringBuilder regex = new StringBuilder();
+        for (String part : expected.split("…", -1)) {
+            if (!regex.isEmpty()) {
+                regex.append(".*");
+            }
+            regex.append(Pattern.quote(part));
+        }
+        return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(printed).matches();
+    }
+}
