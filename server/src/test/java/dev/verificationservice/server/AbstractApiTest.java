@@ -236,7 +236,7 @@ abstract class AbstractApiTest {
         });
     }
 
-    // Idempotency-Key (SPEC §13)
+    // Idempotency-Key (contract §13)
 
     @Test
     void aRetriedSendWithItsIdempotencyKeyGetsTheFirstAnswerWithoutASecondMessageOrCount() {
@@ -358,7 +358,7 @@ abstract class AbstractApiTest {
         assertThat(retried.status()).as("the key was not claimed by the refused request").isEqualTo(202);
     }
 
-    // Abuse controls (SPEC §10)
+    // Abuse controls (contract §10)
 
     @Test
     void cyclingUserIdsCannotPumpOneNumber() throws Exception {
@@ -761,9 +761,12 @@ abstract class AbstractApiTest {
         assertThat(send.has("502")).isTrue();
         assertThat(send.get("400").get("content").has("application/problem+json")).isTrue();
         assertThat(api.withKey(null).get("/swagger-ui/index.html").status()).isEqualTo(200);
+        // Swagger UI renders descriptions as HTML: a "<key>" in them was swallowed ("Bearer '").
+        assertThat(openapi.json().get("info").get("description").asString())
+                .contains("Authorization: Bearer API_KEY").doesNotContain("<");
     }
 
-    // ---------------------------------------------------------------- the operator API (SPEC §11)
+    // ---------------------------------------------------------------- the operator API (the contract, §11)
 
     ApiClient admin() {
         return api.withKey(ADMIN_KEY);
@@ -1095,7 +1098,7 @@ abstract class AbstractApiTest {
                 .isFalse();
     }
 
-    // Messages people understand (SPEC §13)
+    // Messages people understand (contract §13)
 
     static Map<String, String> with(Map<String, String> body, String key, String value) {
         Map<String, String> copy = new java.util.LinkedHashMap<>(body);

@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
 /**
- * The API on dynalite behind a fault-injecting proxy (SPEC §12): answers lost after the write was applied
+ * The API on dynalite behind a fault-injecting proxy (contract §12): answers lost after the write was applied
  * (the SDK retries), throttling, a slow engine, an engine that is down. Each test asserts what the client
  * sees (503 STORE_UNAVAILABLE with Retry-After, within the configured call timeout) and what the table holds
  * afterwards (no double count, no second or missing code, no duplicate audit entry), then full recovery.

@@ -22,7 +22,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The embedded store when it falters (SPEC §12): another process holds the database's write lock. Requests
+ * The embedded store when it falters (contract §12): another process holds the database's write lock. Requests
  * answer 503 STORE_UNAVAILABLE with Retry-After within the configured lock wait, readiness is DOWN, nothing
  * is half-written, and the service recovers by itself when the lock is released.
  */

@@ -18,7 +18,8 @@ public class OpenApiConfiguration {
         return new OpenAPI()
                 .info(new Info().title("Verification Service").version("v1")
                         .description("One-time codes, remembered devices, a security audit log and rate limits. "
-                                + "Every /v1 call needs 'Authorization: Bearer <key>': an application key "
+                                // No angle brackets: Swagger UI renders the text as HTML and swallowed "<key>".
+                                + "Every /v1 call needs the header `Authorization: Bearer API_KEY`: an application key "
                                 + "(VERIFICATION_API_KEYS) for the application API, an admin key "
                                 + "(VERIFICATION_ADMIN_API_KEYS) for the operator API under /v1/admin; a key of the "
                                 + "other kind is a 403 FORBIDDEN. Errors are RFC 9457 problem details with a stable "

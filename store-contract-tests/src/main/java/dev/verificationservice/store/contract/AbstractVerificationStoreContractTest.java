@@ -956,7 +956,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(verification.rateLimiter().current("jon", "SEND_EMAIL_VERIFICATION", policy).count()).isEqualTo(5);
     }
 
-    // Messages and what a code approves: SPEC §13
+    // Messages and what a code approves: contract §13
 
     @Test
     void aNumericCodeSentForAPaymentVerifiesOnlyForThatPaymentAndTheTextIsNeverStored() {
@@ -1005,7 +1005,7 @@ public abstract class AbstractVerificationStoreContractTest {
                 .entries().get(0).details()).containsEntry("locale", "pt-BR");
     }
 
-    // Idempotency-Key: SPEC §13
+    // Idempotency-Key: contract §13
 
     private static final byte[] SEND_BODY = "POST /v1/codes {\"userId\":\"ida\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
@@ -1059,7 +1059,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(answers).containsOnly("{\"run\":1}").hasSize(8);
     }
 
-    // Abuse controls: SPEC §10
+    // Abuse controls: contract §10
 
     private IssueResult sms(String userId, String number, ClientContext client) {
         return verification.codes().issue(CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number)
@@ -1419,7 +1419,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(verification.codes().verify(VerifyRequest.link(latestCode())).valid()).isTrue();
     }
 
-    // Every write is correct when it runs twice (a lost answer and a retry): SPEC §12
+    // Every write is correct when it runs twice (a lost answer and a retry): contract §12
 
     private static final RateLimitPolicy FIVE = new RateLimitPolicy(5, Duration.ofMinutes(15));
 

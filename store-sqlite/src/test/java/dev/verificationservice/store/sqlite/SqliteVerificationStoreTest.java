@@ -110,7 +110,7 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
                 .noneSatisfy(item -> assertThat(item.get("codeType")).isEqualTo(CodeType.EMAIL_VERIFICATION.name()));
     }
 
-    // Durability and failure (SPEC §12)
+    // Durability and failure (contract §12)
 
     @Test
     void everyCommitIsSyncedToDiskBeforeItIsAcknowledged() {
