@@ -3,7 +3,6 @@ package dev.verificationservice.table;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 
 /**
  * Timestamps as the table stores them: ISO-8601 UTC with milliseconds and a fixed width
@@ -23,15 +22,5 @@ public final class Timestamps {
 
     public static Instant parse(String text) {
         return Instant.parse(text);
-    }
-
-    /** The start of the instant's second: what a {@code ttl} in epoch seconds can say. */
-    public static Instant wholeSecond(Instant instant) {
-        return instant.truncatedTo(ChronoUnit.SECONDS);
-    }
-
-    /** The precision the table keeps: anything finer is dropped before a timestamp is written. */
-    public static Instant truncate(Instant instant) {
-        return instant.truncatedTo(ChronoUnit.MILLIS);
     }
 }
