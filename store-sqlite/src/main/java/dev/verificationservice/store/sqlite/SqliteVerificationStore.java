@@ -917,11 +917,15 @@ public final class SqliteVerificationStore implements VerificationStore {
         return items;
     }
 
-    /** A failed statement; SQLITE_BUSY (another process held the database's lock past the wait) is BUSY. */
+    /**
+     * A failed statement. SQLITE_BUSY (another process held the database's lock past the wait) and a pooled
+     * connection not free within the wait (the pool's SQLTransientConnectionException) are BUSY.
+     */
     static StoreException failure(String what, SQLException e) {
         int primary = e.getErrorCode() & 0xff; // an extended code (SQLITE_BUSY_SNAPSHOT, ...) holds the primary one
-        StoreException.Kind kind = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
-                ? StoreException.Kind.BUSY : StoreException.Kind.FAILED;
+        boolean busy = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+                || e instanceof java.sql.SQLTransientConnectionException;
+        StoreException.Kind kind = busy ? StoreException.Kind.BUSY : StoreException.Kind.FAILED;
         return new StoreException(kind, "the embedded store could not " + what + ": " + e.getMessage(), e);
     }
 
