@@ -3,6 +3,7 @@ package dev.verificationservice.docs;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,16 +29,22 @@ final class ShellBlocks {
 
     static Run run(Markdown.Block block, Path workingDirectory, URI server) throws IOException, InterruptedException {
         String script = block.text().replace(DOCUMENTED_ADDRESS, server.toString().replaceAll("/$", ""));
-        Process process = new ProcessBuilder("bash", "-e", "-o", "pipefail", "-c", script)
-                .directory(workingDirectory.toFile()).redirectErrorStream(true).start();
-        process.getOutputStream().close();
-        byte[] output = process.getInputStream().readAllBytes();
-        if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(block.where() + ": still running after " + TIMEOUT_SECONDS + " s");
+        // The output goes to a file, so that a block that never ends cannot block the read: the timeout holds.
+        Path output = Files.createTempFile("markdown-sh", ".out");
+        try {
+            Process process = new ProcessBuilder("bash", "-e", "-o", "pipefail", "-c", script)
+                    .directory(workingDirectory.toFile()).redirectErrorStream(true)
+                    .redirectOutput(output.toFile()).start();
+            process.getOutputStream().close();
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(block.where() + ": still running after " + TIMEOUT_SECONDS + " s");
+            }
+            return new Run(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8).lines()
+                    .map(String::stripTrailing).toList());
+        } finally {
+            Files.deleteIfExists(output);
         }
-        return new Run(process.exitValue(), new String(output, StandardCharsets.UTF_8).lines().map(String::stripTrailing)
-                .toList());
     }
 
     /**

@@ -1035,13 +1035,13 @@ public final class DynamoDbVerificationStore implements VerificationStore {
             }
             return service.statusCode() >= 500 ? StoreException.Kind.FAILED : StoreException.Kind.UNEXPECTED_ANSWER;
         }
+        // A client-side failure: a read that timed out, or any other I/O failure of the connection (refused,
+        // reset, no answer, unknown host), whichever HTTP client the SDK runs on.
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof java.net.SocketTimeoutException) {
                 return StoreException.Kind.TIMED_OUT;
             }
-            if (cause instanceof java.net.ConnectException || cause instanceof java.net.UnknownHostException
-                    || cause instanceof java.net.SocketException
-                    || cause.getClass().getSimpleName().equals("NoHttpResponseException")) {
+            if (cause instanceof java.io.IOException) {
                 return StoreException.Kind.UNREACHABLE;
             }
         }
