@@ -17,19 +17,11 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
-import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -65,13 +57,6 @@ public class ConsoleController {
     ConsoleLabels labels() {
         return LABELS;
     }
-    /** Timeline entries per page. */
-    static final int PAGE_SIZE = 25;
-    /** The longest range the timeline and its activity strip cover at once. */
-    static final Duration MAX_RANGE = Duration.ofDays(180);
-    private static final String DEFAULT_PERIOD = "P1D";
-    private static final Pattern TIME_INPUT = Pattern.compile(
-            "(\\d{4}-\\d{2}-\\d{2})(?:[ T](\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?))?\\s*(?:Z|UTC)?", Pattern.CASE_INSENSITIVE);
 
     private final UserSupport support;
     private final AccessKeys keys;
@@ -188,13 +173,8 @@ public class ConsoleController {
     }
 
     @GetMapping("/users/{userId}")
-    public String user(@PathVariable String userId,
-                       @RequestParam(name = "type", required = false) String type,
-                       @RequestParam(name = "period", required = false) String period,
-                       @RequestParam(name = "from", required = false) String from,
-                       @RequestParam(name = "to", required = false) String to,
-                       @RequestParam(name = "cursor", required = false) String cursor,
-                       HttpServletRequest request, HttpServletResponse response, Model model) {
+    public String user(@PathVariable String userId, TimelineQuery query, HttpServletRequest request,
+                       HttpServletResponse response, Model model) {
         common(request, model);
         Instant now = clock.instant();
         UserSupport.UserOverview overview = support.overview(userId);
@@ -207,44 +187,23 @@ public class ConsoleController {
         model.addAttribute("lockOuts", limits.stream().filter(ConsoleViews.LimitRow::locked).toList());
 
         // The timeline's filter: an event type, and a period or a range of its own.
-        Map<String, String> errors = new LinkedHashMap<>();
-        Set<AuditEventType> types = Set.of();
-        if (type != null && !type.isBlank()) {
-            try {
-                types = Set.of(AuditEventType.valueOf(type.trim()));
-            } catch (IllegalArgumentException e) {
-                errors.put("type", "Choose an event type from the list.");
-            }
-        }
-        String chosenPeriod = period == null || period.isBlank() ? DEFAULT_PERIOD : period;
-        if (!ConsoleViews.PERIODS.containsKey(chosenPeriod)) {
-            errors.put("period", "Choose a period from the list.");
-            chosenPeriod = DEFAULT_PERIOD;
-        }
-        Optional<Instant> fromInput = parseTime("from", from, false, errors);
-        Optional<Instant> toInput = parseTime("to", to, true, errors);
-        Instant rangeEnd = toInput.orElse(now);
-        Instant rangeStart = fromInput.orElse(rangeEnd.minus(Duration.parse(chosenPeriod)));
-        if (errors.isEmpty() && !rangeStart.isBefore(rangeEnd)) {
-            errors.put("from", "From must be before To.");
-        }
-        if (errors.isEmpty() && Duration.between(rangeStart, rangeEnd).compareTo(MAX_RANGE) > 0) {
-            errors.put("from", "The range can be at most " + MAX_RANGE.toDays() + " days long.");
-        }
-        model.addAttribute("filter", new Filter(type == null ? "" : type.trim(), chosenPeriod,
-                from == null ? "" : from, to == null ? "" : to));
+        TimelineQuery.Resolution resolution = query.resolve(now);
+        model.addAttribute("filter", resolution.filter());
         model.addAttribute("eventTypes", Arrays.stream(AuditEventType.values()).map(Enum::name).toList());
         model.addAttribute("periods", ConsoleViews.PERIODS);
-        model.addAttribute("errors", errors);
-        if (!errors.isEmpty()) {
+        if (resolution instanceof TimelineQuery.Refused refused) {
+            model.addAttribute("errors", refused.errors());
             response.setStatus(HttpStatus.BAD_REQUEST.value());
             return "console/user";
         }
-        model.addAttribute("rangeLabel", ConsoleViews.time(rangeStart) + " to " + ConsoleViews.time(rangeEnd) + " UTC");
-        Optional<String> position = Optional.ofNullable(cursor).filter(value -> !value.isBlank());
+        TimelineQuery.Range range = (TimelineQuery.Range) resolution;
+        Map<String, String> errors = new LinkedHashMap<>();
+        model.addAttribute("errors", errors);
+        model.addAttribute("rangeLabel", ConsoleViews.time(range.start()) + " to " + ConsoleViews.time(range.end()) + " UTC");
         AuditPage page;
         try {
-            page = support.timeline(userId, rangeStart, rangeEnd, types, PAGE_SIZE, position);
+            page = support.timeline(userId, range.start(), range.end(), range.types(), TimelineQuery.PAGE_SIZE,
+                    range.position());
         } catch (InvalidInputException e) {
             if (!"cursor".equals(e.field())) {
                 throw e;
@@ -254,66 +213,12 @@ public class ConsoleController {
             return "console/user";
         }
         model.addAttribute("events", page.entries().stream().map(ConsoleViews.EventRow::of).toList());
-        model.addAttribute("paged", position.isPresent());
-        // Links carry the resolved range, so every page of one listing reads the same range.
-        String rangeFrom = ConsoleViews.time(rangeStart.truncatedTo(ChronoUnit.SECONDS));
-        String rangeTo = ConsoleViews.time(ceilToSecond(rangeEnd));
-        String listedPeriod = chosenPeriod;
-        model.addAttribute("newestUrl", timelineUrl(userId, type, listedPeriod, from, to, null));
-        model.addAttribute("olderUrl", page.nextCursor()
-                .map(next -> timelineUrl(userId, type, listedPeriod, rangeFrom, rangeTo, next)).orElse(null));
-        model.addAttribute("strip", ConsoleViews.Strip.of(support.activity(userId, rangeStart, rangeEnd,
-                bucketFor(Duration.between(rangeStart, rangeEnd)), types)));
+        model.addAttribute("paged", range.position().isPresent());
+        model.addAttribute("newestUrl", range.newestUrl(userId));
+        model.addAttribute("olderUrl", page.nextCursor().map(next -> range.olderUrl(userId, next)).orElse(null));
+        model.addAttribute("strip", ConsoleViews.Strip.of(support.activity(userId, range.start(), range.end(),
+                range.bucket(), range.types())));
         return "console/user";
-    }
-
-    /** The filter as the operator gave it, to show it again in the form. */
-    public record Filter(String type, String period, String from, String to) {
-    }
-
-    /** Short ranges in 5-minute bars, up to three days in hours, longer ones in days. */
-    static Duration bucketFor(Duration range) {
-        if (range.compareTo(Duration.ofHours(2)) <= 0) {
-            return Duration.ofMinutes(5);
-        }
-        return range.compareTo(Duration.ofDays(3)) <= 0 ? Duration.ofHours(1) : Duration.ofDays(1);
-    }
-
-    private static Instant ceilToSecond(Instant instant) {
-        Instant whole = instant.truncatedTo(ChronoUnit.SECONDS);
-        return whole.equals(instant) ? whole : whole.plusSeconds(1);
-    }
-
-    /**
-     * A time the operator typed, in UTC: {@code 2026-11-30}, {@code 2026-11-30 10:00} or with seconds, a {@code T}
-     * in place of the space and a {@code Z} at the end both allowed. A date alone means its start for "from" and
-     * its end for "to".
-     */
-    static Optional<Instant> parseTime(String field, String value, boolean endOfDay, Map<String, String> errors) {
-        if (value == null || value.isBlank()) {
-            return Optional.empty();
-        }
-        Matcher matcher = TIME_INPUT.matcher(value.trim());
-        try {
-            if (matcher.matches()) {
-                LocalDate date = LocalDate.parse(matcher.group(1));
-                if (matcher.group(2) == null) {
-                    LocalDateTime start = date.atStartOfDay();
-                    return Optional.of((endOfDay ? start.plusDays(1) : start).toInstant(ZoneOffset.UTC));
-                }
-                String time = matcher.group(2).length() == 5 ? matcher.group(2) + ":00" : matcher.group(2);
-                Instant instant = LocalDateTime.parse(matcher.group(1) + "T" + time).toInstant(ZoneOffset.UTC);
-                if (instant.isBefore(Instant.EPOCH) || instant.getEpochSecond() > 253402300799L) {
-                    errors.put(field, "Give a time between 1970 and 9999.");
-                    return Optional.empty();
-                }
-                return Optional.of(instant);
-            }
-        } catch (DateTimeParseException e) {
-            // falls through to the message below
-        }
-        errors.put(field, "Write a UTC time such as 2026-11-30 09:30, or a date such as 2026-11-30.");
-        return Optional.empty();
     }
 
     // Devices
@@ -471,23 +376,6 @@ public class ConsoleController {
         return userPath(userId);
     }
 
-    private static String timelineUrl(String userId, String type, String period, String from, String to, String cursor) {
-        UriComponentsBuilder url = UriComponentsBuilder.fromPath("/console/users/{userId}");
-        if (type != null && !type.isBlank()) {
-            url.queryParam("type", type.trim());
-        }
-        url.queryParam("period", period);
-        if (from != null && !from.isBlank()) {
-            url.queryParam("from", from);
-        }
-        if (to != null && !to.isBlank()) {
-            url.queryParam("to", to);
-        }
-        if (cursor != null) {
-            url.queryParam("cursor", cursor);
-        }
-        return url.buildAndExpand(userId).encode().toUriString() + "#timeline";
-    }
 
     /** The result of a change, shown once on the user's page (Post/Redirect/Get). */
     private String done(ConsoleSessions.Session session, String userId, String message) {
