@@ -71,11 +71,34 @@ public record VerificationSettings(
         Objects.requireNonNull(mailboxes, "mailboxes");
     }
 
+    /** The product's defaults: the value of each {@code DEFAULT_…} constant. */
     public static VerificationSettings defaults() {
-        return new VerificationSettings(DEFAULT_CODE_TTL, DEFAULT_DEVICE_TTL, Optional.of(DEFAULT_AUDIT_RETENTION),
-                DEFAULT_SEND_LIMIT, DEFAULT_VERIFY_LIMIT, CodeFormat.DEFAULT_NUMERIC_LENGTH, DEFAULT_TARGET_LIMIT,
-                DEFAULT_IP_LIMIT, DEFAULT_RESEND_COOLDOWN, Optional.empty(), Set.of(), Set.of(),
-                DEFAULT_DEVICE_MAX_LIFE, Mailboxes.EVERY_DOMAIN);
+        return builder().build();
+    }
+
+    /** A builder that starts from the product's defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from these settings. */
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.codeTtl = codeTtl;
+        builder.deviceTtl = deviceTtl;
+        builder.auditRetention = auditRetention;
+        builder.sendLimit = sendLimit;
+        builder.verifyLimit = verifyLimit;
+        builder.defaultNumericLength = defaultNumericLength;
+        builder.targetLimit = targetLimit;
+        builder.ipLimit = ipLimit;
+        builder.resendCooldown = resendCooldown;
+        builder.smsBudget = smsBudget;
+        builder.smsRegions = smsRegions;
+        builder.smsNetworks = smsNetworks;
+        builder.deviceMaxLife = deviceMaxLife;
+        builder.mailboxes = mailboxes;
+        return builder;
     }
 
     /** The part of the settings that governs codes. */
@@ -84,69 +107,157 @@ public record VerificationSettings(
                 resendCooldown, smsBudget, smsRegions, smsNetworks, mailboxes);
     }
 
+    // One changed value, the others kept: a shorthand for toBuilder().….build().
+
     public VerificationSettings withCodeTtl(Duration value) {
-        return new VerificationSettings(value, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().codeTtl(value).build();
     }
 
     public VerificationSettings withDeviceTtl(Duration value) {
-        return new VerificationSettings(codeTtl, value, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().deviceTtl(value).build();
     }
 
     public VerificationSettings withAuditRetention(Optional<Duration> value) {
-        return new VerificationSettings(codeTtl, deviceTtl, value, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().auditRetention(value).build();
     }
 
     public VerificationSettings withSendLimit(RateLimitPolicy value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, value, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().sendLimit(value).build();
     }
 
     public VerificationSettings withVerifyLimit(RateLimitPolicy value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, value, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().verifyLimit(value).build();
     }
 
     public VerificationSettings withTargetLimit(RateLimitPolicy value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                value, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().targetLimit(value).build();
     }
 
     public VerificationSettings withIpLimit(RateLimitPolicy value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, value, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().ipLimit(value).build();
     }
 
     public VerificationSettings withResendCooldown(Duration value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, value, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().resendCooldown(value).build();
     }
 
     public VerificationSettings withSmsBudget(Optional<RateLimitPolicy> value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, value, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().smsBudget(value).build();
     }
 
     public VerificationSettings withSmsRegions(Set<String> value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, value, smsNetworks, deviceMaxLife, mailboxes);
+        return toBuilder().smsRegions(value).build();
     }
 
     public VerificationSettings withSmsNetworks(Set<Integer> value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, value, deviceMaxLife, mailboxes);
+        return toBuilder().smsNetworks(value).build();
     }
 
     public VerificationSettings withDeviceMaxLife(Duration value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, value, mailboxes);
+        return toBuilder().deviceMaxLife(value).build();
     }
 
     public VerificationSettings withMailboxes(Mailboxes value) {
-        return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength,
-                targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, value);
+        return toBuilder().mailboxes(value).build();
+    }
+
+    /**
+     * Settings named one by one, each starting at the product's default; {@link #build} checks them as the
+     * record's constructor does.
+     */
+    public static final class Builder {
+
+        private Duration codeTtl = DEFAULT_CODE_TTL;
+        private Duration deviceTtl = DEFAULT_DEVICE_TTL;
+        private Optional<Duration> auditRetention = Optional.of(DEFAULT_AUDIT_RETENTION);
+        private RateLimitPolicy sendLimit = DEFAULT_SEND_LIMIT;
+        private RateLimitPolicy verifyLimit = DEFAULT_VERIFY_LIMIT;
+        private int defaultNumericLength = CodeFormat.DEFAULT_NUMERIC_LENGTH;
+        private RateLimitPolicy targetLimit = DEFAULT_TARGET_LIMIT;
+        private RateLimitPolicy ipLimit = DEFAULT_IP_LIMIT;
+        private Duration resendCooldown = DEFAULT_RESEND_COOLDOWN;
+        private Optional<RateLimitPolicy> smsBudget = Optional.empty();
+        private Set<String> smsRegions = Set.of();
+        private Set<Integer> smsNetworks = Set.of();
+        private Duration deviceMaxLife = DEFAULT_DEVICE_MAX_LIFE;
+        private Mailboxes mailboxes = Mailboxes.EVERY_DOMAIN;
+
+        private Builder() {
+        }
+
+        public Builder codeTtl(Duration value) {
+            this.codeTtl = value;
+            return this;
+        }
+
+        public Builder deviceTtl(Duration value) {
+            this.deviceTtl = value;
+            return this;
+        }
+
+        public Builder auditRetention(Optional<Duration> value) {
+            this.auditRetention = value;
+            return this;
+        }
+
+        public Builder sendLimit(RateLimitPolicy value) {
+            this.sendLimit = value;
+            return this;
+        }
+
+        public Builder verifyLimit(RateLimitPolicy value) {
+            this.verifyLimit = value;
+            return this;
+        }
+
+        public Builder defaultNumericLength(int value) {
+            this.defaultNumericLength = value;
+            return this;
+        }
+
+        public Builder targetLimit(RateLimitPolicy value) {
+            this.targetLimit = value;
+            return this;
+        }
+
+        public Builder ipLimit(RateLimitPolicy value) {
+            this.ipLimit = value;
+            return this;
+        }
+
+        public Builder resendCooldown(Duration value) {
+            this.resendCooldown = value;
+            return this;
+        }
+
+        public Builder smsBudget(Optional<RateLimitPolicy> value) {
+            this.smsBudget = value;
+            return this;
+        }
+
+        public Builder smsRegions(Set<String> value) {
+            this.smsRegions = value;
+            return this;
+        }
+
+        public Builder smsNetworks(Set<Integer> value) {
+            this.smsNetworks = value;
+            return this;
+        }
+
+        public Builder deviceMaxLife(Duration value) {
+            this.deviceMaxLife = value;
+            return this;
+        }
+
+        public Builder mailboxes(Mailboxes value) {
+            this.mailboxes = value;
+            return this;
+        }
+
+        public VerificationSettings build() {
+            return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength, targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+        }
     }
 
     private static void requirePositiveSeconds(String name, Duration duration) {

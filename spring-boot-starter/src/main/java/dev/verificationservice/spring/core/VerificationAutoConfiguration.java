@@ -67,21 +67,22 @@ public class VerificationAutoConfiguration {
     public VerificationSettings verificationSettings(VerificationProperties properties) {
         VerificationProperties.Limits limits = properties.limits();
         try {
-            return VerificationSettings.defaults()
-                    .withCodeTtl(properties.codeTtl())
-                    .withDeviceTtl(properties.deviceTtl())
-                    .withAuditRetention(auditRetention(properties.auditRetention()))
-                    .withSendLimit(limit("VERIFICATION_LIMITS_SEND", limits.send()))
-                    .withVerifyLimit(limit("VERIFICATION_LIMITS_VERIFY", limits.verify()))
-                    .withTargetLimit(limit("VERIFICATION_LIMITS_TARGET", limits.target()))
-                    .withIpLimit(limit("VERIFICATION_LIMITS_IP", limits.ip()))
-                    .withResendCooldown(limits.resendCooldown())
-                    .withSmsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
+            return VerificationSettings.builder()
+                    .codeTtl(properties.codeTtl())
+                    .deviceTtl(properties.deviceTtl())
+                    .auditRetention(auditRetention(properties.auditRetention()))
+                    .sendLimit(limit("VERIFICATION_LIMITS_SEND", limits.send()))
+                    .verifyLimit(limit("VERIFICATION_LIMITS_VERIFY", limits.verify()))
+                    .targetLimit(limit("VERIFICATION_LIMITS_TARGET", limits.target()))
+                    .ipLimit(limit("VERIFICATION_LIMITS_IP", limits.ip()))
+                    .resendCooldown(limits.resendCooldown())
+                    .smsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
                             : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
-                    .withSmsRegions(smsRegions(limits.smsCountries()))
-                    .withSmsNetworks(smsNetworks(limits.smsNonGeographic()))
-                    .withDeviceMaxLife(limits.deviceMaxLife())
-                    .withMailboxes(mailboxes(limits.subaddressDomains()));
+                    .smsRegions(smsRegions(limits.smsCountries()))
+                    .smsNetworks(smsNetworks(limits.smsNonGeographic()))
+                    .deviceMaxLife(limits.deviceMaxLife())
+                    .mailboxes(mailboxes(limits.subaddressDomains()))
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
                     "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
