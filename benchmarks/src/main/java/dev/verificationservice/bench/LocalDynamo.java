@@ -1,7 +1,7 @@
 package dev.verificationservice.bench;
 
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
-import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
