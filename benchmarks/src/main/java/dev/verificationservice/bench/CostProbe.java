@@ -48,22 +48,22 @@ final class CostProbe {
         }
     }
 
-    private final LocalDynamo dynamo;
+    private final BenchDynamo dynamo;
     private final Meter meter;
     private final Verification verification;
     private final Fixtures.KeepingSender sender = new Fixtures.KeepingSender();
     private final AtomicInteger users = new AtomicInteger();
 
-    private CostProbe(LocalDynamo dynamo) {
+    private CostProbe(BenchDynamo dynamo) {
         this.dynamo = dynamo;
-        this.meter = new Meter(dynamo.rawClient(), LocalDynamo.TABLE);
+        this.meter = new Meter(dynamo.rawClient(), BenchDynamo.TABLE);
         DynamoDbClient client = dynamo.client(List.of(meter));
-        this.verification = Fixtures.verification(new DynamoDbVerificationStore(client, LocalDynamo.TABLE,
+        this.verification = Fixtures.verification(new DynamoDbVerificationStore(client, BenchDynamo.TABLE,
                 new ConsumedCapacityRecorder(), false), sender);
     }
 
     static Map<String, Cost> run() {
-        try (LocalDynamo dynamo = LocalDynamo.start()) {
+        try (BenchDynamo dynamo = BenchDynamo.start()) {
             return new CostProbe(dynamo).all();
         }
     }
