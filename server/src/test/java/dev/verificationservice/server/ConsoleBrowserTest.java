@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.config.KeyMaterial;
+import dev.verificationservice.testsupport.browser.ConsoleBrowser;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.io.IOException;
 import java.net.URI;
