@@ -23,16 +23,16 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * as root), without any background networking, with a fresh profile each time. Nothing is downloaded: a missing
  * browser is a skip that says so, or a failure when the environment variable {@code CI} is set.
  */
-public final class ConsoleBrowser implements AutoCloseable {
+public final class HeadlessChromium implements AutoCloseable {
 
-    public static final Path CHROMIUM = Path.of(System.getProperty("console.chromium", "/usr/bin/chromium"));
-    public static final Path CHROMEDRIVER = Path.of(System.getProperty("console.chromedriver", "/usr/bin/chromedriver"));
-    public static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
+    public static final Path CHROMIUM = Path.of(System.getProperty("browser.chromium", "/usr/bin/chromium"));
+    public static final Path CHROMEDRIVER = Path.of(System.getProperty("browser.chromedriver", "/usr/bin/chromedriver"));
+    public static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
     public final ChromeDriver driver;
     private final Path profile;
 
-    private ConsoleBrowser(ChromeDriver driver, Path profile) {
+    private HeadlessChromium(ChromeDriver driver, Path profile) {
         this.driver = driver;
         this.profile = profile;
     }
@@ -41,7 +41,7 @@ public final class ConsoleBrowser implements AutoCloseable {
     public static Optional<String> missing() {
         return Stream.of(CHROMIUM, CHROMEDRIVER).filter(path -> !Files.isExecutable(path)).map(Path::toString)
                 .reduce((a, b) -> a + " and " + b)
-                .map(paths -> "no browser for the console tests: " + paths + " missing (install Debian's chromium "
+                .map(paths -> "no browser for the browser tests: " + paths + " missing (install Debian's chromium "
                         + "and chromium-driver: apt-get install -y chromium chromium-driver; .ci/run does)");
     }
 
@@ -68,12 +68,12 @@ public final class ConsoleBrowser implements AutoCloseable {
     }
 
     /** Starts the browser; fails (in CI) when it is missing. */
-    public static ConsoleBrowser start() throws IOException {
+    public static HeadlessChromium start() throws IOException {
         Optional<String> reason = missing();
         if (reason.isPresent()) {
             throw new IllegalStateException((inCi() ? "CI is set and there is " : "") + reason.get());
         }
-        Path profile = Files.createTempDirectory("console-browser-profile");
+        Path profile = Files.createTempDirectory("browser-profile");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -88,7 +88,7 @@ public final class ConsoleBrowser implements AutoCloseable {
         // On a loaded machine a page can still be arriving when the next step looks for an element: wait for it
         // (up to this long) instead of failing at once. Assertions that something is absent use findElements.
         driver.manage().timeouts().implicitlyWait(Duration.ofSeconds(10));
-        ConsoleBrowser browser = new ConsoleBrowser(driver, profile);
+        HeadlessChromium browser = new HeadlessChromium(driver, profile);
         browser.viewport(1280, 800);
         return browser;
     }
@@ -100,7 +100,7 @@ public final class ConsoleBrowser implements AutoCloseable {
     }
 
     /**
-     * A PNG of what the viewport shows, into target/console-screenshots; and every page shot is checked for
+     * A PNG of what the viewport shows, into target/screenshots; and every page shot is checked for
      * accessibility first: it fails on any violation axe-core finds (WCAG 2.x A and AA, and axe's best practices).
      */
     public Path screenshot(String name) throws IOException {
@@ -117,12 +117,11 @@ public final class ConsoleBrowser implements AutoCloseable {
 
     /**
      * What axe-core (installed by the build with npm ci, injected into the page as it is) reports as violations:
-     * one line each, its rule, impact, and the elements. The console's pages run no script of their own; this
-     * one only reads the page.
+     * one line each, its rule, impact, and the elements. The script only reads the page.
      */
     @SuppressWarnings("unchecked")
     public List<String> accessibilityViolations() throws IOException {
-        Path axe = Path.of(System.getProperty("console.axe", "target/axe/node_modules/axe-core/axe.min.js"));
+        Path axe = Path.of(System.getProperty("browser.axe", "target/axe/node_modules/axe-core/axe.min.js"));
         if (!Files.isRegularFile(axe)) {
             throw new IllegalStateException("axe-core is not installed at " + axe.toAbsolutePath()
                     + "; run the tests through Maven (mvn verify), which installs it with npm ci");
