@@ -21,9 +21,9 @@ final class BenchStores {
     static final class Opened implements AutoCloseable {
         final VerificationStore store;
         final Path dataDir; // embedded only
-        final LocalDynamo dynamo; // dynamodb only
+        final BenchDynamo dynamo; // dynamodb only
 
-        private Opened(VerificationStore store, Path dataDir, LocalDynamo dynamo) {
+        private Opened(VerificationStore store, Path dataDir, BenchDynamo dynamo) {
             this.store = store;
             this.dataDir = dataDir;
             this.dynamo = dynamo;
@@ -46,10 +46,10 @@ final class BenchStores {
         return switch (kind) {
             case "embedded" -> embedded(temporaryDirectory());
             case "dynamodb" -> {
-                LocalDynamo dynamo = LocalDynamo.start();
+                BenchDynamo dynamo = BenchDynamo.start();
                 // As the server opens it on a custom endpoint (the engine may not return the old item on a failed
                 // condition, so the store reads it then).
-                yield new Opened(new DynamoDbVerificationStore(dynamo.client(List.of()), LocalDynamo.TABLE,
+                yield new Opened(new DynamoDbVerificationStore(dynamo.client(List.of()), BenchDynamo.TABLE,
                         new ConsumedCapacityRecorder(), false), null, dynamo);
             }
             default -> throw new IllegalArgumentException("store " + kind);

@@ -14,7 +14,7 @@ import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
-import dev.verificationservice.store.dynamodb.faults.Exchange;
+import dev.verificationservice.testsupport.dynamodb.faults.Exchange;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -28,7 +28,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * What each API operation asks of DynamoDB, on dynalite behind the recording, transaction-emulating proxy:
- * the requests ({@link dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy#exchanges()}), the
+ * the requests ({@link dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy#exchanges()}), the
  * sequential steps (requests in flight at the same time are one step), and the capacity units DynamoDB would
  * bill ({@link Billing}). Each operation runs through the core exactly as the server's controller calls it
  * (the controllers only translate JSON), one at a time, {@value #RUNS} times after one unmeasured run: requests
@@ -48,22 +48,22 @@ final class CostProbe {
         }
     }
 
-    private final LocalDynamo dynamo;
+    private final BenchDynamo dynamo;
     private final Meter meter;
     private final Verification verification;
     private final Fixtures.KeepingSender sender = new Fixtures.KeepingSender();
     private final AtomicInteger users = new AtomicInteger();
 
-    private CostProbe(LocalDynamo dynamo) {
+    private CostProbe(BenchDynamo dynamo) {
         this.dynamo = dynamo;
-        this.meter = new Meter(dynamo.rawClient(), LocalDynamo.TABLE);
+        this.meter = new Meter(dynamo.rawClient(), BenchDynamo.TABLE);
         DynamoDbClient client = dynamo.client(List.of(meter));
-        this.verification = Fixtures.verification(new DynamoDbVerificationStore(client, LocalDynamo.TABLE,
+        this.verification = Fixtures.verification(new DynamoDbVerificationStore(client, BenchDynamo.TABLE,
                 new ConsumedCapacityRecorder(), false), sender);
     }
 
     static Map<String, Cost> run() {
-        try (LocalDynamo dynamo = LocalDynamo.start()) {
+        try (BenchDynamo dynamo = BenchDynamo.start()) {
             return new CostProbe(dynamo).all();
         }
     }

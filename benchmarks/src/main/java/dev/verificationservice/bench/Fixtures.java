@@ -1,7 +1,7 @@
 package dev.verificationservice.bench;
 
 import dev.verificationservice.Verification;
-import dev.verificationservice.codes.BenchCodes;
+import dev.verificationservice.codes.CodeDigests;
 import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.CodeType;
@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Keys, codes whose clear text is known, and a sender that keeps what it would send: the benchmarks' data. */
@@ -48,7 +49,7 @@ public final class Fixtures {
     private static KnownCode code(String userId, CodeType type, CodeFormat format, String code) {
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
         Instant expiresAt = Instant.ofEpochSecond(now.plus(CODE_TTL).getEpochSecond());
-        String digest = BenchCodes.digest(KEYS, format, userId, type, code);
+        String digest = CodeDigests.storedDigest(KEYS, format, userId, type, code, Optional.empty());
         return new KnownCode(userId, type, format, code, new VerificationCode(digest, userId, type, format,
                 DeliveryMethod.EMAIL, "b***@example.com", false, now, expiresAt));
     }

@@ -5,6 +5,7 @@ import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,7 @@ final class InterleavedVerify {
             SqliteFiles.readWhole(variants.get(1).opened().databaseFile());
             for (Variant variant : variants) {
                 log.accept(variant.name() + ": " + SqliteFiles.countRows(variant.opened().databaseFile(),
-                        "pk >= 'CODE#' AND pk < 'CODE$'") + " codes stored");
+                        TableKeys.codesPrefix()) + " codes stored");
             }
             for (int round = -1; round < rounds; round++) {
                 for (int i = 0; i < variants.size(); i++) {
@@ -101,8 +102,9 @@ final class InterleavedVerify {
                 throw new IllegalStateException("a fresh code did not verify: " + result);
             }
         }
-        List<String> prefixes = new ArrayList<>(List.of("USER#" + userPrefix, "RATELIMIT#" + userPrefix));
-        codes.forEach(code -> prefixes.add("CODE#" + code.stored().digest()));
+        List<String> prefixes = new ArrayList<>(List.of(TableKeys.user(userPrefix),
+                TableKeys.rateLimitPartitionsPrefix(userPrefix)));
+        codes.forEach(code -> prefixes.add(TableKeys.code(code.stored().digest()).pk()));
         SqliteFiles.deleteByPrefix(variant.opened().databaseFile(), prefixes);
         return timings;
     }

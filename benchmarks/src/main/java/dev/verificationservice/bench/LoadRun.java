@@ -109,19 +109,19 @@ final class LoadRun {
 
     static Outcome dynamodb(Path work, List<String> serverCommand, Plan plan, Consumer<String> log) {
         LoadRun run = new LoadRun(work.resolve("dynamodb"), plan, log);
-        try (LocalDynamo dynamo = LocalDynamo.start()) {
+        try (BenchDynamo dynamo = BenchDynamo.start()) {
             long started = System.nanoTime();
-            VerificationStore store = new DynamoDbVerificationStore(dynamo.client(List.of()), LocalDynamo.TABLE,
+            VerificationStore store = new DynamoDbVerificationStore(dynamo.client(List.of()), BenchDynamo.TABLE,
                     new ConsumedCapacityRecorder(), false);
             // Codes straight into the engine (plain puts need no emulation), the rest through the proxy.
-            VerificationStore engine = new DynamoDbVerificationStore(dynamo.rawClient(), LocalDynamo.TABLE,
+            VerificationStore engine = new DynamoDbVerificationStore(dynamo.rawClient(), BenchDynamo.TABLE,
                     new ConsumedCapacityRecorder(), false);
             run.prepare(store, items -> parallel(items, item -> engine.insertCode(TableItems.code(item), Fixtures.attemptId())));
             log.accept(String.format("dynamodb: data prepared in %.1f s", (System.nanoTime() - started) / 1e9));
             try (ServerProcess server = ServerProcess.start(serverCommand, Map.ofEntries(
                     Map.entry("VERIFICATION_STORE", "dynamodb"),
                     Map.entry("VERIFICATION_DYNAMODB_ENDPOINT", dynamo.endpoint().toString()),
-                    Map.entry("VERIFICATION_DYNAMODB_TABLE", LocalDynamo.TABLE),
+                    Map.entry("VERIFICATION_DYNAMODB_TABLE", BenchDynamo.TABLE),
                     Map.entry("VERIFICATION_DYNAMODB_REQUIRE_TTL", "false"),
                     // dynalite on two shared cores is far slower than DynamoDB: generous timeouts, so that the run
                     // measures the engine's pace and not the 503s of the production timeouts (3 s per call).

@@ -104,12 +104,16 @@ public final class SqliteFiles {
         }
     }
 
-    public static long countRows(Path databaseFile, String where) {
+    /** Counts the rows whose partition key starts with {@code pkPrefix} (a {@code TableKeys} prefix; "" for all). */
+    public static long countRows(Path databaseFile, String pkPrefix) {
         try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + databaseFile.toAbsolutePath());
-             Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT count(*) FROM items" + (where.isEmpty() ? "" : " WHERE " + where))) {
-            rows.next();
-            return rows.getLong(1);
+             PreparedStatement count = connection.prepareStatement("SELECT count(*) FROM items WHERE pk >= ? AND pk < ?")) {
+            count.setString(1, pkPrefix);
+            count.setString(2, pkPrefix + "\uFFFF");
+            try (ResultSet rows = count.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }

@@ -5,6 +5,7 @@ import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,7 +78,7 @@ public class VerifyBenchmark {
                 System.out.println("synchronous on every pooled connection: " + modes);
             }
             System.out.println("rows in the table: " + SqliteFiles.countRows(opened.databaseFile(), "")
-                    + ", codes: " + SqliteFiles.countRows(opened.databaseFile(), "pk >= 'CODE#' AND pk < 'CODE$'"));
+                    + ", codes: " + SqliteFiles.countRows(opened.databaseFile(), TableKeys.codesPrefix()));
         } else {
             opened = BenchStores.open(store);
             ExecutorService writers = Executors.newFixedThreadPool(8);
@@ -144,8 +145,9 @@ public class VerifyBenchmark {
     @TearDown(Level.Iteration)
     public void dropBatch() {
         if (opened.dynamo == null) {
-            List<String> prefixes = new ArrayList<>(List.of("USER#vb-" + iteration + "-", "RATELIMIT#vb-" + iteration + "-"));
-            batch.forEach(code -> prefixes.add("CODE#" + code.stored().digest()));
+            String users = "vb-" + iteration + "-";
+            List<String> prefixes = new ArrayList<>(List.of(TableKeys.user(users), TableKeys.rateLimitPartitionsPrefix(users)));
+            batch.forEach(code -> prefixes.add(TableKeys.code(code.stored().digest()).pk()));
             SqliteFiles.deleteByPrefix(opened.databaseFile(), prefixes);
         }
     }

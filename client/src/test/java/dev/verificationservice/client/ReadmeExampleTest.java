@@ -2,7 +2,7 @@ package dev.verificationservice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.store.contract.ReadmeSnippets;
+import dev.verificationservice.testsupport.docs.ReadmeSnippets;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -2,7 +2,7 @@ package dev.verificationservice.client;
 
 import dev.verificationservice.server.VerificationServerApplication;
 import dev.verificationservice.spring.store.MeteredVerificationStore;
-import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -1,5 +1,6 @@
 package dev.verificationservice.codes;
 
+import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -8,14 +9,27 @@ import java.util.regex.Pattern;
  * What goes into a code's HMAC. A NUMERIC code's digest covers its userId and codeType as well, so equal
  * codes of two users never collide and a guess only ever tests one user's code of one type. A LINK code's
  * digest covers the code alone: it is verified without knowing the user.
+ *
+ * <p>Public for {@link #storedDigest} only: the one way to the digest a code is stored under.
  */
-final class CodeDigests {
+public final class CodeDigests {
 
     private static final Pattern NUMERIC = Pattern.compile("[0-9]{" + CodeFormat.MIN_NUMERIC_LENGTH + ","
             + CodeFormat.MAX_NUMERIC_LENGTH + "}");
     private static final Pattern LINK = Pattern.compile("[A-Za-z0-9_-]{" + SecureTokens.RANDOM_TOKEN_LENGTH + "}");
 
     private CodeDigests() {
+    }
+
+    /**
+     * The digest a code is stored under when it is issued now: the HMAC, under the current key, of its input as
+     * above. For what writes codes it knows the clear text of without sending them (an import from another
+     * system, the benchmarks filling a table); it reveals nothing a holder of {@code keys} could not compute.
+     * Issuing stores every code under it, so a code written under it verifies as an issued one does.
+     */
+    public static String storedDigest(SecretKeyRing keys, CodeFormat format, String userId, CodeType codeType,
+            String code, Optional<String> context) {
+        return keys.currentDigest(input(format, userId, codeType, code, context));
     }
 
     static String input(CodeFormat format, String userId, CodeType codeType, String code) {

@@ -186,7 +186,7 @@ public final class CodeService {
         VerificationCode stored = null;
         for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS && stored == null; attempt++) {
             plaintext = format == CodeFormat.NUMERIC ? tokens.numericCode(length) : tokens.randomToken();
-            String digest = keys.currentDigest(CodeDigests.input(format, userId, type, plaintext, context));
+            String digest = CodeDigests.storedDigest(keys, format, userId, type, plaintext, context);
             VerificationCode candidate = new VerificationCode(digest, userId, type, format, method, maskedTarget,
                     false, createdAt, expiresAt,
                     context.map(text -> keys.currentDigest(CodeDigests.contextInput(text))));

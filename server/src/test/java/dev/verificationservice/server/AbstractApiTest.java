@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.openapi.ApiContract;
-import dev.verificationservice.store.contract.MutableClock;
-import dev.verificationservice.store.contract.SkipReasonReporter;
+import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.testsupport.junit.SkipReasonReporter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

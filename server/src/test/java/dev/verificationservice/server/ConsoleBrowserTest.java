@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.config.KeyMaterial;
-import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.testsupport.browser.HeadlessChromium;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -47,14 +48,14 @@ import tools.jackson.databind.JsonNode;
  * The support console in a real browser (Debian's chromium through chromedriver, headless) against the real
  * server on a free port, in development mode on the embedded store. Traffic is made through the HTTP API first,
  * as an application would; then an operator signs in and looks, lifts, revokes. Every page is saved as a PNG in
- * target/console-screenshots. The service's clock is the test clock, moved instead of waiting.
+ * target/screenshots. The service's clock is the test clock, moved instead of waiting.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + ConsoleBrowserTest.API_KEY,
         "verification.admin-api-keys=" + ConsoleBrowserTest.ADMIN_KEY,
         "verification.secret-keys=" + ConsoleBrowserTest.HMAC_KEY})
 @Import(TestClockConfiguration.class)
-@ExtendWith({ConsoleBrowser.Required.class, OutputCaptureExtension.class})
+@ExtendWith({HeadlessChromium.Required.class, OutputCaptureExtension.class})
 class ConsoleBrowserTest {
 
     static final String API_KEY = "console-api-key-0123456789abcdefghijklm";
@@ -63,7 +64,7 @@ class ConsoleBrowserTest {
     static final String KEY_ID = KeyMaterial.adminKeyId(ADMIN_KEY);
     private static final AtomicInteger USERS = new AtomicInteger();
 
-    private static ConsoleBrowser browser;
+    private static HeadlessChromium browser;
 
     @DynamicPropertySource
     static void dataDirectory(DynamicPropertyRegistry registry) throws IOException {
@@ -73,9 +74,9 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void startBrowser() throws IOException {
-        // Without the browser outside CI, every test is skipped by ConsoleBrowser.Required (saying why).
-        if (ConsoleBrowser.missing().isEmpty() || ConsoleBrowser.inCi()) {
-            browser = ConsoleBrowser.start();
+        // Without the browser outside CI, every test is skipped by HeadlessChromium.Required (saying why).
+        if (HeadlessChromium.missing().isEmpty() || HeadlessChromium.inCi()) {
+            browser = HeadlessChromium.start();
         }
     }
 

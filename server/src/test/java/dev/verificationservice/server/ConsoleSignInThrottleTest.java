@@ -2,7 +2,7 @@ package dev.verificationservice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

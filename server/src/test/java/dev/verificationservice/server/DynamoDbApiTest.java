@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.server.store.CreateTableCommand;
 import dev.verificationservice.spring.VerificationProperties;
-import dev.verificationservice.store.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

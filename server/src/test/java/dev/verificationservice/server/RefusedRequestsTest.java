@@ -3,7 +3,7 @@ package dev.verificationservice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.server.errors.RefusalLog;
-import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

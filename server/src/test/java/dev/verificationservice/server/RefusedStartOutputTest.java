@@ -3,7 +3,7 @@ package dev.verificationservice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.verificationservice.store.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package dev.verificationservice.server;
 
-import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.time.Instant;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;

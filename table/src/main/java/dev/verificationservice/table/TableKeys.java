@@ -62,6 +62,11 @@ public final class TableKeys {
         return new IndexKey(user(userId), codesOfTypePrefix(codeType) + Timestamps.format(createdAt));
     }
 
+    /** PK prefix of every code item, and of nothing else (the benchmarks count and delete codes by it). */
+    public static String codesPrefix() {
+        return CODE;
+    }
+
     /** GSI1SK prefix of one user's codes of one type: {@code begins_with(GSI1SK, CODE#<codeType>#)}. */
     public static String codesOfTypePrefix(CodeType codeType) {
         return CODE + codeType.name() + SEPARATOR;
@@ -145,6 +150,14 @@ public final class TableKeys {
     /** The item holding the last claim of a cooldown, in the partition of the subject's action. */
     public static PrimaryKey cooldown(String userId, String action) {
         return new PrimaryKey(rateLimitPartition(userId, action), COOLDOWN);
+    }
+
+    /**
+     * PK prefix of the rate-limit partitions of every subject whose id starts with {@code subjectPrefix}, of
+     * every action (the benchmarks delete their own users' counters by it).
+     */
+    public static String rateLimitPartitionsPrefix(String subjectPrefix) {
+        return RATELIMIT + subjectPrefix;
     }
 
     /** The partition holding every window of one subject's action. */

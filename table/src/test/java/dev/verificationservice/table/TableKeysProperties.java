@@ -92,6 +92,21 @@ class TableKeysProperties {
     }
 
     @Property
+    void thePrefixesOfCodesAndOfSubjectsCoverTheirItemsAndNoOthers(@ForAll("validIds") String user,
+                                                                   @ForAll("validIds") String deviceId,
+                                                                   @ForAll("actions") String action,
+                                                                   @ForAll("instants") Instant at) {
+        String subjectPrefix = user.substring(0, 1 + user.length() / 2);
+        assertThat(TableKeys.rateLimitWindow(user, action, at).pk())
+                .startsWith(TableKeys.rateLimitPartitionsPrefix(subjectPrefix));
+        assertThat(TableKeys.cooldown(user, action).pk()).startsWith(TableKeys.rateLimitPartitionsPrefix(user));
+        assertThat(TableKeys.code(user).pk()).startsWith(TableKeys.codesPrefix());
+        assertThat(java.util.List.of(TableKeys.user(user), TableKeys.deviceToken(deviceId, "t").pk(),
+                TableKeys.idempotencyKey(user).pk(), TableKeys.rateLimitPartition(user, action)))
+                .noneMatch(pk -> pk.startsWith(TableKeys.codesPrefix()));
+    }
+
+    @Property
     void auditSortKeysSortByTimeAndReadBack(@ForAll("instants") Instant earlier, @ForAll("instants") Instant later) {
         Assume.that(earlier.isBefore(later));
         String first = TableKeys.auditSortKey(earlier, "ffffffffffff");

@@ -14,6 +14,7 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import dev.verificationservice.Verification;
 import dev.verificationservice.codes.ArchitectureViolationFixture;
+import dev.verificationservice.codes.TestSupportViolationFixture;
 import dev.verificationservice.server.VerificationServerApplication;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * </pre>
  * The domain knows neither the table model nor any store, nor Spring's wiring; the starter and the server know
  * the stores only to build them and never the table model; no store knows the starter or the server; the
- * starter, which host applications embed, knows nothing of the server; the core's packages form no cycle.
+ * starter, which host applications embed, knows nothing of the server; the core's packages form no cycle; no
+ * product class uses the test-support module (its poms take it in test scope only: {@link TestScopeOnlyTest}).
  *
  * <p>Each module is recognised by its packages, read off the module's own classes (its jar or classes
  * directory), so a package added to a module is covered without editing this test.
@@ -71,6 +73,11 @@ class ArchitectureTest {
             .should().dependOnClassesThat(resideIn("are in the server", SERVER))
             .because("host applications embed the starter without the server: the wiring exists once, below the server");
 
+    static final ArchRule PRODUCT_KNOWS_NO_TEST_SUPPORT = noClasses()
+            .that(resideIn("are in a product module", union(CORE, union(TABLE, union(STORES, union(STARTER, SERVER))))))
+            .should().dependOnClassesThat().resideInAPackage("dev.verificationservice.testsupport..")
+            .because("test support (the hand-moved clock, dynalite, the fault proxy) is never in a product jar");
+
     static final ArchRule STARTER_PACKAGES_FORM_NO_CYCLE = slices()
             .assignedFrom(packagesOf("the starter", STARTER))
             .should().beFreeOfCycles();
@@ -104,6 +111,11 @@ class ArchitectureTest {
     }
 
     @Test
+    void noProductClassUsesTheTestSupport() {
+        PRODUCT_KNOWS_NO_TEST_SUPPORT.check(PRODUCTION);
+    }
+
+    @Test
     void theStarterPackagesFormNoCycle() {
         STARTER_PACKAGES_FORM_NO_CYCLE.check(PRODUCTION);
     }
@@ -126,6 +138,8 @@ class ArchitectureTest {
         assertThat(STARTER).contains("dev.verificationservice.spring", "dev.verificationservice.spring.core",
                 "dev.verificationservice.spring.store");
         assertThat(SERVER).contains("dev.verificationservice.server.codes");
+        assertThat(PRODUCTION.containPackage("dev.verificationservice.testsupport.time"))
+                .as("the test support is on the class path, so the rule against it can fail").isTrue();
     }
 
     /** The rule catches what it is there for: a domain class in a core package that imports the table model. */
@@ -134,6 +148,14 @@ class ArchitectureTest {
         JavaClasses withViolation = new ClassFileImporter().importClasses(ArchitectureViolationFixture.class);
 
         assertThat(DOMAIN_KNOWS_NO_TABLE_MODEL_AND_NO_STORE.evaluate(withViolation).hasViolation()).isTrue();
+    }
+
+    /** And a domain class that takes the tests' clock from the test support. */
+    @Test
+    void aDomainClassUsingTheTestSupportBreaksTheBuild() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(TestSupportViolationFixture.class);
+
+        assertThat(PRODUCT_KNOWS_NO_TEST_SUPPORT.evaluate(withViolation).hasViolation()).isTrue();
     }
 
     private static Class<?> tableModel() {

@@ -6,7 +6,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.verificationservice.server.fuzz;
 
-import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.table.ItemAttributes;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,6 +1,6 @@
 package dev.verificationservice.spring.hostapp;
 
-import dev.verificationservice.store.contract.ReadmeSnippets;
+import dev.verificationservice.testsupport.docs.ReadmeSnippets;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -39,6 +39,8 @@ import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.testsupport.junit.SkipReasonReporter;
+import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.validation.InvalidInputException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

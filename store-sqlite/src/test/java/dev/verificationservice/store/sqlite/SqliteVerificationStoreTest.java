@@ -12,7 +12,7 @@ import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
-import dev.verificationservice.store.contract.MutableClock;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -1,4 +1,4 @@
-package dev.verificationservice.store.dynamodb.faults;
+package dev.verificationservice.testsupport.dynamodb.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

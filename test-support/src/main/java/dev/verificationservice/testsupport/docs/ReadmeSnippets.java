@@ -1,4 +1,4 @@
-package dev.verificationservice.store.contract;
+package dev.verificationservice.testsupport.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.verificationservice.store.contract;
+package dev.verificationservice.testsupport.junit;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;

@@ -1,4 +1,4 @@
-package dev.verificationservice.store.contract;
+package dev.verificationservice.testsupport.time;
 
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.verificationservice.store.dynamodb.faults;
+package dev.verificationservice.testsupport.dynamodb.faults;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,10 +1,10 @@
-package dev.verificationservice.store.dynamodb.faults;
+package dev.verificationservice.testsupport.dynamodb.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.verificationservice.store.dynamodb.Dynalite;
-import dev.verificationservice.store.dynamodb.faults.Exchange.Outcome;
+import dev.verificationservice.testsupport.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.dynamodb.faults.Exchange.Outcome;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.time.Duration;

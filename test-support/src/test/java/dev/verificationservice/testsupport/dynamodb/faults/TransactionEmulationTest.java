@@ -1,11 +1,11 @@
-package dev.verificationservice.store.dynamodb.faults;
+package dev.verificationservice.testsupport.dynamodb.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.verificationservice.store.dynamodb.Dynalite;
-import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy.Options;
-import dev.verificationservice.store.dynamodb.faults.Exchange.Outcome;
+import dev.verificationservice.testsupport.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy.Options;
+import dev.verificationservice.testsupport.dynamodb.faults.Exchange.Outcome;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
 import java.net.Socket;

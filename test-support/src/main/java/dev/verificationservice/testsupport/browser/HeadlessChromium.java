@@ -1,4 +1,4 @@
-package dev.verificationservice.server;
+package dev.verificationservice.testsupport.browser;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,29 +23,29 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * as root), without any background networking, with a fresh profile each time. Nothing is downloaded: a missing
  * browser is a skip that says so, or a failure when the environment variable {@code CI} is set.
  */
-final class ConsoleBrowser implements AutoCloseable {
+public final class HeadlessChromium implements AutoCloseable {
 
-    static final Path CHROMIUM = Path.of(System.getProperty("console.chromium", "/usr/bin/chromium"));
-    static final Path CHROMEDRIVER = Path.of(System.getProperty("console.chromedriver", "/usr/bin/chromedriver"));
-    static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
+    public static final Path CHROMIUM = Path.of(System.getProperty("browser.chromium", "/usr/bin/chromium"));
+    public static final Path CHROMEDRIVER = Path.of(System.getProperty("browser.chromedriver", "/usr/bin/chromedriver"));
+    public static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
-    final ChromeDriver driver;
+    public final ChromeDriver driver;
     private final Path profile;
 
-    private ConsoleBrowser(ChromeDriver driver, Path profile) {
+    private HeadlessChromium(ChromeDriver driver, Path profile) {
         this.driver = driver;
         this.profile = profile;
     }
 
     /** Why the browser cannot run here, if it cannot: chromium or chromedriver missing. */
-    static Optional<String> missing() {
+    public static Optional<String> missing() {
         return Stream.of(CHROMIUM, CHROMEDRIVER).filter(path -> !Files.isExecutable(path)).map(Path::toString)
                 .reduce((a, b) -> a + " and " + b)
-                .map(paths -> "no browser for the console tests: " + paths + " missing (install Debian's chromium "
+                .map(paths -> "no browser for the browser tests: " + paths + " missing (install Debian's chromium "
                         + "and chromium-driver: apt-get install -y chromium chromium-driver; .ci/run does)");
     }
 
-    static boolean inCi() {
+    public static boolean inCi() {
         String ci = System.getenv("CI");
         return ci != null && !ci.isBlank();
     }
@@ -54,7 +54,7 @@ final class ConsoleBrowser implements AutoCloseable {
      * Skips every test of the class, saying why, when the browser is missing outside CI (before anything is
      * started for them); in CI the tests run and fail at {@link #start}.
      */
-    static final class Required implements ExecutionCondition {
+    public static final class Required implements ExecutionCondition {
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
             Optional<String> reason = missing();
@@ -68,12 +68,12 @@ final class ConsoleBrowser implements AutoCloseable {
     }
 
     /** Starts the browser; fails (in CI) when it is missing. */
-    static ConsoleBrowser start() throws IOException {
+    public static HeadlessChromium start() throws IOException {
         Optional<String> reason = missing();
         if (reason.isPresent()) {
             throw new IllegalStateException((inCi() ? "CI is set and there is " : "") + reason.get());
         }
-        Path profile = Files.createTempDirectory("console-browser-profile");
+        Path profile = Files.createTempDirectory("browser-profile");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -88,22 +88,22 @@ final class ConsoleBrowser implements AutoCloseable {
         // On a loaded machine a page can still be arriving when the next step looks for an element: wait for it
         // (up to this long) instead of failing at once. Assertions that something is absent use findElements.
         driver.manage().timeouts().implicitlyWait(Duration.ofSeconds(10));
-        ConsoleBrowser browser = new ConsoleBrowser(driver, profile);
+        HeadlessChromium browser = new HeadlessChromium(driver, profile);
         browser.viewport(1280, 800);
         return browser;
     }
 
     /** The page's size in CSS pixels, as a phone or a laptop screen would give it. */
-    void viewport(int width, int height) {
+    public void viewport(int width, int height) {
         driver.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height", height,
                 "deviceScaleFactor", 1, "mobile", width < 600));
     }
 
     /**
-     * A PNG of what the viewport shows, into target/console-screenshots; and every page shot is checked for
+     * A PNG of what the viewport shows, into target/screenshots; and every page shot is checked for
      * accessibility first: it fails on any violation axe-core finds (WCAG 2.x A and AA, and axe's best practices).
      */
-    Path screenshot(String name) throws IOException {
+    public Path screenshot(String name) throws IOException {
         List<String> violations = accessibilityViolations();
         if (!violations.isEmpty()) {
             throw new AssertionError("axe-core finds " + violations.size() + " accessibility violation(s) on the page '"
@@ -117,12 +117,11 @@ final class ConsoleBrowser implements AutoCloseable {
 
     /**
      * What axe-core (installed by the build with npm ci, injected into the page as it is) reports as violations:
-     * one line each, its rule, impact, and the elements. The console's pages run no script of their own; this
-     * one only reads the page.
+     * one line each, its rule, impact, and the elements. The script only reads the page.
      */
     @SuppressWarnings("unchecked")
-    List<String> accessibilityViolations() throws IOException {
-        Path axe = Path.of(System.getProperty("console.axe", "target/axe/node_modules/axe-core/axe.min.js"));
+    public List<String> accessibilityViolations() throws IOException {
+        Path axe = Path.of(System.getProperty("browser.axe", "target/axe/node_modules/axe-core/axe.min.js"));
         if (!Files.isRegularFile(axe)) {
             throw new IllegalStateException("axe-core is not installed at " + axe.toAbsolutePath()
                     + "; run the tests through Maven (mvn verify), which installs it with npm ci");
@@ -145,7 +144,7 @@ final class ConsoleBrowser implements AutoCloseable {
     }
 
     /** A PNG of the whole page, however long, at the current width. */
-    Path fullPageScreenshot(String name) throws IOException {
+    public Path fullPageScreenshot(String name) throws IOException {
         Files.createDirectories(SCREENSHOTS);
         Path file = SCREENSHOTS.resolve(name + ".png");
         Map<String, Object> shot = driver.executeCdpCommand("Page.captureScreenshot",
@@ -155,7 +154,7 @@ final class ConsoleBrowser implements AutoCloseable {
     }
 
     /** The whole page in PNG slices of the given size, top to bottom (for looking at a long page). */
-    void pageSlices(String name, int width, int height) throws IOException {
+    public void pageSlices(String name, int width, int height) throws IOException {
         Files.createDirectories(SCREENSHOTS);
         Number total = (Number) driver.executeScript("return document.documentElement.scrollHeight;");
         for (int top = 0, part = 1; top < total.intValue(); top += height, part++) {

@@ -1,6 +1,6 @@
-package dev.verificationservice.store.dynamodb;
+package dev.verificationservice.testsupport.dynamodb;
 
-import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import java.util.concurrent.CountDownLatch;
 
 /**

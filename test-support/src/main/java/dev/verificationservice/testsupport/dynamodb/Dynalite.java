@@ -1,14 +1,14 @@
-package dev.verificationservice.store.dynamodb;
+package dev.verificationservice.testsupport.dynamodb;
 
-import dev.verificationservice.store.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -17,14 +17,16 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * dynalite, a DynamoDB-compatible engine on Node.js, installed by the Maven build ({@code npm ci} in
- * {@code target/dynalite}) and started here once per test run on a free port. It is stopped when the run
- * ends, by JUnit closing the root store, or by the JVM's shutdown hook at the latest.
+ * {@code test-support/target/dynalite}, found as {@link DynaliteCli} says) and started here once per test run
+ * on a free port. It is stopped when the run ends, by JUnit closing the root store, or by the JVM's shutdown
+ * hook at the latest.
  *
  * <p>dynalite has no {@code TransactWriteItems}. {@link #transactional()} is the same engine behind a
  * {@link DynamoDbFaultProxy} that emulates it (started once per run, on first use); a store under test talks to
@@ -50,11 +52,17 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
 
     /** A client of the endpoint as the tests use one: test credentials, the SDK's default retries; close it. */
     public static DynamoDbClient client(URI endpoint) {
+        return client(endpoint, List.of());
+    }
+
+    /** {@link #client(URI)} with these interceptors (the benchmarks' request meter). */
+    public static DynamoDbClient client(URI endpoint, List<ExecutionInterceptor> interceptors) {
         return DynamoDbClient.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(ApacheHttpClient.builder().maxConnections(64).build())
+                .overrideConfiguration(override -> interceptors.forEach(override::addExecutionInterceptor))
                 .build();
     }
 
@@ -94,11 +102,7 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
     }
 
     private static Dynalite start() {
-        Path cli = Path.of(System.getProperty("dynalite.cli", "target/dynalite/node_modules/dynalite/cli.js"));
-        if (!Files.isRegularFile(cli)) {
-            throw new IllegalStateException("dynalite is not installed at " + cli.toAbsolutePath()
-                    + "; run the tests through Maven (mvn verify), which installs it with npm ci");
-        }
+        Path cli = DynaliteCli.locate(System.getProperty(DynaliteCli.PROPERTY), Path.of(""));
         int port = freePort();
         try {
             Process process = new ProcessBuilder("node", cli.toString(), "--port", Integer.toString(port),
