@@ -112,7 +112,10 @@ public class VerificationAutoConfiguration {
         return new RateLimitPolicy(parsed.limit(), parsed.window(), shards);
     }
 
-    /** The count and window as written, in one shard (so that only their syntax and sign are checked here). */
+    /**
+     * The count and window as written, in as few shards as keep each counter within the cap: only their syntax and
+     * sign are checked here, what the count may be is the caller's rule.
+     */
     private static RateLimitPolicy parsedLimit(String variable, String value) {
         String[] parts = value == null ? new String[0] : value.trim().split("/", 2);
         try {
