@@ -3,6 +3,7 @@ package dev.verificationservice.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.verificationservice.VerificationSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -51,6 +52,14 @@ class RateLimiterTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 shards");
         assertThatThrownBy(() -> new RateLimitPolicy(3, Duration.ofDays(1), 4))
                 .as("a shard that could hold no place").isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theVerifyLimitIsReadOverSeveralWindowsSoItIsNeverSplit() {
+        RateLimitPolicy split = new RateLimitPolicy(10, Duration.ofMinutes(15), 2);
+        assertThat(VerificationSettings.defaults().withSendLimit(split).sendLimit()).isEqualTo(split);
+        assertThatThrownBy(() -> VerificationSettings.defaults().withVerifyLimit(split))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("verifyLimit");
     }
 
     @Test
