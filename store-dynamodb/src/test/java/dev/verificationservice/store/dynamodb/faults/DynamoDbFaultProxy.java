@@ -62,7 +62,8 @@ import java.util.zip.CRC32;
  * each with its own connection to the engine. Request and answer heads pass unchanged (the SDK checks the
  * engine's {@code x-amz-crc32}); only chunked or close-delimited bodies are re-framed with a
  * {@code Content-Length}, and {@code Expect: 100-continue} is answered by the proxy. Answers the proxy makes
- * up carry no {@code x-amz-crc32}. The operation is the part of {@code X-Amz-Target} after the dot.
+ * up carry no {@code x-amz-crc32}; an answer it rewrites ({@link Fault#rewriteAnswer}) carries its own. The
+ * operation is the part of {@code X-Amz-Target} after the dot.
  *
  * <p>Thread-safe: tests inject, stop and read the recording from their own thread while connection threads
  * serve requests. Faults are tried in the order they were injected; the first that matches hits the request.
