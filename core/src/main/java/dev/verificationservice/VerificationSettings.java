@@ -66,6 +66,10 @@ public record VerificationSettings(
             throw new IllegalArgumentException("resendCooldown must be zero or positive");
         }
         requirePositiveSeconds("deviceMaxLife", deviceMaxLife);
+        if (verifyLimit.shards() != 1) {
+            // Its count is read over several windows, one counter each (RateLimiter.acquireOverWindows).
+            throw new IllegalArgumentException("verifyLimit is counted in one counter per window, not " + verifyLimit.shards());
+        }
         smsRegions = Set.copyOf(smsRegions);
         smsNetworks = Set.copyOf(smsNetworks);
         Objects.requireNonNull(mailboxes, "mailboxes");

@@ -2,8 +2,19 @@ package dev.verificationservice.ratelimit;
 
 import java.time.Duration;
 
-/** At most {@code limit} counted events per fixed window of length {@code window}. */
-public record RateLimitPolicy(int limit, Duration window) {
+/**
+ * At most {@code limit} counted events per fixed window of length {@code window}, counted in {@code shards}
+ * counter items per window (one unless a limit shared by everyone, the SMS budget, is spread over several).
+ *
+ * <p><b>Bounded counters.</b> A counter item holds a mark for each place whose outcome is still open, at most
+ * one per place, and hands out at most its share of the limit; so no counter item ever holds more than
+ * {@value #MAX_PER_COUNTER} places. At about 31 bytes a mark that is some 310 KB, under DynamoDB's 400 KB item
+ * limit, past which every write of the counter would fail. A limit above it must be split over enough shards.
+ */
+public record RateLimitPolicy(int limit, Duration window, int shards) {
+
+    /** The most places one counter item hands out per window: what keeps it under DynamoDB's 400 KB item limit. */
+    public static final int MAX_PER_COUNTER = 10_000;
 
     public RateLimitPolicy {
         if (limit < 1) {
@@ -12,5 +23,42 @@ public record RateLimitPolicy(int limit, Duration window) {
         if (window.isNegative() || window.isZero() || window.toMillis() % 1000 != 0) {
             throw new IllegalArgumentException("a rate-limit window must be a positive whole number of seconds");
         }
+        if (shards < 1 || shards > limit) {
+            throw new IllegalArgumentException("a limit of " + limit + " is counted in 1 to " + limit
+                    + " shards, not " + shards);
+        }
+        if (shardLimit(limit, shards, 0) > MAX_PER_COUNTER) {
+            throw new IllegalArgumentException("a limit of " + limit + " in " + shards + (shards == 1 ? " counter" : " shards")
+                    + " puts more than " + MAX_PER_COUNTER + " places in one counter item (at most " + MAX_PER_COUNTER
+                    + " per window and counter, so that an item stays under DynamoDB's 400 KB)");
+        }
+    }
+
+    /** A limit counted in one item per window. */
+    public RateLimitPolicy(int limit, Duration window) {
+        this(limit, window, 1);
+    }
+
+    /** The fewest shards that keep every counter item of a limit within {@link #MAX_PER_COUNTER}. */
+    public static int fewestShards(int limit) {
+        return (limit + MAX_PER_COUNTER - 1) / MAX_PER_COUNTER;
+    }
+
+    /** How many places shard {@code index} hands out: the limit split as evenly as it goes, the first ones larger. */
+    public int shardLimit(int index) {
+        return shardLimit(limit, shards, index);
+    }
+
+    /** The places of the shards before {@code index}: added to a place in that shard, never more than the limit. */
+    public int placesBefore(int index) {
+        int before = 0;
+        for (int shard = 0; shard < index; shard++) {
+            before += shardLimit(shard);
+        }
+        return before;
+    }
+
+    private static int shardLimit(int limit, int shards, int index) {
+        return limit / shards + (index < limit % shards ? 1 : 0);
     }
 }

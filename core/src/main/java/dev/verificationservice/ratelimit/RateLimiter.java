@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -71,16 +72,42 @@ public final class RateLimiter {
         this(counters, clock, new SecureTokens());
     }
 
-    /** Counts one event of {@code action} for the user and says whether it is within the policy. */
+    /**
+     * Counts one event of {@code action} for the user and says whether it is within the policy.
+     *
+     * <p>A policy of several shards (a limit everyone shares, spread over several items so that no one item takes
+     * every write) splits the limit over its shards, each a counter of its own share ({@link
+     * RateLimitPolicy#shardLimit}). The event takes a place in a shard picked at random and, while the shard it
+     * tries is full, in the next one, until one has room or every shard refused it. Each shard is exact, so all of
+     * them together never let more than the limit through; an event is refused only when every shard was full
+     * as it tried it (a place given back meanwhile in a shard it had already tried is not seen: a refusal then,
+     * never an excess). The cost: one write while the shard picked has room, one per shard tried otherwise, and a
+     * refusal of a spent budget one write per shard.
+     */
     public RateLimitDecision acquire(String userId, String action, RateLimitPolicy policy) {
         Instant now = clock.instant();
         Instant windowStart = windowStart(now, policy.window());
         Instant windowEnd = windowStart.plus(policy.window());
-        Place place = new Place(new CounterWindow(userId, action, windowStart, windowEnd.plus(COUNTER_GRACE)),
-                tokens.attemptId());
-        long count = take(place, policy.limit());
-        return new RateLimitDecision(action, count, policy.limit(), windowStart, windowEnd,
-                count <= policy.limit() ? Optional.of(place) : Optional.empty());
+        int first = policy.shards() == 1 ? 0 : ThreadLocalRandom.current().nextInt(policy.shards());
+        for (int tried = 0; tried < policy.shards(); tried++) {
+            int shard = (first + tried) % policy.shards();
+            Place place = new Place(new CounterWindow(shardSubject(userId, shard), action, windowStart,
+                    windowEnd.plus(COUNTER_GRACE)), tokens.attemptId());
+            long count = take(place, policy.shardLimit(shard));
+            if (count <= policy.shardLimit(shard)) {
+                return new RateLimitDecision(action, policy.placesBefore(shard) + count, policy.limit(), windowStart,
+                        windowEnd, Optional.of(place));
+            }
+        }
+        return new RateLimitDecision(action, policy.limit() + 1L, policy.limit(), windowStart, windowEnd, Optional.empty());
+    }
+
+    /**
+     * The subject whose counters hold shard {@code shard} of a subject's limit: the subject itself for the first
+     * (so that a limit of one shard keeps its items), {@code <subject>#<shard>} for the others.
+     */
+    static String shardSubject(String subject, int shard) {
+        return shard == 0 ? subject : subject + "#" + shard;
     }
 
     /**
@@ -93,6 +120,9 @@ public final class RateLimiter {
     public RateLimitDecision acquireOverWindows(String userId, String action, RateLimitPolicy policy, int lookBack) {
         if (lookBack == 0) {
             return acquire(userId, action, policy);
+        }
+        if (policy.shards() != 1) {
+            throw new IllegalArgumentException("a limit over several windows is counted in one counter per window");
         }
         Instant now = clock.instant();
         Duration window = policy.window();
@@ -275,13 +305,19 @@ public final class RateLimiter {
         return counters.deleteCounters(userId, action);
     }
 
-    /** The current window's count without counting anything (zero when the window has no counter yet). */
+    /**
+     * The current window's count without counting anything (zero when the window has no counter yet); of a policy
+     * of several shards, the counts of all its shards added up.
+     */
     public RateLimitDecision current(String userId, String action, RateLimitPolicy policy) {
         Instant now = clock.instant();
         Instant windowStart = windowStart(now, policy.window());
-        long count = counters.findCounter(userId, action, windowStart, now)
-                .map(RateLimitCounter::count)
-                .orElse(0L);
+        long count = 0;
+        for (int shard = 0; shard < policy.shards(); shard++) {
+            count += counters.findCounter(shardSubject(userId, shard), action, windowStart, now)
+                    .map(RateLimitCounter::count)
+                    .orElse(0L);
+        }
         return new RateLimitDecision(action, count, policy.limit(), windowStart, windowStart.plus(policy.window()));
     }
 

@@ -3,8 +3,10 @@ package dev.verificationservice.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.verificationservice.VerificationSettings;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RateLimiterTest {
@@ -36,5 +38,36 @@ class RateLimiterTest {
     void aPolicyNeedsAPositiveLimitAndWholeSecondWindow() {
         assertThatThrownBy(() -> new RateLimitPolicy(0, Duration.ofMinutes(1))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new RateLimitPolicy(1, Duration.ofMillis(1500))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void noCounterItemHandsOutMoreThanTheCapSoALargerLimitNeedsShards() {
+        int cap = RateLimitPolicy.MAX_PER_COUNTER;
+        assertThat(new RateLimitPolicy(cap, Duration.ofDays(1)).limit()).isEqualTo(cap);
+        assertThatThrownBy(() -> new RateLimitPolicy(cap + 1, Duration.ofDays(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("more than " + cap);
+        assertThat(RateLimitPolicy.fewestShards(cap + 1)).isEqualTo(2);
+        assertThat(new RateLimitPolicy(cap + 1, Duration.ofDays(1), 2).shardLimit(0)).isEqualTo(cap / 2 + 1);
+        assertThatThrownBy(() -> new RateLimitPolicy(3 * cap, Duration.ofDays(1), 2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 shards");
+        assertThatThrownBy(() -> new RateLimitPolicy(3, Duration.ofDays(1), 4))
+                .as("a shard that could hold no place").isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theVerifyLimitIsReadOverSeveralWindowsSoItIsNeverSplit() {
+        RateLimitPolicy split = new RateLimitPolicy(10, Duration.ofMinutes(15), 2);
+        assertThat(VerificationSettings.defaults().withSendLimit(split).sendLimit()).isEqualTo(split);
+        assertThatThrownBy(() -> VerificationSettings.defaults().withVerifyLimit(split))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("verifyLimit");
+    }
+
+    @Test
+    void aLimitIsSplitOverItsShardsWithoutRemainder() {
+        RateLimitPolicy split = new RateLimitPolicy(7, Duration.ofHours(1), 3);
+        assertThat(List.of(split.shardLimit(0), split.shardLimit(1), split.shardLimit(2))).containsExactly(3, 2, 2);
+        assertThat(List.of(split.placesBefore(0), split.placesBefore(1), split.placesBefore(2))).containsExactly(0, 3, 5);
+        assertThat(RateLimiter.shardSubject("global", 0)).isEqualTo("global");
+        assertThat(RateLimiter.shardSubject("global", 2)).isEqualTo("global#2");
     }
 }

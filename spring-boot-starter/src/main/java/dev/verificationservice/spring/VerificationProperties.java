@@ -1,10 +1,12 @@
 package dev.verificationservice.spring;
 
+import dev.verificationservice.store.dynamodb.GlobalTableMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -66,6 +68,9 @@ public record VerificationProperties(
      * @param ip             sends per client IP address ({@code VERIFICATION_LIMITS_IP})
      * @param resendCooldown a new code for the same user and type is refused this long after the last
      * @param smsBudget      SMS per window across all users, or {@code off}
+     * @param smsBudgetShards counter items the SMS budget is split over ({@code VERIFICATION_LIMITS_SMS_BUDGET_SHARDS}):
+     *                       each takes its share of the sends, so one item (one partition key) no longer takes
+     *                       them all; a budget above 10000 per window needs one per 10000
      * @param smsCountries   regions SMS may go to ({@code VERIFICATION_LIMITS_SMS_COUNTRIES=GB,IE}), empty: all
      * @param smsNonGeographic country calling codes of the international networks SMS may go to, which belong to
      *                       no country: satellite phones and global services
@@ -78,7 +83,7 @@ public record VerificationProperties(
     public record Limits(@DefaultValue("5/PT15M") String send, @DefaultValue("5/PT15M") String verify,
                          @DefaultValue("5/PT1H") String target, @DefaultValue("20/PT1H") String ip,
                          @DefaultValue("PT30S") Duration resendCooldown, @DefaultValue("off") String smsBudget,
-                         List<String> smsCountries, List<String> smsNonGeographic,
+                         @DefaultValue("1") int smsBudgetShards, List<String> smsCountries, List<String> smsNonGeographic,
                          @DefaultValue("P365D") Duration deviceMaxLife,
                          @DefaultValue("*") List<String> subaddressDomains) {
     }
@@ -92,14 +97,26 @@ public record VerificationProperties(
      * @param attemptTimeout the longest one HTTP attempt may take (connect, send, answer)
      * @param maxAttempts    attempts per operation, the first included (the SDK's standard retry strategy,
      *                       with backoff and jitter, for throttling, 5xx, timeouts and broken connections)
+     * @param globalTable    which global tables the start accepts ({@code VERIFICATION_DYNAMODB_GLOBAL_TABLE}):
+     *                       {@code none} (a table with replicas in other Regions stops the start), or
+     *                       {@code single-writer} (an MREC global table the service writes in one Region only
+     *                       at any time); MRSC never (docs/multi-region.md)
      */
     public record Dynamodb(@DefaultValue("verification") String table, String endpoint,
                            @DefaultValue("true") boolean requireTtl,
                            @DefaultValue("PT3S") Duration callTimeout,
                            @DefaultValue("PT1S") Duration attemptTimeout,
-                           @DefaultValue("3") int maxAttempts) {
+                           @DefaultValue("3") int maxAttempts,
+                           @DefaultValue("none") GlobalTableMode globalTable) {
+
+        /** As written before global tables were checked: a table of one Region. */
+        public Dynamodb(String table, String endpoint, boolean requireTtl, Duration callTimeout, Duration attemptTimeout,
+                        int maxAttempts) {
+            this(table, endpoint, requireTtl, callTimeout, attemptTimeout, maxAttempts, GlobalTableMode.NONE);
+        }
 
         /** DynamoDB's own rule for table names, checked here so that a typo fails at start, not on first use. */
+        @ConstructorBinding
         public Dynamodb {
             if (table == null || !table.matches("[A-Za-z0-9_.-]{3,255}")) {
                 throw new IllegalArgumentException("VERIFICATION_DYNAMODB_TABLE must be 3 to 255 characters of "

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.Mailboxes;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
@@ -20,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -110,6 +112,33 @@ class StarterAutoConfigurationTest {
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
                     .hasMessageContaining("VERIFICATION_LIMITS_SUBADDRESS_DOMAINS names 'not a domain'");
         });
+    }
+
+    /** A counter item holds at most 10000 places: a larger limit stops the start, naming what to set. */
+    @Test
+    void aLimitPastWhatOneCounterItemHoldsStopsTheStartAndALargeSmsBudgetNeedsShards() {
+        Path dataDir = temporaryDirectory();
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.send=10001/PT1H")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                            .hasMessageContaining("VERIFICATION_LIMITS_SEND '10001/PT1H' allows more than 10000");
+                });
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.sms-budget=25000/P1D")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                            .hasMessageContaining("VERIFICATION_LIMITS_SMS_BUDGET_SHARDS is 1")
+                            .extracting(failure -> ((StartupException) failure).action()).asString()
+                            .contains("between 3 and 25000");
+                });
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.sms-budget=25000/P1D",
+                "verification.limits.sms-budget-shards=3").run(context -> assertThat(
+                        context.getBean(VerificationSettings.class).smsBudget())
+                        .contains(new RateLimitPolicy(25000, Duration.ofDays(1), 3)));
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.send=10000/PT1H")
+                .run(context -> assertThat(context.getBean(VerificationSettings.class).sendLimit().limit())
+                        .isEqualTo(10000));
     }
 
     @Test

@@ -77,7 +77,7 @@ public class VerificationAutoConfiguration {
                     .ipLimit(limit("VERIFICATION_LIMITS_IP", limits.ip()))
                     .resendCooldown(limits.resendCooldown())
                     .smsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
-                            : Optional.of(limit("VERIFICATION_LIMITS_SMS_BUDGET", limits.smsBudget())))
+                            : Optional.of(smsBudget(limits.smsBudget(), limits.smsBudgetShards())))
                     .smsRegions(smsRegions(limits.smsCountries()))
                     .smsNetworks(smsNetworks(limits.smsNonGeographic()))
                     .deviceMaxLife(limits.deviceMaxLife())
@@ -91,10 +91,39 @@ public class VerificationAutoConfiguration {
 
     /** {@code <count>/<ISO-8601 window>}, for example {@code 5/PT15M}. */
     static RateLimitPolicy limit(String variable, String value) {
+        RateLimitPolicy parsed = parsedLimit(variable, value);
+        if (parsed.limit() > RateLimitPolicy.MAX_PER_COUNTER) {
+            throw new StartupException(variable + " '" + value + "' allows more than " + RateLimitPolicy.MAX_PER_COUNTER
+                    + " per window, the most one counter item holds (DynamoDB items hold at most 400 KB).",
+                    "Lower the count to " + RateLimitPolicy.MAX_PER_COUNTER + " or less.");
+        }
+        return parsed;
+    }
+
+    /** The SMS budget, split over {@code shards} counter items: each within {@link RateLimitPolicy#MAX_PER_COUNTER}. */
+    static RateLimitPolicy smsBudget(String value, int shards) {
+        RateLimitPolicy parsed = parsedLimit("VERIFICATION_LIMITS_SMS_BUDGET", value);
+        int fewest = RateLimitPolicy.fewestShards(parsed.limit());
+        if (shards < fewest || shards > parsed.limit()) {
+            throw new StartupException("VERIFICATION_LIMITS_SMS_BUDGET_SHARDS is " + shards + ": a budget of "
+                    + parsed.limit() + " per window is split over " + fewest + " to " + parsed.limit()
+                    + " counter items (one holds at most " + RateLimitPolicy.MAX_PER_COUNTER + ").",
+                    "Set VERIFICATION_LIMITS_SMS_BUDGET_SHARDS between " + fewest + " and " + parsed.limit() + ".");
+        }
+        return new RateLimitPolicy(parsed.limit(), parsed.window(), shards);
+    }
+
+    /**
+     * The count and window as written, in as few shards as keep each counter within the cap: only their syntax and
+     * sign are checked here, what the count may be is the caller's rule.
+     */
+    private static RateLimitPolicy parsedLimit(String variable, String value) {
         String[] parts = value == null ? new String[0] : value.trim().split("/", 2);
         try {
             if (parts.length == 2) {
-                return new RateLimitPolicy(Integer.parseInt(parts[0].trim()), Duration.parse(parts[1].trim()));
+                int count = Integer.parseInt(parts[0].trim());
+                Duration window = Duration.parse(parts[1].trim());
+                return new RateLimitPolicy(count, window, Math.max(1, RateLimitPolicy.fewestShards(count)));
             }
         } catch (RuntimeException e) {
             throw new StartupException(variable + " '" + value + "' is not a limit: " + e.getMessage(),

@@ -8,6 +8,7 @@ import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
+import dev.verificationservice.store.dynamodb.GlobalTableException;
 import dev.verificationservice.store.dynamodb.TableShapeException;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import io.micrometer.core.instrument.Counter;
@@ -15,6 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -114,6 +116,24 @@ public class StoreAutoConfiguration {
         }
     }
 
+    /** A global table of a kind the store does not run on stops the start; an allowed one is named in the log. */
+    private static void requireSupportedReplication(DynamoDbTableAdmin admin, VerificationProperties.Dynamodb settings) {
+        try {
+            List<String> regions = admin.requireSupportedReplication(settings.globalTable());
+            if (!regions.isEmpty()) {
+                LOG.warn("DynamoDB table '{}' is a global table (MREC) with replicas in {}: run on the promise of "
+                        + "VERIFICATION_DYNAMODB_GLOBAL_TABLE=single-writer that the service writes in this Region only; "
+                        + "a second writing Region would let a code be used twice", settings.table(), regions);
+            }
+        } catch (GlobalTableException e) {
+            throw new StartupException(e.getMessage(), "Use a table of one Region, or an MREC global table written in "
+                    + "one Region only with VERIFICATION_DYNAMODB_GLOBAL_TABLE=single-writer (docs/multi-region.md).", e);
+        } catch (SdkException e) {
+            throw new StartupException("Cannot read the replicas of DynamoDB table '" + settings.table() + "': "
+                    + e.getMessage(), "Check the credentials allow dynamodb:DescribeTable on the table.", e);
+        }
+    }
+
     private static VerificationStore openDynamoDb(VerificationProperties properties, DynamoDbClient client,
                                                   MeterRegistry registry) {
         VerificationProperties.Dynamodb settings = properties.dynamodb();
@@ -128,6 +148,7 @@ public class StoreAutoConfiguration {
             throw new StartupException("Cannot reach DynamoDB table '" + settings.table() + "': " + e.getMessage(),
                     "Check AWS_REGION, the credentials, VERIFICATION_DYNAMODB_ENDPOINT and VERIFICATION_DYNAMODB_TABLE.", e);
         }
+        requireSupportedReplication(admin, settings);
         LOG.info("DynamoDB store: table '{}'{}", settings.table(), client.serviceClientConfiguration().endpointOverride()
                 .map(endpoint -> " at " + endpoint).orElse(""));
         // A client with an endpoint override (ours from VERIFICATION_DYNAMODB_ENDPOINT, or the application's own)

@@ -36,9 +36,11 @@ import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.table.TableItems;
 import dev.verificationservice.testsupport.junit.SkipReasonReporter;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.validation.InvalidInputException;
@@ -1268,6 +1270,74 @@ public abstract class AbstractVerificationStoreContractTest {
                 .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SMS_BUDGET"));
         assertThat(budgeted.codes().issue(CodeRequest.of("budget-mail", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
                 "budget@example.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aBudgetSplitOverShardsLetsExactlyItsLimitThroughUnderConcurrency() throws Exception {
+        // 7 over 3 shards: the shards hand out 3, 2 and 2 places; 16 users at once, each a number of its own.
+        RateLimitPolicy budget = new RateLimitPolicy(7, Duration.ofHours(1), 3);
+        Verification budgeted = build(keys, outbox, VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        AtomicInteger next = new AtomicInteger(10);
+        List<IssueResult> results = runConcurrently(16, () -> {
+            int n = next.getAndIncrement();
+            return budgeted.codes().issue(smsTo("shard-" + n, "+4477001234" + n));
+        });
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(7);
+        assertThat(results).filteredOn(IssueResult.RateLimited.class::isInstance).hasSize(9)
+                .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SMS_BUDGET"));
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(7);
+        // Every shard is full at exactly its share, in an item of its own (a partition key of its own on DynamoDB).
+        assertThat(allRawItems()).filteredOn(item -> "SMS_BUDGET".equals(item.get("action")))
+                .extracting(item -> item.get("PK") + "=" + ((Number) item.get("count")).longValue())
+                .containsExactlyInAnyOrder("RATELIMIT#global#SMS_BUDGET=3", "RATELIMIT#global#1#SMS_BUDGET=2",
+                        "RATELIMIT#global#2#SMS_BUDGET=2");
+        assertThat(smsBudgetMarks()).as("every sent SMS's place is kept for good").isZero();
+    }
+
+    @Test
+    void aFullShardFallsOverToTheNextAndAPlaceGivenBackIsFoundAgain() {
+        RateLimitPolicy split = new RateLimitPolicy(5, Duration.ofHours(1), 2);
+        List<RateLimitDecision> taken = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            RateLimitDecision decision = verification.rateLimiter().acquire("global", "SHARDED", split);
+            assertThat(decision.allowed()).as("place %d of 5", i + 1).isTrue();
+            taken.add(decision);
+        }
+        assertThat(verification.rateLimiter().acquire("global", "SHARDED", split).allowed()).isFalse();
+        assertThat(verification.rateLimiter().current("global", "SHARDED", split).count()).isEqualTo(5);
+
+        verification.rateLimiter().release(taken.get(2));
+        assertThat(verification.rateLimiter().current("global", "SHARDED", split).count()).isEqualTo(4);
+        assertThat(verification.rateLimiter().acquire("global", "SHARDED", split).allowed())
+                .as("whichever shard the walk starts at, it reaches the one with room").isTrue();
+        assertThat(verification.rateLimiter().acquire("global", "SHARDED", split).allowed()).isFalse();
+    }
+
+    /**
+     * A counter item at the most places one counter may hand out, every place still open (a mark each, as when
+     * no outcome is known yet): the item is still writable (under DynamoDB's 400 KB), and one place more is
+     * refused without a write.
+     */
+    @Test
+    void aCounterAtTheMostPlacesOneItemHoldsIsStillWrittenAndRefusesTheNext() {
+        int most = RateLimitPolicy.MAX_PER_COUNTER;
+        Place last = placeOf("max", "SEND_EMAIL_VERIFICATION", new SecureTokens().attemptId());
+        CounterWindow window = last.window();
+        Map<String, Object> item = TableItems.counterItem(window.userId(), window.action(), window.windowStart(),
+                window.expiresAt(), most - 1);
+        SecureTokens tokens = new SecureTokens();
+        for (int place = 1; place < most; place++) {
+            item.put(TableItems.placeAttribute(tokens.attemptId()), (long) place);
+        }
+        putRawItem(item);
+
+        assertThat(store.takePlace(last, most)).isEqualTo(most);
+        assertThat(store.takePlace(placeOf("max", "SEND_EMAIL_VERIFICATION", tokens.attemptId()), most))
+                .isEqualTo(most + 1L);
+        assertThat(store.takePlace(last, most)).as("the last place, recognised on a retry").isEqualTo(most);
+        assertThat(verification.rateLimiter().current("max", "SEND_EMAIL_VERIFICATION", new RateLimitPolicy(most,
+                Duration.ofMinutes(15))).count()).isEqualTo(most);
     }
 
     private static final String BUDGET_NUMBER = "+447700123401";

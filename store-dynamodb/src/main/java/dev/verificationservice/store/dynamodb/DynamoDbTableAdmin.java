@@ -18,8 +18,10 @@ import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndexDescription;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
 import software.amazon.awssdk.services.dynamodb.model.Projection;
 import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
+import software.amazon.awssdk.services.dynamodb.model.ReplicaDescription;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
@@ -159,6 +161,36 @@ public final class DynamoDbTableAdmin {
         if (!differences.isEmpty()) {
             throw new TableShapeException(tableName, differences);
         }
+    }
+
+    /**
+     * Refuses a table replicated to other Regions unless {@code allowed} accepts its kind: one DescribeTable, its
+     * {@code Replicas}, {@code GlobalTableVersion} and {@code MultiRegionConsistency}. A table of one Region passes;
+     * MRSC never does (no transactions, no TTL); MREC only with {@link GlobalTableMode#SINGLE_WRITER}. Returns the
+     * other Regions' names (empty for a table of one Region).
+     */
+    public List<String> requireSupportedReplication(GlobalTableMode allowed) {
+        TableDescription table = client.describeTable(request -> request.tableName(tableName)).table();
+        List<String> regions = table.replicas().stream().map(ReplicaDescription::regionName).toList();
+        if (regions.isEmpty() && table.globalTableVersion() == null) {
+            return regions;
+        }
+        String where = regions.isEmpty() ? "is a global table (version " + table.globalTableVersion() + ")"
+                : "is a global table with replicas in " + String.join(", ", regions);
+        if (table.multiRegionConsistency() == MultiRegionConsistency.STRONG) {
+            throw new GlobalTableException(tableName, where + " and multi-Region strong consistency (MRSC), which "
+                    + "supports neither the transactions every verification writes nor TTL: no setting allows it. "
+                    + "Use a table of one Region, or an MREC global table written in one Region only "
+                    + "(docs/multi-region.md).");
+        }
+        if (allowed != GlobalTableMode.SINGLE_WRITER) {
+            throw new GlobalTableException(tableName, where + " (multi-Region eventual consistency, MREC): each Region "
+                    + "checks conditions against its own copy and the last writer wins, so a code could be used once "
+                    + "in each Region and limits would lose counts. If the service writes in one Region only at any "
+                    + "time (the others stand by to fail over to), set VERIFICATION_DYNAMODB_GLOBAL_TABLE=single-writer; "
+                    + "otherwise use a table of one Region (docs/multi-region.md).");
+        }
+        return regions;
     }
 
     private static void expectKeys(String where, List<KeySchemaElement> schema, String hash, String range,

@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
+import java.util.zip.CRC32;
 
 /**
  * A fault-injecting HTTP proxy between a DynamoDB client (the AWS SDK) and a DynamoDB-compatible engine
@@ -61,7 +62,8 @@ import java.util.function.LongSupplier;
  * each with its own connection to the engine. Request and answer heads pass unchanged (the SDK checks the
  * engine's {@code x-amz-crc32}); only chunked or close-delimited bodies are re-framed with a
  * {@code Content-Length}, and {@code Expect: 100-continue} is answered by the proxy. Answers the proxy makes
- * up carry no {@code x-amz-crc32}. The operation is the part of {@code X-Amz-Target} after the dot.
+ * up carry no {@code x-amz-crc32}; an answer it rewrites ({@link Fault#rewriteAnswer}) carries its own. The
+ * operation is the part of {@code X-Amz-Target} after the dot.
  *
  * <p>Thread-safe: tests inject, stop and read the recording from their own thread while connection threads
  * serve requests. Faults are tried in the order they were injected; the first that matches hits the request.
@@ -569,8 +571,33 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             return !request.head().closes();
         } else if (action instanceof Fault.Action.LeaveUnprocessed partly) {
             return processPartly(connection, request, partly.processed(), out);
+        } else if (action instanceof Fault.Action.RewriteAnswer rewrite) {
+            return answerRewritten(connection, request, rewrite, out);
         }
         throw new IllegalStateException("unknown fault action " + action);
+    }
+
+    /** Forwards the request and answers with the engine's successful answer rewritten; an error goes through as it is. */
+    private boolean answerRewritten(Connection connection, Http.Message request, Fault.Action.RewriteAnswer rewrite,
+                                    OutputStream out) throws IOException, InterruptedException {
+        Http.Message answer = forwardedAnswer(connection, request);
+        if (answer.head().status() != 200) {
+            Http.write(out, answer.head(), answer.body());
+            return !(request.head().closes() || answer.head().closes());
+        }
+        Map<String, Object> body;
+        try {
+            body = Json.object(Json.parse(new String(answer.body(), StandardCharsets.UTF_8)), "the engine's answer");
+        } catch (Json.ParseException e) {
+            throw new IllegalStateException("a REWRITE_ANSWER fault met an answer that is not a JSON object", e);
+        }
+        byte[] rewritten = Json.write(rewrite.rewrite().apply(body)).getBytes(StandardCharsets.UTF_8);
+        // DynamoDB signs its answer's body with a CRC32 the SDK checks: the rewritten body gets its own.
+        CRC32 crc = new CRC32();
+        crc.update(rewritten);
+        Http.write(out, answer.head().without("Content-Length").with("Content-Length", Integer.toString(rewritten.length))
+                .without("x-amz-crc32").with("x-amz-crc32", Long.toString(crc.getValue())), rewritten);
+        return !(request.head().closes() || answer.head().closes());
     }
 
     /**
@@ -696,6 +723,8 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             return Exchange.Outcome.UNEXPECTED_ERROR;
         } else if (action instanceof Fault.Action.LeaveUnprocessed) {
             return Exchange.Outcome.PARTLY_PROCESSED;
+        } else if (action instanceof Fault.Action.RewriteAnswer) {
+            return Exchange.Outcome.ANSWER_REWRITTEN;
         }
         throw new IllegalStateException("unknown fault action " + action);
     }

@@ -53,6 +53,8 @@ public record Exchange(long sequence, Instant at, String operation, Outcome outc
          * ({@link Fault.Action.LeaveUnprocessed}).
          */
         PARTLY_PROCESSED(true),
+        /** Forwarded, and the engine's answer rewritten before the client saw it ({@link Fault.Action.RewriteAnswer}). */
+        ANSWER_REWRITTEN(true),
         /** Not forwarded; the proxy was {@linkplain DynamoDbFaultProxy#stop() stopped} and closed the connection. */
         REFUSED_WHILE_STOPPED(false);
 

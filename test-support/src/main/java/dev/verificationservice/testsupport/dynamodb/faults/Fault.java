@@ -1,9 +1,11 @@
 package dev.verificationservice.testsupport.dynamodb.faults;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 /**
  * One rule for {@link DynamoDbFaultProxy#inject}: which requests it hits (an operation and optionally a
@@ -95,6 +97,15 @@ public record Fault(String operation, Optional<BodyCondition> body, Action actio
      */
     public static Fault leaveUnprocessed(int processed) {
         return on("BatchWriteItem", new Action.LeaveUnprocessed(processed));
+    }
+
+    /**
+     * The engine answers, and the proxy changes its successful answer (the JSON object) before the client sees it:
+     * for what a local engine never says, such as the {@code Replicas} and {@code MultiRegionConsistency} of a
+     * global table in a {@code DescribeTable} answer. An error answer goes through as it is.
+     */
+    public static Fault rewriteAnswer(String operation, String description, UnaryOperator<Map<String, Object>> rewrite) {
+        return on(operation, new Action.RewriteAnswer(description, rewrite));
     }
 
     /** Only requests whose body contains the text, e.g. {@code "ADD #count"} or a key value. */
@@ -281,6 +292,24 @@ public record Fault(String operation, Optional<BodyCondition> body, Action actio
             @Override
             public String toString() {
                 return "LEAVE_UNPROCESSED(after " + processed + ")";
+            }
+        }
+
+        /** Forward, then answer with the engine's successful answer rewritten ({@link Fault#rewriteAnswer}). */
+        record RewriteAnswer(String description, UnaryOperator<Map<String, Object>> rewrite) implements Action {
+            public RewriteAnswer {
+                Objects.requireNonNull(description, "description");
+                Objects.requireNonNull(rewrite, "rewrite");
+            }
+
+            @Override
+            public boolean forwards() {
+                return true;
+            }
+
+            @Override
+            public String toString() {
+                return "REWRITE_ANSWER(" + description + ")";
             }
         }
 

@@ -183,6 +183,24 @@ class DynamoDbFaultProxyTest {
         assertThat(itemInEngine(id)).isEmpty();
     }
 
+    /** The client sees the engine's answer changed, its CRC32 right; an error answer goes through as it is. */
+    @Test
+    void aRewrittenAnswerReachesTheClientAndAnErrorGoesThroughUnchanged() {
+        retrying().putItem(request -> request.tableName(table).item(Map.of("id", s(id), "note", s("engine"))));
+        proxy.inject(Fault.rewriteAnswer("GetItem", "note rewritten", answer -> Map.of("Item",
+                Map.of("id", Map.of("S", id), "note", Map.of("S", "rewritten")))).times(2));
+
+        Map<String, AttributeValue> item = notRetrying().getItem(request -> request.tableName(table).key(key(id))).item();
+        assertThatThrownBy(() -> notRetrying().getItem(request -> request.tableName("no-such-table").key(key(id))))
+                .isInstanceOfSatisfying(DynamoDbException.class, e -> assertThat(e.awsErrorDetails().errorCode())
+                        .isEqualTo("ResourceNotFoundException"));
+
+        assertThat(item).containsEntry("note", s("rewritten"));
+        assertThat(itemInEngine(id)).hasValueSatisfying(stored -> assertThat(stored).containsEntry("note", s("engine")));
+        assertThat(proxy.exchanges()).extracting(Exchange::outcome)
+                .containsExactly(Outcome.FORWARDED, Outcome.ANSWER_REWRITTEN, Outcome.ANSWER_REWRITTEN);
+    }
+
     @Test
     void aServerErrorIsRetriedByTheSdk() {
         proxy.inject(Fault.serverError("PutItem").times(2));
