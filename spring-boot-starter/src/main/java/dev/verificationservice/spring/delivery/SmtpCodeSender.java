@@ -3,6 +3,7 @@ package dev.verificationservice.spring.delivery;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DeliveryException;
 import dev.verificationservice.codes.OutgoingCode;
+import dev.verificationservice.delivery.messages.MessageRenderer;
 import dev.verificationservice.spring.VerificationProperties;
 import jakarta.mail.MessagingException;
 import jakarta.mail.internet.InternetAddress;
