@@ -4,7 +4,10 @@ import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.MessageLocales;
+import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.delivery.RoutingCodeSender;
+import dev.verificationservice.delivery.email.SmtpCodeSender;
+import dev.verificationservice.delivery.email.SmtpSecurity;
 import dev.verificationservice.delivery.messages.MessageRenderer;
 import dev.verificationservice.delivery.messages.MessageTemplates;
 import dev.verificationservice.delivery.messages.SmsBudget;
@@ -53,17 +56,6 @@ public class DeliveryAutoConfiguration {
     private static final String OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
     private static final Pattern IPV4_LITERAL = Pattern.compile(OCTET + "(\\." + OCTET + "){3}");
     private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]+");
-
-    /** The configured channels, and the outbox when there is none; closing it closes the clients they own. */
-    public record DeliveryChannels(RoutingCodeSender sender, Optional<DevelopmentOutbox> outbox,
-                                   List<AutoCloseable> resources) implements AutoCloseable {
-        @Override
-        public void close() throws Exception {
-            for (AutoCloseable resource : resources) {
-                resource.close();
-            }
-        }
-    }
 
     /** A host name: dot-separated labels of letters, digits and inner hyphens, at most 253 characters. */
     private static final Pattern HOST_NAME = Pattern.compile(
@@ -137,7 +129,7 @@ public class DeliveryAutoConfiguration {
         List<AutoCloseable> resources = new ArrayList<>();
         if (properties.smtp().enabled()) {
             checkPlainSmtp(properties.smtp());
-            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp(), renderer));
+            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp().settings(), renderer, clock));
         }
         VerificationProperties.Sms sms = properties.sms();
         switch (sms.provider()) {
@@ -165,7 +157,7 @@ public class DeliveryAutoConfiguration {
      * never with credentials, which would cross the wire in clear whatever the host.
      */
     static void checkPlainSmtp(VerificationProperties.Smtp smtp) {
-        if (smtp.security() != VerificationProperties.SmtpSecurity.NONE) {
+        if (smtp.security() != SmtpSecurity.NONE) {
             return;
         }
         boolean username = smtp.username() != null && !smtp.username().isBlank();

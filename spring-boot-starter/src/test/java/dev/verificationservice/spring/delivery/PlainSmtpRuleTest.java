@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.verificationservice.delivery.email.SmtpSecurity;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties.Smtp;
-import dev.verificationservice.spring.VerificationProperties.SmtpSecurity;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
