@@ -18,8 +18,8 @@ import java.util.Properties;
 
 /**
  * EMAIL codes over SMTP with Angus Mail: STARTTLS (required, not opportunistic), SMTPS (TLS from the first
- * byte) or NONE (a relay on this machine, without a login: the starter refuses NONE to any other host and with
- * credentials), with authentication when a username is set, and timeouts. Angus Mail is used directly, so that an
+ * byte) or NONE (a relay on this machine, without a login: {@link SmtpSettings} refuses NONE to any other host and
+ * with credentials), with authentication when a username is set, and timeouts. Angus Mail is used directly, so that an
  * application without Spring can send with it; each delivery opens, uses and closes one connection. Each message is
  * {@code multipart/alternative}: a plain-text part, then the HTML part (which mail programs prefer), both UTF-8,
  * with {@code Content-Language} set to the message's language.
