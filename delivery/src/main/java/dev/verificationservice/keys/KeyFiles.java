@@ -97,17 +97,19 @@ public final class KeyFiles {
     /**
      * Writes the key so that a crash at any moment leaves either no file or the whole key: into an owner-only
      * temporary file, forced to disk, then moved into place atomically (failing if another process got there
-     * first), and the directory forced so that the move itself survives a power loss.
+     * first), and the directory forced so that the move itself survives a power loss. The temporary file's name is
+     * new for every call (not only every process): two threads of one process starting at once must not write into
+     * each other's file.
      */
     private static void writeOwnerOnly(Path file, String content) throws IOException {
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        Files.deleteIfExists(temporary);
+        Path temporary;
         try {
-            try {
-                Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (UnsupportedOperationException e) {
-                Files.createFile(temporary);
-            }
+            temporary = Files.createTempFile(file.getParent(), file.getFileName() + ".", ".tmp",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            temporary = Files.createTempFile(file.getParent(), file.getFileName() + ".", ".tmp");
+        }
+        try {
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
                 channel.write(ByteBuffer.wrap((content + "\n").getBytes(StandardCharsets.UTF_8)));
                 channel.force(true);
