@@ -3,8 +3,8 @@ package dev.verificationservice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.verificationservice.delivery.sms.WebhookSmsSender;
 import dev.verificationservice.server.ApiClient.Answer;
-import dev.verificationservice.spring.delivery.WebhookSmsSender;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package dev.verificationservice.spring;
 
+import dev.verificationservice.delivery.email.SmtpSecurity;
+import dev.verificationservice.delivery.email.SmtpSettings;
 import dev.verificationservice.store.dynamodb.GlobalTableMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -160,9 +162,12 @@ public record VerificationProperties(
         public boolean enabled() {
             return host != null && !host.isBlank();
         }
-    }
 
-    public enum SmtpSecurity { STARTTLS, SMTPS, NONE }
+        /** What the email sender of verification-delivery, which knows nothing of Spring's binding, is given. */
+        public SmtpSettings settings() {
+            return new SmtpSettings(host, port, security, username, password, from, timeout);
+        }
+    }
 
     /**
      * SMS delivery: {@code provider} is {@code none}, {@code sns} or {@code webhook}.

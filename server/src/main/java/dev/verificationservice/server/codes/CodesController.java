@@ -13,11 +13,11 @@ import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.IssueResult;
 import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.delivery.DeliveryChannels;
+import dev.verificationservice.delivery.RoutingCodeSender;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.config.Requests;
 import dev.verificationservice.server.errors.ApiProblem;
-import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
-import dev.verificationservice.spring.delivery.RoutingCodeSender;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.validation.InvalidInputException;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -98,7 +98,7 @@ public class CodesController {
     private final RoutingCodeSender channels;
     private final VerificationMetrics metrics;
 
-    public CodesController(Verification verification, DeliveryAutoConfiguration.DeliveryChannels channels,
+    public CodesController(Verification verification, DeliveryChannels channels,
                            VerificationMetrics metrics) {
         this.verification = verification;
         this.channels = channels.sender();

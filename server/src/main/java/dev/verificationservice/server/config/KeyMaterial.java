@@ -4,7 +4,6 @@ import dev.verificationservice.security.KeyStrength;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
-import dev.verificationservice.spring.keys.KeyFiles;
 import dev.verificationservice.spring.keys.SecretKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -19,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The API keys, admin keys and HMAC keys the service runs with. Configured keys always win. In the embedded
  * mode a missing API or HMAC key is generated on first start and kept in the data directory, readable by the
- * owner only ({@link KeyFiles}); the generated API key is printed on the console (standard output, not the log)
+ * owner only ({@link SecretKeys#loadOrGenerate}); the generated API key is printed on the console (standard output, not the log)
  * that one time.
  * In the DynamoDB mode both must be configured: several instances must share them, so generating one per
  * instance would be wrong.
@@ -103,7 +102,7 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
                                 + "every instance. Generate a key with: openssl rand -base64 32");
             }
         } else if (apiKeys.isEmpty()) {
-            apiKeys = List.of(KeyFiles.loadOrGenerate(verification.dataDir().resolve(API_KEY_FILE), random, "API key",
+            apiKeys = List.of(SecretKeys.loadOrGenerate(verification.dataDir().resolve(API_KEY_FILE), random, "API key",
                     true));
         }
         checkStrength("An API key in VERIFICATION_API_KEYS", apiKeys);

@@ -5,9 +5,9 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.server.security.AccessKeys;
 import dev.verificationservice.spi.StoreException;
-import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.support.UserSupport;
 import dev.verificationservice.validation.Inputs;
@@ -67,7 +67,7 @@ public class ConsoleController {
     private final Clock clock;
 
     public ConsoleController(Verification verification, AccessKeys keys, ConsoleSessions sessions,
-                             SignInThrottle throttle, DeliveryAutoConfiguration.DeliveryChannels channels,
+                             SignInThrottle throttle, DeliveryChannels channels,
                              VerificationMetrics metrics, Clock clock) {
         this.support = verification.support();
         this.keys = keys;

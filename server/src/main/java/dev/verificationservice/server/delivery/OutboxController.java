@@ -3,9 +3,9 @@ package dev.verificationservice.server.delivery;
 import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
 import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.errors.ApiProblem;
-import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +37,9 @@ public class OutboxController {
     public record OutboxResponse(@Schema(requiredMode = REQUIRED) List<OutboxMessage> messages) {
     }
 
-    private final DeliveryAutoConfiguration.DeliveryChannels channels;
+    private final DeliveryChannels channels;
 
-    public OutboxController(DeliveryAutoConfiguration.DeliveryChannels channels) {
+    public OutboxController(DeliveryChannels channels) {
         this.channels = channels;
     }
 

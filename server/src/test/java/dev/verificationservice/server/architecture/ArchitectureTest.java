@@ -1,5 +1,6 @@
 package dev.verificationservice.server.architecture;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,6 +16,8 @@ import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import dev.verificationservice.Verification;
 import dev.verificationservice.codes.ArchitectureViolationFixture;
 import dev.verificationservice.codes.TestSupportViolationFixture;
+import dev.verificationservice.delivery.SpringInDeliveryFixture;
+import dev.verificationservice.delivery.messages.MessageTemplates;
 import dev.verificationservice.server.VerificationServerApplication;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
@@ -29,12 +32,15 @@ import org.junit.jupiter.api.Test;
  * The direction of every dependency between the modules, pinned:
  * <pre>
  * server ──▶ starter ──▶ stores (sqlite, dynamodb) ──▶ table (single-table model) ──▶ core (domain + SPI)
+ *    │          ├───────▶ delivery (texts, senders, key files; no Spring) ─────────────────▶ core
  *    └──────────┴──────────────────────────────────────────────────────────────────▶ core
  * </pre>
- * The domain knows neither the table model nor any store, nor Spring's wiring; the starter and the server know
- * the stores only to build them and never the table model; no store knows the starter or the server; the
- * starter, which host applications embed, knows nothing of the server; the core's packages form no cycle; no
- * product class uses the test-support module (its poms take it in test scope only: {@link TestScopeOnlyTest}).
+ * The domain knows neither the table model nor any store, nor the delivery module, nor Spring's wiring; the
+ * starter and the server know the stores only to build them and never the table model; no store knows the
+ * delivery module, the starter or the server; the delivery module knows only the core, and never Spring, so an
+ * application without Spring can use it; the starter, which host applications embed, knows nothing of the
+ * server; the packages of the core, of the delivery module and of the starter form no cycle; no product class
+ * uses the test-support module (its poms take it in test scope only: {@link TestScopeOnlyTest}).
  *
  * <p>Each module is recognised by its packages, read off the module's own classes (its jar or classes
  * directory), so a package added to a module is covered without editing this test.
@@ -49,13 +55,14 @@ class ArchitectureTest {
     private static final Set<String> TABLE = packagesOfModule(tableModel());
     private static final Set<String> STORES = union(packagesOfModule(SqliteVerificationStore.class),
             packagesOfModule(DynamoDbVerificationStore.class));
+    private static final Set<String> DELIVERY = packagesOfModule(MessageTemplates.class);
     private static final Set<String> STARTER = packagesOfModule(VerificationAutoConfiguration.class);
     private static final Set<String> SERVER = packagesOfModule(VerificationServerApplication.class);
 
     static final ArchRule DOMAIN_KNOWS_NO_TABLE_MODEL_AND_NO_STORE = noClasses()
             .that(resideIn("are in the domain (verification-core)", CORE))
-            .should().dependOnClassesThat(resideIn("are in the table model, a store, the starter or the server",
-                    union(TABLE, union(STORES, union(STARTER, SERVER)))))
+            .should().dependOnClassesThat(resideIn("are in the table model, a store, the delivery module, the starter "
+                    + "or the server", union(TABLE, union(STORES, union(DELIVERY, union(STARTER, SERVER))))))
             .because("the domain is the centre: the single-table model and the stores are built around it");
 
     static final ArchRule SERVER_KNOWS_NO_TABLE_MODEL = noClasses()
@@ -65,8 +72,20 @@ class ArchitectureTest {
 
     static final ArchRule STORES_KNOW_NO_SERVER = noClasses()
             .that(resideIn("are in a store or the table model", union(STORES, TABLE)))
-            .should().dependOnClassesThat(resideIn("are in the starter or the server", union(STARTER, SERVER)))
+            .should().dependOnClassesThat(resideIn("are in the delivery module, the starter or the server",
+                    union(DELIVERY, union(STARTER, SERVER))))
             .because("a store is a library that any host application can use");
+
+    static final ArchRule DELIVERY_KNOWS_ONLY_THE_CORE = noClasses()
+            .that(resideIn("are in the delivery module (verification-delivery)", DELIVERY))
+            .should().dependOnClassesThat(resideIn("are in the table model, a store, the starter or the server",
+                    union(TABLE, union(STORES, union(STARTER, SERVER)))))
+            .because("the delivery module is a library beside the stores: the starter wires both");
+
+    static final ArchRule DELIVERY_KNOWS_NO_SPRING = noClasses()
+            .that(resideIn("are in the delivery module (verification-delivery)", DELIVERY))
+            .should().dependOnClassesThat(resideInAPackage("org.springframework.."))
+            .because("an application without Spring sends its codes with the delivery module; the starter wires it");
 
     static final ArchRule STARTER_KNOWS_NO_SERVER = noClasses()
             .that(resideIn("are in the starter", STARTER))
@@ -74,12 +93,16 @@ class ArchitectureTest {
             .because("host applications embed the starter without the server: the wiring exists once, below the server");
 
     static final ArchRule PRODUCT_KNOWS_NO_TEST_SUPPORT = noClasses()
-            .that(resideIn("are in a product module", union(CORE, union(TABLE, union(STORES, union(STARTER, SERVER))))))
+            .that(resideIn("are in a product module", union(CORE, union(TABLE, union(STORES, union(DELIVERY, union(STARTER, SERVER)))))))
             .should().dependOnClassesThat().resideInAPackage("dev.verificationservice.testsupport..")
             .because("test support (the hand-moved clock, dynalite, the fault proxy) is never in a product jar");
 
     static final ArchRule STARTER_PACKAGES_FORM_NO_CYCLE = slices()
             .assignedFrom(packagesOf("the starter", STARTER))
+            .should().beFreeOfCycles();
+
+    static final ArchRule DELIVERY_PACKAGES_FORM_NO_CYCLE = slices()
+            .assignedFrom(packagesOf("the delivery module", DELIVERY))
             .should().beFreeOfCycles();
 
     static final ArchRule CORE_PACKAGES_FORM_NO_CYCLE = slices()
@@ -116,6 +139,21 @@ class ArchitectureTest {
     }
 
     @Test
+    void theDeliveryModuleKnowsOnlyTheCore() {
+        DELIVERY_KNOWS_ONLY_THE_CORE.check(PRODUCTION);
+    }
+
+    @Test
+    void theDeliveryModuleKnowsNoSpring() {
+        DELIVERY_KNOWS_NO_SPRING.check(PRODUCTION);
+    }
+
+    @Test
+    void theDeliveryPackagesFormNoCycle() {
+        DELIVERY_PACKAGES_FORM_NO_CYCLE.check(PRODUCTION);
+    }
+
+    @Test
     void theStarterPackagesFormNoCycle() {
         STARTER_PACKAGES_FORM_NO_CYCLE.check(PRODUCTION);
     }
@@ -135,6 +173,9 @@ class ArchitectureTest {
         assertThat(CORE).contains("dev.verificationservice.codes", "dev.verificationservice.spi");
         assertThat(TABLE).containsExactly("dev.verificationservice.table");
         assertThat(STORES).contains("dev.verificationservice.store.sqlite", "dev.verificationservice.store.dynamodb");
+        assertThat(DELIVERY).contains("dev.verificationservice.delivery", "dev.verificationservice.delivery.messages",
+                "dev.verificationservice.delivery.email", "dev.verificationservice.delivery.sms",
+                "dev.verificationservice.keys");
         assertThat(STARTER).contains("dev.verificationservice.spring", "dev.verificationservice.spring.core",
                 "dev.verificationservice.spring.store");
         assertThat(SERVER).contains("dev.verificationservice.server.codes");
@@ -156,6 +197,14 @@ class ArchitectureTest {
         JavaClasses withViolation = new ClassFileImporter().importClasses(TestSupportViolationFixture.class);
 
         assertThat(PRODUCT_KNOWS_NO_TEST_SUPPORT.evaluate(withViolation).hasViolation()).isTrue();
+    }
+
+    /** The rule catches what it is there for: a class in a delivery package that uses Spring. */
+    @Test
+    void aDeliveryClassUsingSpringBreaksTheBuild() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(SpringInDeliveryFixture.class);
+
+        assertThat(DELIVERY_KNOWS_NO_SPRING.evaluate(withViolation).hasViolation()).isTrue();
     }
 
     private static Class<?> tableModel() {

@@ -4,6 +4,18 @@ import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.MessageLocales;
+import dev.verificationservice.delivery.DeliveryChannels;
+import dev.verificationservice.delivery.RoutingCodeSender;
+import dev.verificationservice.delivery.email.SmtpCodeSender;
+import dev.verificationservice.delivery.email.SmtpSettings;
+import dev.verificationservice.delivery.email.SmtpSettingsException;
+import dev.verificationservice.delivery.messages.MessageRenderer;
+import dev.verificationservice.delivery.messages.MessageTemplates;
+import dev.verificationservice.delivery.messages.SmsBudget;
+import dev.verificationservice.delivery.messages.SmsSegments;
+import dev.verificationservice.delivery.messages.TemplateLocales;
+import dev.verificationservice.delivery.sms.SnsSmsSender;
+import dev.verificationservice.delivery.sms.WebhookSmsSender;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
@@ -42,20 +54,6 @@ import software.amazon.awssdk.services.sns.SnsClient;
 public class DeliveryAutoConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryAutoConfiguration.class);
-    private static final String OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
-    private static final Pattern IPV4_LITERAL = Pattern.compile(OCTET + "(\\." + OCTET + "){3}");
-    private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]+");
-
-    /** The configured channels, and the outbox when there is none; closing it closes the clients they own. */
-    public record DeliveryChannels(RoutingCodeSender sender, Optional<DevelopmentOutbox> outbox,
-                                   List<AutoCloseable> resources) implements AutoCloseable {
-        @Override
-        public void close() throws Exception {
-            for (AutoCloseable resource : resources) {
-                resource.close();
-            }
-        }
-    }
 
     /** A host name: dot-separated labels of letters, digits and inner hyphens, at most 253 characters. */
     private static final Pattern HOST_NAME = Pattern.compile(
@@ -128,8 +126,7 @@ public class DeliveryAutoConfiguration {
         Map<DeliveryMethod, CodeSender> channels = new EnumMap<>(DeliveryMethod.class);
         List<AutoCloseable> resources = new ArrayList<>();
         if (properties.smtp().enabled()) {
-            checkPlainSmtp(properties.smtp());
-            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp(), renderer));
+            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(smtpSettings(properties.smtp()), renderer, clock));
         }
         VerificationProperties.Sms sms = properties.sms();
         switch (sms.provider()) {
@@ -152,56 +149,12 @@ public class DeliveryAutoConfiguration {
         return channels.sender();
     }
 
-    /**
-     * {@code VERIFICATION_SMTP_SECURITY=NONE} sends every code in clear text: only to a relay on this machine, and
-     * never with credentials, which would cross the wire in clear whatever the host.
-     */
-    static void checkPlainSmtp(VerificationProperties.Smtp smtp) {
-        if (smtp.security() != VerificationProperties.SmtpSecurity.NONE) {
-            return;
-        }
-        boolean username = smtp.username() != null && !smtp.username().isBlank();
-        boolean password = smtp.password() != null && !smtp.password().isEmpty();
-        if (username || password) {
-            throw new StartupException("VERIFICATION_SMTP_SECURITY is NONE but VERIFICATION_SMTP_USERNAME or "
-                    + "VERIFICATION_SMTP_PASSWORD is set: the credentials would be sent in clear text.",
-                    "Set VERIFICATION_SMTP_SECURITY=STARTTLS (usually port 587) or SMTPS (usually port 465) to log in to "
-                            + "the SMTP server, or remove VERIFICATION_SMTP_USERNAME and VERIFICATION_SMTP_PASSWORD for "
-                            + "a local relay that needs no login.");
-        }
-        if (!isLoopbackHost(smtp.host())) {
-            throw new StartupException("VERIFICATION_SMTP_SECURITY is NONE but VERIFICATION_SMTP_HOST '" + smtp.host().trim()
-                    + "' is not this machine: codes would cross the network in clear text.",
-                    "Set VERIFICATION_SMTP_SECURITY=STARTTLS (usually port 587) or SMTPS (usually port 465). NONE is "
-                            + "only for a relay on this machine: VERIFICATION_SMTP_HOST localhost, 127.0.0.1 or ::1.");
-        }
-    }
-
-    /**
-     * {@code localhost}, an IPv4 address in 127.0.0.0/8 or the IPv6 loopback address, written as literals: no name
-     * is looked up, so neither DNS nor a hosts file can turn a remote host into an allowed one.
-     */
-    static boolean isLoopbackHost(String host) {
-        if (host == null) {
-            return false;
-        }
-        String value = host.trim();
-        if (value.startsWith("[") && value.endsWith("]")) {
-            value = value.substring(1, value.length() - 1);
-        }
-        if (value.equalsIgnoreCase("localhost")) {
-            return true;
-        }
-        boolean ipv4Literal = IPV4_LITERAL.matcher(value).matches();
-        boolean ipv6Literal = value.indexOf(':') >= 0 && IPV6_LITERAL.matcher(value).matches();
-        if (!ipv4Literal && !ipv6Literal) {
-            return false;
-        }
+    /** The SMTP settings; {@link SmtpSettings} refuses clear text to another host or with a login. */
+    private static SmtpSettings smtpSettings(VerificationProperties.Smtp smtp) {
         try {
-            // A literal address is parsed, never resolved.
-            return java.net.InetAddress.getByName(value).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
-            return false;
+            return smtp.settings();
+        } catch (SmtpSettingsException e) {
+            throw new StartupException(e.getMessage(), e.action(), e);
         }
     }
 

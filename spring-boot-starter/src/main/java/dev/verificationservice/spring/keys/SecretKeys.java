@@ -1,8 +1,11 @@
 package dev.verificationservice.spring.keys;
 
+import dev.verificationservice.keys.KeyFileException;
+import dev.verificationservice.keys.KeyFiles;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
 
@@ -27,14 +30,22 @@ public final class SecretKeys {
                         "Set VERIFICATION_SECRET_KEYS (comma-separated base64 HMAC keys of at least 32 bytes, current "
                                 + "first), the same on every instance. Generate a key with: openssl rand -base64 32");
             }
-            keys = List.of(KeyFiles.loadOrGenerate(properties.dataDir().resolve(SECRET_KEY_FILE), random, "HMAC key",
-                    false));
+            keys = List.of(loadOrGenerate(properties.dataDir().resolve(SECRET_KEY_FILE), random, "HMAC key", false));
         }
         try {
             return SecretKeyRing.fromBase64(keys);
         } catch (IllegalArgumentException e) {
             throw new StartupException("VERIFICATION_SECRET_KEYS is not usable: " + e.getMessage() + ".",
                     "Give base64 keys of at least 32 random bytes, for example from: openssl rand -base64 32", e);
+        }
+    }
+
+    /** {@link KeyFiles#loadOrGenerate}, a file that cannot be used reported as a refused start. */
+    public static String loadOrGenerate(Path file, SecureRandom random, String what, boolean announce) {
+        try {
+            return KeyFiles.loadOrGenerate(file, random, what, announce);
+        } catch (KeyFileException e) {
+            throw new StartupException(e.getMessage(), e.action(), e);
         }
     }
 

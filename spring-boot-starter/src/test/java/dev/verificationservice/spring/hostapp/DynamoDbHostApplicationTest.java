@@ -2,7 +2,7 @@ package dev.verificationservice.spring.hostapp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration.DeliveryChannels;
+import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import java.util.UUID;

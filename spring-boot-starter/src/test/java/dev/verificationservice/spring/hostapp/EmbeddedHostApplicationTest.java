@@ -3,7 +3,7 @@ package dev.verificationservice.spring.hostapp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.codes.DevelopmentOutbox;
-import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration.DeliveryChannels;
+import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.OutgoingCode;
-import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration.DeliveryChannels;
+import dev.verificationservice.delivery.DeliveryChannels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;

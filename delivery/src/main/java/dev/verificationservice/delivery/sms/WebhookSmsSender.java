@@ -1,8 +1,10 @@
-package dev.verificationservice.spring.delivery;
+package dev.verificationservice.delivery.sms;
 
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DeliveryException;
 import dev.verificationservice.codes.OutgoingCode;
+import dev.verificationservice.delivery.messages.MessageRenderer;
+import dev.verificationservice.delivery.messages.SmsSegments;
 import dev.verificationservice.time.Instants;
 import java.io.IOException;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package dev.verificationservice.spring.delivery;
+package dev.verificationservice.delivery.messages;
 
 import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeType;
@@ -61,7 +61,7 @@ public final class SmsBudget {
     }
 
     /** Logs a warning for every SMS that needs more than one segment with this configuration. */
-    static void warnAboutLongTemplates(MessageRenderer renderer, Clock clock, Duration codeTtl) {
+    public static void warnAboutLongTemplates(MessageRenderer renderer, Clock clock, Duration codeTtl) {
         for (Case over : cases(renderer, clock, codeTtl).stream().filter(c -> c.sms().segments().segments() > 1).toList()) {
             LOG.warn("The {} SMS for {} {} codes needs {} segments ({} {} characters) with the longest code: shorten "
                             + "the template (verification.templates.{}.{}.{}.sms), VERIFICATION_LINK_URL or "

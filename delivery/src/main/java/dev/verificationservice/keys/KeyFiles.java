@@ -1,8 +1,7 @@
-package dev.verificationservice.spring.keys;
+package dev.verificationservice.keys;
 
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.spring.StartupException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -20,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keys kept in files of the data directory, for the embedded mode: read when the file exists, otherwise
  * generated with {@link SecureRandom} and written owner-only, so that a crash at any moment leaves either no
- * file or the whole key, and two processes starting at once end up with the same key.
+ * file or the whole key, and two processes starting at once end up with the same key. A file that cannot be read
+ * or written is a {@link KeyFileException}, which says what to do.
  */
 public final class KeyFiles {
 
@@ -41,9 +41,9 @@ public final class KeyFiles {
             if (Files.exists(file)) {
                 String key = Files.readString(file, StandardCharsets.UTF_8).trim();
                 if (key.isEmpty()) {
-                    throw new StartupException("The " + what + " file " + file.toAbsolutePath() + " is empty.",
+                    throw new KeyFileException("The " + what + " file " + file.toAbsolutePath() + " is empty.",
                             "Delete it to have a new " + what + " generated on the next start (codes, devices or "
-                                    + "clients that used the old one stop working), or write the key into it.");
+                                    + "clients that used the old one stop working), or write the key into it.", null);
                 }
                 return key;
             }
@@ -65,7 +65,7 @@ public final class KeyFiles {
             // Another process created it between our check and our write: use theirs.
             return loadOrGenerate(file, random, what, false);
         } catch (IOException e) {
-            throw new StartupException("Cannot read or create " + file.toAbsolutePath() + ": " + e.getMessage(),
+            throw new KeyFileException("Cannot read or create " + file.toAbsolutePath() + ": " + e.getMessage(),
                     "Make VERIFICATION_DATA_DIR a directory this user can write, or set VERIFICATION_API_KEYS "
                             + "and VERIFICATION_SECRET_KEYS.", e);
         }
@@ -97,17 +97,19 @@ public final class KeyFiles {
     /**
      * Writes the key so that a crash at any moment leaves either no file or the whole key: into an owner-only
      * temporary file, forced to disk, then moved into place atomically (failing if another process got there
-     * first), and the directory forced so that the move itself survives a power loss.
+     * first), and the directory forced so that the move itself survives a power loss. The temporary file's name is
+     * new for every call (not only every process): two threads of one process starting at once must not write into
+     * each other's file.
      */
     private static void writeOwnerOnly(Path file, String content) throws IOException {
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        Files.deleteIfExists(temporary);
+        Path temporary;
         try {
-            try {
-                Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (UnsupportedOperationException e) {
-                Files.createFile(temporary);
-            }
+            temporary = Files.createTempFile(file.getParent(), file.getFileName() + ".", ".tmp",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            temporary = Files.createTempFile(file.getParent(), file.getFileName() + ".", ".tmp");
+        }
+        try {
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
                 channel.write(ByteBuffer.wrap((content + "\n").getBytes(StandardCharsets.UTF_8)));
                 channel.force(true);

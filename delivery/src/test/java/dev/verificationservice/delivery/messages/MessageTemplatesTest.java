@@ -1,4 +1,4 @@
-package dev.verificationservice.spring.delivery;
+package dev.verificationservice.delivery.messages;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,8 +1,8 @@
-package dev.verificationservice.spring.delivery;
+package dev.verificationservice.delivery.messages;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.spring.delivery.SmsSegments.Encoding;
+import dev.verificationservice.delivery.messages.SmsSegments.Encoding;
 import org.junit.jupiter.api.Test;
 
 /** Segment counting by the rules of 3GPP TS 23.038 / 23.040, and the accents taken off for GSM-7. */

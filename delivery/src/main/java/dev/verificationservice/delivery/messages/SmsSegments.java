@@ -1,4 +1,4 @@
-package dev.verificationservice.spring.delivery;
+package dev.verificationservice.delivery.messages;
 
 import java.text.Normalizer;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.verificationservice.spring.delivery;
+package dev.verificationservice.delivery.messages;
 
 import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeType;

@@ -1,4 +1,4 @@
-package dev.verificationservice.spring.delivery;
+package dev.verificationservice.delivery;
 
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DeliveryException;
