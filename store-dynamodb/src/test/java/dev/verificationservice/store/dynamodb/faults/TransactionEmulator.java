@@ -136,6 +136,9 @@ final class TransactionEmulator implements AutoCloseable {
         RunningTransactions.Start start = running.start(
                 actions.stream().map(action -> RunningTransactions.Item.of(action.table(), action.key())).toList(),
                 transaction.token());
+        if (!(start instanceof RunningTransactions.Start.Started)) {
+            turnedAway();
+        }
         if (start instanceof RunningTransactions.Start.InProgress) {
             return madeUp(400, "Bad Request", error(DYNAMODB_ERROR + "TransactionInProgressException", "Message",
                     "Transaction with the given request token is already in progress"));
@@ -270,6 +273,10 @@ final class TransactionEmulator implements AutoCloseable {
 
     // -------------------------------------------------------------------------------------- running transactions
 
+    private void turnedAway() {
+        holds.stream().filter(hold -> !hold.isReleased()).forEach(TransactionHold::turnedAway);
+    }
+
     /** Keeps matching transactions running until the test releases them; see {@link TransactionHold}. */
     TransactionHold hold(String bodyContains) {
         TransactionHold hold = new TransactionHold(bodyContains);
@@ -298,6 +305,7 @@ final class TransactionEmulator implements AutoCloseable {
         if (!conflicts) {
             return Optional.empty();
         }
+        turnedAway();
         return Optional.of(madeUp(400, "Bad Request", error(DYNAMODB_ERROR + "TransactionConflictException",
                 "message", "Transaction is ongoing for the item")));
     }

@@ -19,6 +19,7 @@ public final class TransactionHold {
     private final CountDownLatch released = new CountDownLatch(1);
     private final AtomicInteger held = new AtomicInteger();
     private final Object arrivals = new Object();
+    private int turnedAway; // guarded by arrivals
 
     TransactionHold(String bodyContains) {
         this.bodyContains = bodyContains;
@@ -35,6 +36,36 @@ public final class TransactionHold {
             arrivals.notifyAll();
         }
         released.await();
+    }
+
+    /**
+     * Called when the proxy turned a request away because a transaction is running (a conflicting write or
+     * transaction, a retry in progress) while this hold keeps transactions running.
+     */
+    void turnedAway() {
+        synchronized (arrivals) {
+            turnedAway++;
+            arrivals.notifyAll();
+        }
+    }
+
+    /** Waits until {@code count} requests were turned away while this hold was in force; false on timeout. */
+    public boolean awaitTurnedAway(int count, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (arrivals) {
+            while (turnedAway < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(arrivals, left);
+            }
+            return true;
+        }
+    }
+
+    boolean isReleased() {
+        return released.getCount() == 0;
     }
 
     /** How many transactions this hold has caught so far. */
