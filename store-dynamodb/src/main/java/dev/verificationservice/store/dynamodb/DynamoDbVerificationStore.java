@@ -262,8 +262,16 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 }
                 if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
                         && attempt < MAX_CONSUME_ATTEMPTS) {
-                    // Another transaction was writing one of the items at this moment: nothing was written; the
-                    // next try, after a pause, meets its outcome (usually USED, through the condition).
+                    // Another transaction was writing one of the items at this moment: nothing was written. Most
+                    // often it is another verification of the same code: once that one committed, the code says so
+                    // (a consistent read) and this one is over; otherwise the next try, after a pause.
+                    Optional<Map<String, Object>> current = getItem(key, AccessPattern.CONSUME_CODE);
+                    if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                        return new ConsumeOutcome.Consumed();
+                    }
+                    if (current.map(TableItems::code).filter(VerificationCode::used).isPresent()) {
+                        return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                    }
                     TransactionConflicts.pause(attempt);
                     continue;
                 }
