@@ -20,8 +20,9 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionInProgressExcep
  *   <li>a plain write to an item that a running transaction holds fails with {@code TransactionConflictException}
  *   and writes nothing: it is sent again after a pause with jitter, up to {@value #MAX_CONFLICT_TRIES} times
  *   (under 1.3 s of pauses), then the caller gets a StoreException (busy, nothing written);</li>
- *   <li>a transaction whose outcome is in doubt (a timeout, a 5xx, a broken connection, or
- *   {@code TransactionInProgressException} for its own earlier attempt) is sent again under the same
+ *   <li>a transaction whose outcome is in doubt (a timeout, throttling, a 5xx, a broken connection: an earlier
+ *   attempt of the SDK may have reached DynamoDB; or {@code TransactionInProgressException} for its own earlier
+ *   attempt) is sent again under the same
  *   ClientRequestToken until DynamoDB answers it for sure, and at least once after {@link #SETTLE_TIME} has passed
  *   since its first send: AWS advises exactly that for TransactionInProgressException, because such a retry makes
  *   DynamoDB complete the transaction and answer its outcome;</li>
