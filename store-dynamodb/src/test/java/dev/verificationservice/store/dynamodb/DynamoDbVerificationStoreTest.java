@@ -422,9 +422,9 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     }
 
     /**
-     * A consume whose transaction is still running when the SDK's attempt times out: the retry under the same
-     * token meets TransactionInProgressException, the store sends it again under that token until DynamoDB answers,
-     * and the caller gets the consume it made, never USED.
+     * A consume whose transaction is still running when the SDK's attempt times out: the retries under the same
+     * token meet TransactionInProgressException until the SDK's call times out; the store sends it again under
+     * that token until DynamoDB answers, and the caller gets the consume it made, never USED.
      */
     @Test
     void aConsumeStillRunningAfterTheAttemptTimeoutIsSentAgainUnderItsTokenAndIsConsumedNeverUsed() throws Exception {
@@ -450,7 +450,9 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
             Future<ConsumeOutcome> outcome = pool.submit(() -> slow.consumeCode(new CodeConsumption(digest, "kim",
                     CodeType.EMAIL_VERIFICATION, START, "consume-slow", verified, Optional.empty())));
             assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
-            assertThat(hold.awaitTurnedAway(2, Duration.ofSeconds(10)))
+            // More than the SDK's own retries within one call (it retries TransactionInProgressException as
+            // throttling, until its call timeout): the store's own sends under the same token.
+            assertThat(hold.awaitTurnedAway(3, Duration.ofSeconds(20)))
                     .as("retries under the same token met the running transaction").isTrue();
 
             hold.release();
