@@ -286,15 +286,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     /**
      * The one transaction of a successful verification: the code marked used (and stamped with the attempt id)
      * on the consumable condition, its CODE_VERIFIED entry, and, for a NUMERIC code, the attempt's place in the
-     * failure count given back while its mark is there. The attempt id is the ClientRequestToken: the SDK's own
-     * retry after a commit whose answer was lost is answered "done" by DynamoDB; a later retry is recognised
-     * by {@code consumedBy}.
+     * failure count given back while its mark is there. The ClientRequestToken is the attempt id for the first
+     * send and the attempt id with the send's number for each later, different one: the SDK's own retry after a
+     * commit whose answer was lost is answered "done" by DynamoDB; a later retry is recognised by
+     * {@code consumedBy}.
      */
-    TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack) {
-        return consumeRequest(consumption, giveBack, 1);
-    }
-
-    /** The consume's {@code send}-th request: the same items, under that send's own ClientRequestToken. */
     TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack, int send) {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
         List<TransactWriteItem> items = new ArrayList<>();
@@ -490,11 +486,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 token.createdAt(), use.newExpiresAt());
     }
 
-    /** The re-key's transaction (its first send); a use without a re-key is one UpdateItem, not a transaction. */
-    TransactWriteItemsRequest useDeviceRequest(DeviceUse use) {
-        return useDeviceRequest(use, 1);
-    }
-
+    /** The re-key's transaction, its {@code send}-th request; a use without a re-key is one UpdateItem. */
     private TransactWriteItemsRequest useDeviceRequest(DeviceUse use, int send) {
         DeviceToken token = use.token();
         TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
