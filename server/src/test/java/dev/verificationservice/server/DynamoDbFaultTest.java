@@ -7,16 +7,19 @@ import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.store.CreateTableCommand;
 import dev.verificationservice.spring.VerificationProperties;
-import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.testsupport.dynamodb.faults.Fault;
 import dev.verificationservice.testsupport.dynamodb.faults.FaultHandle;
+import dev.verificationservice.testsupport.dynamodb.faults.TransactionHold;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -224,6 +227,36 @@ class DynamoDbFaultTest {
         assertThat(auditTypes(user)).containsExactly("CODE_VERIFIED", "CODE_SENT");
         assertThat(count(user, "VERIFY_EMAIL_VERIFICATION")).as("the success gave its place back").isZero();
         assertThat(verify(user, code).json().get("reason").asString()).isEqualTo("USED");
+    }
+
+    /**
+     * Issue 22: the consume transaction still runs when the SDK's attempt times out (0.5 s here); the SDK's
+     * retries under the same token meet TransactionInProgressException (which it retries as throttling) until its
+     * attempts (3) or its call timeout run out. The store then sends it again under that token until it is
+     * settled: the request that used the code answers valid, never USED, and never a 503. Before, that third
+     * turned-away retry never came: the SDK's failure was the answer.
+     */
+    @Test
+    void aConsumeThatCommitsAfterTheAttemptTimeoutAnswersValidNeverUsedOrUnavailable() throws Exception {
+        String user = newUser();
+        send(user);
+        String code = latestCode();
+        TransactionHold hold = proxy.holdTransactions("CODE_VERIFIED");
+        try {
+            CompletableFuture<Answer> verified = CompletableFuture.supplyAsync(() -> verify(user, code));
+            assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
+            assertThat(hold.awaitTurnedAway(3, Duration.ofSeconds(20)))
+                    .as("retries met the running transaction, past the SDK's own attempts").isTrue();
+
+            hold.release();
+
+            Answer answer = verified.get(30, TimeUnit.SECONDS);
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(answer.json().get("valid").asBoolean()).isTrue();
+        } finally {
+            hold.release();
+        }
+        assertThat(auditTypes(user)).containsExactly("CODE_VERIFIED", "CODE_SENT");
     }
 
     @Test

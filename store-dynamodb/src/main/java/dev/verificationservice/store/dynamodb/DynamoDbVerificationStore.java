@@ -41,7 +41,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
-import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.Delete;
 import software.amazon.awssdk.services.dynamodb.model.DeleteRequest;
@@ -54,6 +53,8 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException;
 import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
@@ -81,13 +82,18 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   (this attempt's transaction was applied before); failed otherwise: rejected, and the old item says why
  *   (USED, EXPIRED, NOT_FOUND); only the give-back's condition failed (the counter was reset meanwhile): the
  *   transaction is sent again without it; TransactionConflict (another transaction on an item at that
- *   moment): sent again, up to {@value #MAX_CONSUME_ATTEMPTS} times; anything else: a StoreException, nothing
- *   written. An engine that does not return the old item is read once with a consistent GetItem;</li>
- *   <li>use a device token: a consistent GetItem of the token (its user and createdAt), then one
- *   TransactWriteItems: Update {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE} (or, to move a token found
- *   under a previous key to the current one, Delete on that condition and a Put on {@value #KEY_IS_NEW}) and a
- *   ConditionCheck of the user's revoke-all marker, {@value #NOT_REVOKED}. Any failed condition: refused, nothing
- *   written (a retried re-key finds the token under its new id and answers used);</li>
+ *   moment): sent again after a pause, up to {@value #MAX_CONSUME_ATTEMPTS} times; anything else: a
+ *   StoreException, nothing written. Each different request of one consume has a token of its own, and a
+ *   request whose outcome is in doubt is sent again under its token until it is certain (see
+ *   {@link TransactionConflicts}). An engine that does not return the old item is read once with a consistent
+ *   GetItem;</li>
+ *   <li>use a device token: a consistent GetItem of the token (its user and createdAt), then UpdateItem
+ *   {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE} (or, to move a token found under a previous key to the
+ *   current one, one TransactWriteItems: Delete on that condition and a Put on {@value #KEY_IS_NEW}), then a
+ *   consistent GetItem of the user's revoke-all marker: used only if {@value #NOT_REVOKED}. A failed condition:
+ *   refused (a retried re-key finds the token under its new id and answers used). The marker is read after the
+ *   write, never checked inside a transaction, so that its write never conflicts with a use (see
+ *   {@link #useDevice});</li>
  *   <li>revoke-all marker: UpdateItem {@value #MARK_REVOKED} on {@value #MARKER_IS_EARLIER}, before the deletes;</li>
  *   <li>register a device: TransactWriteItems of two conditional puts (the token and its DEVICE_ADDED
  *   entry) with a ClientRequestToken; a cancellation names each item's reason;</li>
@@ -174,8 +180,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String CONDITION_FAILED = "ConditionalCheckFailed";
     /** DynamoDB's cancellation reason for an item another transaction was writing at the same moment. */
     static final String TRANSACTION_CONFLICT = "TransactionConflict";
-    /** How often a consume cancelled by a concurrent transaction on its items is tried again. */
-    private static final int MAX_CONSUME_ATTEMPTS = 4;
+    /** How often a consume cancelled by a concurrent transaction on its items is tried (with pauses between). */
+    private static final int MAX_CONSUME_ATTEMPTS = TransactionConflicts.MAX_CONFLICT_TRIES;
 
     /** BatchWriteItem takes at most 25 requests. */
     static final int BATCH_WRITE_LIMIT = 25;
@@ -228,9 +234,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
         boolean giveBack = consumption.placeToGiveBack().isPresent();
         for (int attempt = 1; ; attempt++) {
-            TransactWriteItemsRequest request = consumeRequest(consumption, giveBack);
+            // Each try is a different request under a token of its own (see TransactionConflicts).
+            TransactWriteItemsRequest request = consumeRequest(consumption, giveBack, attempt);
             try {
-                capacity.record(AccessPattern.CONSUME_CODE, WRITE, client.transactWriteItems(request).consumedCapacity());
+                capacity.record(AccessPattern.CONSUME_CODE, WRITE,
+                        TransactionConflicts.settled(client, request).consumedCapacity());
                 return new ConsumeOutcome.Consumed();
             } catch (TransactionCanceledException e) {
                 capacity.record(AccessPattern.CONSUME_CODE, WRITE, List.of());
@@ -254,8 +262,17 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 }
                 if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
                         && attempt < MAX_CONSUME_ATTEMPTS) {
-                    // Another transaction was writing one of the items at this moment: nothing was written; the
-                    // next try meets its outcome (usually USED, through the condition).
+                    // Another transaction was writing one of the items at this moment: nothing was written. Most
+                    // often it is another verification of the same code: once that one committed, the code says so
+                    // (a consistent read) and this one is over; otherwise the next try, after a pause.
+                    Optional<Map<String, Object>> current = getItem(key, AccessPattern.CONSUME_CODE);
+                    if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                        return new ConsumeOutcome.Consumed();
+                    }
+                    if (current.map(TableItems::code).filter(VerificationCode::used).isPresent()) {
+                        return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                    }
+                    TransactionConflicts.pause(attempt);
                     continue;
                 }
                 throw new StoreException("the verification was cancelled and nothing was written: "
@@ -269,11 +286,12 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     /**
      * The one transaction of a successful verification: the code marked used (and stamped with the attempt id)
      * on the consumable condition, its CODE_VERIFIED entry, and, for a NUMERIC code, the attempt's place in the
-     * failure count given back while its mark is there. The attempt id is the ClientRequestToken: the SDK's own
-     * retry after a commit whose answer was lost is answered "done" by DynamoDB; a later retry is recognised
-     * by {@code consumedBy}.
+     * failure count given back while its mark is there. The ClientRequestToken is the attempt id for the first
+     * send and the attempt id with the send's number for each later, different one: the SDK's own retry after a
+     * commit whose answer was lost is answered "done" by DynamoDB; a later retry is recognised by
+     * {@code consumedBy}.
      */
-    TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack) {
+    TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack, int send) {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
         List<TransactWriteItem> items = new ArrayList<>();
         Map<String, String> names = new HashMap<>(Map.of("#isUsed", ItemAttributes.IS_USED, "#ttl", ItemAttributes.TTL,
@@ -309,7 +327,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         return TransactWriteItemsRequest.builder()
                 .transactItems(items)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .clientRequestToken(consumption.attemptId())
+                .clientRequestToken(TransactionConflicts.clientRequestToken(consumption.attemptId(), send))
                 .build();
     }
 
@@ -331,9 +349,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public void deleteCode(String digest) {
         TableKeys.PrimaryKey key = TableKeys.code(digest);
-        call("delete a code", () -> capacity.record(AccessPattern.DELETE_CODE, WRITE, client.deleteItem(request -> request
-                .tableName(tableName).key(keyOf(key)).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))
-                .consumedCapacity()));
+        // A consume of this code holds it for a moment: the delete is sent again then (TransactionConflicts).
+        call("delete a code", () -> capacity.record(AccessPattern.DELETE_CODE, WRITE, TransactionConflicts.retryingConflicts(
+                () -> client.deleteItem(request -> request.tableName(tableName).key(keyOf(key))
+                        .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))).consumedCapacity()));
     }
 
     // Devices
@@ -342,7 +361,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
         TransactWriteItemsRequest request = registerDeviceRequest(token, deviceAdded);
         try {
-            capacity.record(AccessPattern.REGISTER_DEVICE, WRITE, client.transactWriteItems(request).consumedCapacity());
+            capacity.record(AccessPattern.REGISTER_DEVICE, WRITE,
+                    TransactionConflicts.settled(client, request).consumedCapacity());
         } catch (TransactionCanceledException e) {
             throw new StoreException("device registration was cancelled and nothing was written: "
                     + describeCancellation(request, e.cancellationReasons()), e);
@@ -369,90 +389,128 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         return getItem(TableKeys.deviceToken(deviceId, tokenId), AccessPattern.USE_DEVICE).map(TableItems::device);
     }
 
+    /**
+     * A device's use writes the token and then reads the user's revoke-all marker, consistently; it does not
+     * ConditionCheck the marker in a transaction. That check held the marker for the transaction's duration, so a
+     * client that kept using a stolen secret could make every revoke-all's marker write fail with
+     * TransactionConflictException (a 503). Now the marker is never in a transaction and its write never
+     * conflicts; the order keeps revoke-all's promise: a use whose read misses the marker read before the marker
+     * was written (it is ordered before that revoke-all), and every use that starts after revoke-all answered reads
+     * the marker and is refused. A refused use may have slid its token: harmless, revoke-all deletes it and the
+     * marker refuses it until then.
+     */
     @Override
     public UseOutcome useDevice(DeviceUse use) {
-        TransactWriteItemsRequest request = useDeviceRequest(use);
+        Optional<DeviceToken> written = use.rekeyTo().isPresent() ? rekeyDevice(use) : slideDevice(use);
+        if (written.isEmpty()) {
+            return new UseOutcome.Refused();
+        }
+        DeviceToken token = use.token();
+        Optional<Instant> revokedBefore = getItem(TableKeys.devicesRevoked(token.userId()), AccessPattern.USE_DEVICE)
+                .map(TableItems::revokedBefore);
+        // NOT_REVOKED: the token was created after the marker's instant (compared as the stored text is).
+        if (revokedBefore.filter(before -> TableItems.createdAtText(token)
+                .compareTo(Timestamps.format(before)) <= 0).isPresent()) {
+            return new UseOutcome.Refused();
+        }
+        return new UseOutcome.Used(written.get());
+    }
+
+    /** UpdateItem {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE}: the slid token, or empty if not usable. */
+    private Optional<DeviceToken> slideDevice(DeviceUse use) {
+        DeviceToken token = use.token();
+        Map<String, String> names = new HashMap<>(deviceConditionNames());
+        names.put("#lastActiveAt", ItemAttributes.LAST_ACTIVE_AT);
+        Map<String, AttributeValue> values = new HashMap<>(deviceConditionValues(use));
+        values.put(":now", s(Timestamps.format(use.now())));
+        values.put(":newTtl", n(use.newExpiresAt().getEpochSecond()));
+        TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(tableName).key(keyOf(key))
+                .updateExpression(SLIDE_DEVICE)
+                .conditionExpression(TOKEN_IS_USABLE)
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        try {
+            capacity.record(AccessPattern.USE_DEVICE, WRITE,
+                    TransactionConflicts.retryingConflicts(() -> client.updateItem(request)).consumedCapacity());
+            return Optional.of(new DeviceToken(token.deviceId(), token.tokenId(), token.userId(), token.deviceType(),
+                    token.deviceName(), token.pushToken(), use.now(), token.ipAddress(), token.userAgent(),
+                    token.createdAt(), use.newExpiresAt()));
+        } catch (ConditionalCheckFailedException e) {
+            capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
+            return Optional.empty();
+        } catch (SdkException e) {
+            throw failure("use a device token", e);
+        }
+    }
+
+    /**
+     * The token moved to its current-key tokenId in one transaction (Delete on {@value #TOKEN_IS_USABLE}, Put on
+     * {@value #KEY_IS_NEW}): the moved token, or empty if not usable. A retry of this very re-key finds the token
+     * moved already: that token.
+     */
+    private Optional<DeviceToken> rekeyDevice(DeviceUse use) {
         for (int attempt = 1; ; attempt++) {
+            TransactWriteItemsRequest request = useDeviceRequest(use, attempt);
             try {
-                capacity.record(AccessPattern.USE_DEVICE, WRITE, client.transactWriteItems(request).consumedCapacity());
-                DeviceToken token = use.token();
-                return new UseOutcome.Used(new DeviceToken(token.deviceId(), use.rekeyTo().orElse(token.tokenId()),
-                        token.userId(), token.deviceType(), token.deviceName(), token.pushToken(), use.now(),
-                        token.ipAddress(), token.userAgent(), token.createdAt(), use.newExpiresAt()));
+                capacity.record(AccessPattern.USE_DEVICE, WRITE,
+                        TransactionConflicts.settled(client, request).consumedCapacity());
+                return Optional.of(movedToken(use));
             } catch (TransactionCanceledException e) {
                 capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
                 List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
+                if (reasons.stream().anyMatch(reason -> CONDITION_FAILED.equals(reason.code()))) {
+                    return findDevice(use.token().deviceId(), use.rekeyTo().get())
+                            .filter(after -> after.createdAt().equals(use.token().createdAt()));
+                }
                 if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
                         && attempt < MAX_CONSUME_ATTEMPTS) {
+                    TransactionConflicts.pause(attempt);
                     continue;
                 }
-                if (reasons.stream().anyMatch(reason -> CONDITION_FAILED.equals(reason.code()))) {
-                    if (use.rekeyTo().isPresent()) {
-                        // A retry of this very re-key finds the token moved already.
-                        Optional<DeviceToken> moved = findDevice(use.token().deviceId(), use.rekeyTo().get())
-                                .filter(after -> after.createdAt().equals(use.token().createdAt()));
-                        if (moved.isPresent()) {
-                            return new UseOutcome.Used(moved.get());
-                        }
-                    }
-                    return new UseOutcome.Refused();
-                }
-                throw new StoreException("the device token's use was cancelled and nothing was written: "
-                        + describeCancellation(request, reasons), e);
+                throw new StoreException(StoreException.Kind.BUSY, "the device token's use was cancelled and nothing "
+                        + "was written: " + describeCancellation(request, reasons), e);
             } catch (SdkException e) {
                 throw failure("use a device token", e);
             }
         }
     }
 
-    /**
-     * The one transaction of a device's use: the token slid (or deleted and put again under its current-key
-     * tokenId) on {@value #TOKEN_IS_USABLE}, and a ConditionCheck on the user's revoke-all marker
-     * ({@value #NOT_REVOKED}), so that a revoke-all that ran after the read still wins.
-     */
-    TransactWriteItemsRequest useDeviceRequest(DeviceUse use) {
+    private static DeviceToken movedToken(DeviceUse use) {
+        DeviceToken token = use.token();
+        return new DeviceToken(token.deviceId(), use.rekeyTo().orElseThrow(), token.userId(), token.deviceType(),
+                token.deviceName(), token.pushToken(), use.now(), token.ipAddress(), token.userAgent(),
+                token.createdAt(), use.newExpiresAt());
+    }
+
+    /** The re-key's transaction, its {@code send}-th request; a use without a re-key is one UpdateItem. */
+    private TransactWriteItemsRequest useDeviceRequest(DeviceUse use, int send) {
         DeviceToken token = use.token();
         TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
-        Map<String, String> names = Map.of("#ttl", ItemAttributes.TTL, "#createdAt", ItemAttributes.CREATED_AT);
-        Map<String, AttributeValue> values = Map.of(":nowSeconds", n(use.now().getEpochSecond()),
-                ":notCreatedBefore", s(Timestamps.format(use.notCreatedBefore())));
-        List<TransactWriteItem> items = new ArrayList<>();
-        if (use.rekeyTo().isEmpty()) {
-            Map<String, String> slideNames = new HashMap<>(names);
-            slideNames.put("#lastActiveAt", ItemAttributes.LAST_ACTIVE_AT);
-            Map<String, AttributeValue> slideValues = new HashMap<>(values);
-            slideValues.put(":now", s(Timestamps.format(use.now())));
-            slideValues.put(":newTtl", n(use.newExpiresAt().getEpochSecond()));
-            items.add(TransactWriteItem.builder().update(Update.builder()
-                    .tableName(tableName).key(keyOf(key))
-                    .updateExpression(SLIDE_DEVICE)
-                    .conditionExpression(TOKEN_IS_USABLE)
-                    .expressionAttributeNames(slideNames)
-                    .expressionAttributeValues(slideValues)
-                    .build()).build());
-        } else {
-            DeviceToken moved = new DeviceToken(token.deviceId(), use.rekeyTo().get(), token.userId(), token.deviceType(),
-                    token.deviceName(), token.pushToken(), use.now(), token.ipAddress(), token.userAgent(),
-                    token.createdAt(), use.newExpiresAt());
-            items.add(TransactWriteItem.builder().delete(Delete.builder()
-                    .tableName(tableName).key(keyOf(key))
-                    .conditionExpression(TOKEN_IS_USABLE)
-                    .expressionAttributeNames(names)
-                    .expressionAttributeValues(values)
-                    .build()).build());
-            items.add(conditionalPut(TableItems.deviceItem(moved)));
-        }
-        items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
-                .tableName(tableName).key(keyOf(TableKeys.devicesRevoked(token.userId())))
-                .conditionExpression(NOT_REVOKED)
-                .expressionAttributeNames(Map.of("#revokedBefore", ItemAttributes.REVOKED_BEFORE))
-                .expressionAttributeValues(Map.of(":createdAt", s(TableItems.createdAtText(token))))
-                .build()).build());
         return TransactWriteItemsRequest.builder()
-                .transactItems(items)
+                .transactItems(
+                        TransactWriteItem.builder().delete(Delete.builder()
+                                .tableName(tableName).key(keyOf(key))
+                                .conditionExpression(TOKEN_IS_USABLE)
+                                .expressionAttributeNames(deviceConditionNames())
+                                .expressionAttributeValues(deviceConditionValues(use))
+                                .build()).build(),
+                        conditionalPut(TableItems.deviceItem(movedToken(use))))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .clientRequestToken(use.attemptId())
+                .clientRequestToken(TransactionConflicts.clientRequestToken(use.attemptId(), send))
                 .build();
+    }
+
+    private static Map<String, String> deviceConditionNames() {
+        return Map.of("#ttl", ItemAttributes.TTL, "#createdAt", ItemAttributes.CREATED_AT);
+    }
+
+    private static Map<String, AttributeValue> deviceConditionValues(DeviceUse use) {
+        return Map.of(":nowSeconds", n(use.now().getEpochSecond()),
+                ":notCreatedBefore", s(Timestamps.format(use.notCreatedBefore())));
     }
 
     @Override
@@ -821,7 +879,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
      */
     private void updateUnlessConditionFails(UpdateItemRequest request, AccessPattern pattern, String what) {
         try {
-            capacity.record(pattern, WRITE, client.updateItem(request).consumedCapacity());
+            capacity.record(pattern, WRITE,
+                    TransactionConflicts.retryingConflicts(() -> client.updateItem(request)).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
             capacity.record(pattern, WRITE, List.of());
         } catch (SdkException e) {
@@ -841,7 +900,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                                     Function<Map<String, Object>, T> applied,
                                     Function<Optional<Map<String, Object>>, T> refused) {
         try {
-            UpdateItemResponse response = client.updateItem(request);
+            UpdateItemResponse response = TransactionConflicts.retryingConflicts(() -> client.updateItem(request));
             capacity.record(pattern, WRITE, response.consumedCapacity());
             return applied.apply(DynamoDbItems.fromAttributeValues(response.attributes()));
         } catch (ConditionalCheckFailedException e) {
@@ -918,8 +977,9 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         Map<String, List<WriteRequest>> pending = Map.of(tableName, batch);
         for (int attempt = 0; attempt < MAX_BATCH_ATTEMPTS; attempt++) {
             Map<String, List<WriteRequest>> requests = pending;
-            BatchWriteItemResponse response = call("delete items", () -> client.batchWriteItem(request -> request
-                    .requestItems(requests).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
+            BatchWriteItemResponse response = call("delete items", () -> TransactionConflicts.retryingConflicts(
+                    () -> client.batchWriteItem(request -> request
+                            .requestItems(requests).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))));
             capacity.record(pattern, WRITE, response.consumedCapacity());
             if (!response.hasUnprocessedItems() || response.unprocessedItems().isEmpty()) {
                 return;
@@ -1026,8 +1086,12 @@ public final class DynamoDbVerificationStore implements VerificationStore {
      * under the service): the last is named as unexpected rather than passed off as a timeout.
      */
     static StoreException.Kind kindOf(SdkException e) {
-        if (e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException) {
-            return StoreException.Kind.TIMED_OUT;
+        if (e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException
+                || e instanceof TransactionInProgressException) {
+            return StoreException.Kind.TIMED_OUT; // in progress: the transaction's own earlier try has not ended
+        }
+        if (e instanceof TransactionConflictException) {
+            return StoreException.Kind.BUSY; // a running transaction held the item each time: nothing was written
         }
         if (e instanceof AwsServiceException service) {
             if (service.isThrottlingException()) {

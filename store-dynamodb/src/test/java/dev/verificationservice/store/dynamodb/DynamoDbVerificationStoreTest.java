@@ -18,11 +18,23 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.spi.StoreException;
 import dev.verificationservice.store.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
-import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.Verification;
+import dev.verificationservice.devices.DeviceRegistration;
+import dev.verificationservice.devices.RegisteredDevice;
+import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.testsupport.dynamodb.faults.Exchange;
 import dev.verificationservice.testsupport.dynamodb.faults.Fault;
+import dev.verificationservice.testsupport.dynamodb.faults.TransactionHold;
+import dev.verificationservice.testsupport.time.MutableClock;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import dev.verificationservice.table.ItemAttributes;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -352,6 +364,192 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
 
         assertThat(proxy.count("BatchWriteItem")).isEqualTo(8);
         assertThat(store.findDevices("vera", START)).hasSize(2);
+    }
+
+    // Conflicts with running transactions (issue 22): the proxy keeps a transaction running until released.
+
+    /**
+     * A client that keeps using a stolen device secret cannot make revoke-all fail: no device use holds the
+     * revoke-all marker in a transaction any more, so its write never meets TransactionConflictException.
+     */
+    @Test
+    void revokeAllSucceedsWhileAStolenDeviceSecretIsUsedInALoopAndTheDeviceThenNoLongerVerifies() throws Exception {
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+        Verification through = Verification.builder().store(storeThrough(proxy)).keys(keys).sender(outbox).clock(clock)
+                .build();
+        RegisteredDevice stolen = through.devices().register(new DeviceRegistration("zoe", "stolen-1", "WEB",
+                Optional.empty(), Optional.empty(), ClientContext.none()));
+        // Every transaction on the user's revoke-all marker is kept running while revoke-all writes the marker.
+        TransactionHold marker = proxy.holdTransactions(TableKeys.devicesRevoked("zoe").pk());
+        AtomicBoolean looping = new AtomicBoolean(true);
+        CountDownLatch progress = new CountDownLatch(1);
+        AtomicInteger uses = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        try {
+            List<Future<?>> loops = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                loops.add(pool.submit(() -> {
+                    while (looping.get()) {
+                        through.devices().verify("stolen-1", stolen.secret(), ClientContext.none());
+                        if (uses.incrementAndGet() >= 40) {
+                            progress.countDown();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            pool.submit(() -> {
+                if (marker.awaitHeld(1, Duration.ofSeconds(30))) {
+                    progress.countDown(); // a use's transaction holds the marker right now
+                }
+                return null;
+            });
+            assertThat(progress.await(30, TimeUnit.SECONDS)).as("the loop is running").isTrue();
+
+            int revoked = through.devices().revokeAll("zoe", ClientContext.none());
+
+            marker.release();
+            looping.set(false);
+            for (Future<?> loop : loops) {
+                loop.get(30, TimeUnit.SECONDS);
+            }
+            assertThat(revoked).isEqualTo(1);
+        } finally {
+            marker.release();
+            looping.set(false);
+            pool.shutdownNow();
+        }
+        assertThat(through.devices().verify("stolen-1", stolen.secret(), ClientContext.none()).valid()).isFalse();
+    }
+
+    /**
+     * A consume whose transaction is still running when the SDK's attempt times out: the retries under the same
+     * token meet TransactionInProgressException until the SDK's call times out; the store sends it again under
+     * that token until DynamoDB answers, and the caller gets the consume it made, never USED.
+     */
+    @Test
+    void aConsumeStillRunningAfterTheAttemptTimeoutIsSentAgainUnderItsTokenAndIsConsumedNeverUsed() throws Exception {
+        sendEmailCode("kim");
+        String digest = store.findCodes("kim", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+        DynamoDbClient impatient = DynamoDbClient.builder()
+                .endpointOverride(proxy.endpoint())
+                .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
+                .httpClient(software.amazon.awssdk.http.apache.ApacheHttpClient.builder().build())
+                .overrideConfiguration(config -> config.apiCallAttemptTimeout(Duration.ofMillis(300))
+                        .apiCallTimeout(Duration.ofSeconds(1)))
+                .build();
+        closeAfterTest.add(0, impatient);
+        VerificationStore slow = new DynamoDbVerificationStore(impatient, tableName, new ConsumedCapacityRecorder(), false);
+        AuditEntry verified = verification.audit().newEntry("kim", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
+                Map.of(), ClientContext.none());
+        TransactionHold hold = proxy.holdTransactions("consume-slow");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<ConsumeOutcome> outcome = pool.submit(() -> slow.consumeCode(new CodeConsumption(digest, "kim",
+                    CodeType.EMAIL_VERIFICATION, START, "consume-slow", verified, Optional.empty())));
+            assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
+            // More than the SDK's own retries within one call (it retries TransactionInProgressException as
+            // throttling, until its call timeout): the store's own sends under the same token.
+            assertThat(hold.awaitTurnedAway(3, Duration.ofSeconds(20)))
+                    .as("retries under the same token met the running transaction").isTrue();
+
+            hold.release();
+
+            assertThat(outcome.get(30, TimeUnit.SECONDS)).isEqualTo(new ConsumeOutcome.Consumed());
+        } finally {
+            hold.release();
+            pool.shutdownNow();
+        }
+        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(auditTypes("kim")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
+    }
+
+    /** Deleting a code (a failed delivery, an invalidation) while a consume of it runs: sent again, not a 503. */
+    @Test
+    void aCodeDeletedWhileItsConsumeIsRunningIsDeletedOnceTheConsumeAnswered() throws Exception {
+        sendEmailCode("lin");
+        String digest = store.findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        AuditEntry verified = verification.audit().newEntry("lin", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
+                Map.of(), ClientContext.none());
+        whileAConsumeIsHeld(new CodeConsumption(digest, "lin", CodeType.EMAIL_VERIFICATION, START, "consume-held",
+                verified, Optional.empty()), conflicting -> conflicting.deleteCode(digest));
+
+        assertThat(store.findCode(digest)).isEmpty();
+    }
+
+    /** A give-back while another verification's consume gives back a place of the same counter: both happen. */
+    @Test
+    void aPlaceGivenBackWhileAConsumeGivesBackAnotherOfTheSameCounterIsGivenBack() throws Exception {
+        sendEmailCode("lee");
+        String digest = store.findCodes("lee", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        Place consuming = new Place(new CounterWindow("lee", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
+                WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
+        Place refused = new Place(consuming.window(), "guess-2");
+        store.takePlace(consuming, 5);
+        store.takePlace(refused, 5);
+        AuditEntry verified = verification.audit().newEntry("lee", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
+                Map.of(), ClientContext.none());
+        whileAConsumeIsHeld(new CodeConsumption(digest, "lee", CodeType.EMAIL_VERIFICATION, START, "consume-held",
+                verified, Optional.of(consuming)), conflicting -> conflicting.givePlaceBack(refused));
+
+        assertThat(verification.rateLimiter().current("lee", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
+    }
+
+    /**
+     * Runs the consume through a proxy of its own and keeps its transaction running until {@code conflicting}
+     * (a plain write to one of its items, on the same proxy) has met it once; then lets it answer. Both must
+     * succeed: the consume, and the write, sent again by the store.
+     */
+    private void whileAConsumeIsHeld(CodeConsumption consumption,
+                                     java.util.function.Consumer<VerificationStore> conflicting) throws Exception {
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+        VerificationStore through = storeThrough(proxy);
+        TransactionHold hold = proxy.holdTransactions(consumption.attemptId());
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<ConsumeOutcome> consumed = pool.submit(() -> through.consumeCode(consumption));
+            assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
+            Future<?> write = pool.submit(() -> conflicting.accept(through));
+            assertThat(hold.awaitTurnedAway(1, Duration.ofSeconds(10))).as("the write met the running consume").isTrue();
+
+            hold.release();
+
+            write.get(30, TimeUnit.SECONDS);
+            assertThat(consumed.get(30, TimeUnit.SECONDS)).isEqualTo(new ConsumeOutcome.Consumed());
+        } finally {
+            hold.release();
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * A consume whose give-back fails its condition (the counter was reset meanwhile) is sent again without it,
+     * a different request: under a token of its own, since DynamoDB refuses another request under a used token
+     * (IdempotentParameterMismatchException) and the proxy remembers a cancelled one.
+     */
+    @Test
+    void aConsumeRetriedWithoutItsGiveBackIsSentUnderAFreshTokenAndConsumes() {
+        sendEmailCode("max");
+        String digest = store.findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        Place place = new Place(new CounterWindow("max", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
+                WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
+        store.takePlace(place, 5);
+        store.deleteCounters("max", "VERIFY_EMAIL_VERIFICATION");
+        CodeConsumption consumption = new CodeConsumption(digest, "max", CodeType.EMAIL_VERIFICATION, START,
+                "consume-reset-" + UUID.randomUUID().toString().substring(0, 8), verification.audit().newEntry("max",
+                        AuditEventType.CODE_VERIFIED, true, Optional.empty(), Map.of(), ClientContext.none()),
+                Optional.of(place));
+
+        assertThat(store.consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
+
+        DynamoDbVerificationStore dynamo = (DynamoDbVerificationStore) store;
+        assertThat(dynamo.consumeRequest(consumption, true, 1).clientRequestToken())
+                .isEqualTo(consumption.attemptId())
+                .isNotEqualTo(dynamo.consumeRequest(consumption, false, 2).clientRequestToken());
+        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
     }
 
     /** A proxy of this test only, in front of the same engine and table; closed after the test. */

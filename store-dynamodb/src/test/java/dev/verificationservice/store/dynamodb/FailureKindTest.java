@@ -10,6 +10,8 @@ import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionConflictException;
+import software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException;
 
 /** What the store tells its caller of each kind of SDK failure (the server's 503 says it in words). */
 class FailureKindTest {
@@ -39,5 +41,22 @@ class FailureKindTest {
                 .isEqualTo(StoreException.Kind.UNREACHABLE);
         assertThat(DynamoDbVerificationStore.kindOf(SdkClientException.create("something else")))
                 .isEqualTo(StoreException.Kind.FAILED);
+    }
+
+    /** Issue 22: what is left of a running transaction after the store's own retries. */
+    @Test
+    void aRunningTransactionIsBusyForAPlainWriteAndNotInTimeForItsOwnRetry() {
+        AwsErrorDetails conflict = AwsErrorDetails.builder().errorCode("TransactionConflictException")
+                .errorMessage("Transaction is ongoing for the item").build();
+        assertThat(DynamoDbVerificationStore.kindOf(TransactionConflictException.builder().statusCode(400)
+                .awsErrorDetails(conflict).message("m").build()))
+                .as("nothing was written; the SDK would call it neither throttling nor a timeout")
+                .isEqualTo(StoreException.Kind.BUSY);
+        AwsErrorDetails inProgress = AwsErrorDetails.builder().errorCode("TransactionInProgressException")
+                .errorMessage("m").build();
+        assertThat(DynamoDbVerificationStore.kindOf(TransactionInProgressException.builder().statusCode(400)
+                .awsErrorDetails(inProgress).message("m").build()))
+                .as("the SDK counts it as throttling; it is the transaction's own earlier try still running")
+                .isEqualTo(StoreException.Kind.TIMED_OUT);
     }
 }

@@ -83,14 +83,24 @@ import java.util.zip.CRC32;
  *   answer, after the same restoring;</li>
  *   <li>success answers {@code {}}, or with {@code ConsumedCapacity} per table when asked: twice the engine's
  *   units for each action, as DynamoDB bills transactional writes twice;</li>
- *   <li>a successful transaction's ClientRequestToken is remembered with a hash of the request for
+ *   <li>a completed transaction's ClientRequestToken is remembered with a hash of the request for
  *   {@link Options#clientRequestTokenMemory() 10 minutes}, as DynamoDB does: the same token with the same
  *   request answers success without applying anything, with another request
- *   {@code IdempotentParameterMismatchException}. {@link Options#withoutClientRequestTokenMemory()} turns this
+ *   {@code IdempotentParameterMismatchException}. A cancelled transaction's token is remembered too (DynamoDB's
+ *   window starts when the first request "is completed", whatever its outcome): the same request gets the same
+ *   cancellation again without running, another request {@code IdempotentParameterMismatchException}; the
+ *   unkindest reading, so a product must send a different request, or a retry after a cancellation, under a
+ *   fresh token. {@link Options#withoutClientRequestTokenMemory()} turns this
  *   off, so that the engine runs a retried transaction again (for tests of the product's own retry
  *   recognition, as after DynamoDB's 10 minutes);</li>
- *   <li>isolation: a transaction runs under the proxy's exclusive lock while every other forwarded request holds
- *   the shared lock, so nothing that goes through this proxy interleaves with it;</li>
+ *   <li>isolation: a transaction is applied under the proxy's exclusive lock while every other forwarded request
+ *   holds the shared lock, so nothing that goes through this proxy sees it half done;</li>
+ *   <li>conflicts, as DynamoDB's (never kinder): from its start until it answers a transaction holds its items and
+ *   its ClientRequestToken. A PutItem, UpdateItem, DeleteItem or BatchWriteItem that writes a held item answers
+ *   {@code TransactionConflictException}; a second transaction on a held item is cancelled with reason
+ *   {@code TransactionConflict}; a transaction whose token is running answers
+ *   {@code TransactionInProgressException}. {@link #holdTransactions(String)} keeps transactions running until
+ *   the test releases them, so these are shown without sleeping;</li>
  *   <li>a transaction is recorded as operation {@code TransactWriteItems} like any other request and faults hit
  *   it as usual: {@link Fault#dropAnswer DROP_ANSWER} runs it, then drops the answer; THROTTLE, RESET and
  *   SERVER_ERROR answer without running it. The single-item requests it makes go to the engine on a connection
@@ -664,23 +674,37 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         if (transactions == null) {
             return exchange(connection, request);
         }
-        boolean transaction = TransactionEmulator.OPERATION.equals(operationOf(request.head()));
-        Lock lock = transaction ? isolation.writeLock() : isolation.readLock();
-        lock.lockInterruptibly();
-        try {
-            if (!transaction) {
-                return exchange(connection, request);
-            }
+        String operation = operationOf(request.head());
+        if (TransactionEmulator.OPERATION.equals(operation)) {
             try {
-                return transactions.execute(request);
+                return transactions.execute(request, isolation.writeLock());
             } catch (IOException e) {
                 System.err.println("DynamoDbFaultProxy on port " + port + ": the emulated " + TransactionEmulator.OPERATION
                         + " failed (" + e + "); closing the client connection");
                 throw e;
             }
+        }
+        Lock lock = isolation.readLock();
+        lock.lockInterruptibly();
+        try {
+            Optional<Http.Message> conflict = transactions.conflictOf(operation, request);
+            return conflict.isPresent() ? conflict.get() : exchange(connection, request);
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Keeps every emulated transaction whose request body contains {@code bodyContains} running, holding its items
+     * and ClientRequestToken, from the moment its outcome is decided until the test calls
+     * {@link TransactionHold#release()}; see {@link TransactionHold}. Needs {@link Options#emulatingTransactions()}.
+     */
+    public TransactionHold holdTransactions(String bodyContains) {
+        if (transactions == null) {
+            throw new IllegalStateException("only emulated transactions can be held: start the proxy with "
+                    + "Options.defaults().emulatingTransactions()");
+        }
+        return transactions.hold(bodyContains);
     }
 
     private Http.Message exchange(Connection connection, Http.Message request) throws IOException {
@@ -786,7 +810,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      *
      * @param emulateTransactions       answer {@code TransactWriteItems} with the emulation described on
      *                                  {@link DynamoDbFaultProxy} instead of forwarding it
-     * @param clientRequestTokenMemory  how long the emulation remembers a successful transaction's
+     * @param clientRequestTokenMemory  how long the emulation remembers a completed transaction's
      *                                  ClientRequestToken (DynamoDB: 10 minutes); zero: not at all
      * @param nanoClock                 what that memory is measured on (nanoseconds); a test moves its own
      */
@@ -813,7 +837,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             return new Options(true, clientRequestTokenMemory, nanoClock);
         }
 
-        /** Remember a successful transaction's ClientRequestToken for this long instead of 10 minutes. */
+        /** Remember a completed transaction's ClientRequestToken for this long instead of 10 minutes. */
         public Options withClientRequestTokenMemory(Duration memory) {
             return new Options(emulateTransactions, memory, nanoClock);
         }

@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.Lock;
 import java.util.function.LongSupplier;
 
 /**
@@ -26,8 +28,11 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li>the request is checked as DynamoDB checks it before doing anything (1 to 100 actions, each exactly one
  *   of Put, Update, Delete or ConditionCheck, no two on one item, a ClientRequestToken of 1 to 36 characters);</li>
- *   <li>a ClientRequestToken remembered from a successful transaction with the same request answers success
- *   at once, with a different request {@code IdempotentParameterMismatchException};</li>
+ *   <li>a ClientRequestToken remembered from a completed transaction with the same request answers as it did
+ *   (success, or the same cancellation) at once, with a different request
+ *   {@code IdempotentParameterMismatchException}; a token of a running transaction
+ *   {@code TransactionInProgressException}; an action on an item a running transaction holds cancels this one
+ *   with reason {@code TransactionConflict};</li>
  *   <li>each item is read with a consistent GetItem: its snapshot;</li>
  *   <li>each action is sent in order as the single-item request (PutItem, UpdateItem, DeleteItem) with its own
  *   ConditionExpression, names, values and ReturnValuesOnConditionCheckFailure; a ConditionCheck is an UpdateItem
@@ -41,7 +46,8 @@ import java.util.function.LongSupplier;
  *   answer, after the same restoring; if the engine cannot be reached meanwhile, restoring is tried all the same
  *   and the client connection closes.</li>
  * </ol>
- * Not thread-safe on its own: the proxy runs one transaction at a time under its exclusive lock, while every
+ * Transactions run concurrently as on DynamoDB, with its conflicts ({@link RunningTransactions}): each holds its
+ * items and token from its start until it answers, and is applied under the proxy's exclusive lock while every
  * other request it forwards holds the shared lock. The requests made here go to the engine on a connection of
  * their own; they are neither recorded nor hit by faults.
  */
@@ -54,6 +60,7 @@ final class TransactionEmulator implements AutoCloseable {
     static final int MAX_TOKEN_LENGTH = 36;
 
     static final String CONDITION_FAILED = "ConditionalCheckFailed";
+    static final String TRANSACTION_CONFLICT = "TransactionConflict";
     private static final String NONE = "None";
     private static final String DYNAMODB_ERROR = "com.amazonaws.dynamodb.v20120810#";
     private static final String VALIDATION_ERROR = "com.amazon.coral.validate#ValidationException";
@@ -67,6 +74,8 @@ final class TransactionEmulator implements AutoCloseable {
     private final LongSupplier nanoClock;
     /** ClientRequestToken -> the remembered request, of successful transactions; guarded by this. */
     private final Map<String, RememberedToken> tokens = new HashMap<>();
+    private final RunningTransactions running = new RunningTransactions();
+    private final List<TransactionHold> holds = new CopyOnWriteArrayList<>();
     /** Table name -> its key attributes (partition key first), as DescribeTable told. */
     private final Map<String, List<String>> keySchemas = new ConcurrentHashMap<>();
 
@@ -76,13 +85,18 @@ final class TransactionEmulator implements AutoCloseable {
         this.nanoClock = nanoClock;
     }
 
-    /** Whether a successful transaction's ClientRequestToken is remembered at all. */
+    /** Whether a completed transaction's ClientRequestToken is remembered at all. */
     boolean remembersTokens() {
         return !tokenMemory.isZero();
     }
 
-    /** Runs the transaction of the request and returns the answer DynamoDB would give. Call under the exclusive lock. */
-    Http.Message execute(Http.Message request) throws IOException {
+    /**
+     * Runs the transaction of the request and returns the answer DynamoDB would give. Its items and token are
+     * held among the running transactions from its start until it answers; it is applied under {@code exclusive},
+     * so that no request through the proxy sees it half done; a {@link TransactionHold} that matches keeps it
+     * running, outside that lock, until the test releases it.
+     */
+    Http.Message execute(Http.Message request, Lock exclusive) throws IOException, InterruptedException {
         Map<String, Object> body;
         try {
             body = Json.object(Json.parse(new String(request.body(), StandardCharsets.UTF_8)), "the request");
@@ -119,6 +133,43 @@ final class TransactionEmulator implements AutoCloseable {
             actions.add(action);
         }
 
+        RunningTransactions.Start start = running.start(
+                actions.stream().map(action -> RunningTransactions.Item.of(action.table(), action.key())).toList(),
+                transaction.token());
+        if (!(start instanceof RunningTransactions.Start.Started)) {
+            turnedAway();
+        }
+        if (start instanceof RunningTransactions.Start.InProgress) {
+            return madeUp(400, "Bad Request", error(DYNAMODB_ERROR + "TransactionInProgressException", "Message",
+                    "Transaction with the given request token is already in progress"));
+        }
+        if (start instanceof RunningTransactions.Start.Conflicts conflicts) {
+            return conflictCancelled(actions.size(), conflicts.actions());
+        }
+        Object owner = ((RunningTransactions.Start.Started) start).owner();
+        try {
+            Http.Message answer;
+            exclusive.lockInterruptibly();
+            try {
+                answer = apply(exchanger, actions, transaction);
+            } finally {
+                exclusive.unlock();
+            }
+            String text = new String(request.body(), StandardCharsets.UTF_8);
+            for (TransactionHold hold : holds) {
+                if (hold.matches(text)) {
+                    hold.hold();
+                }
+            }
+            remember(transaction, answer);
+            return answer;
+        } finally {
+            running.finish(owner);
+        }
+    }
+
+    /** Applies the actions (the running transaction holds their items): its answer, success or cancellation. */
+    private Http.Message apply(Exchanger exchanger, List<Action> actions, Transaction transaction) throws IOException {
         List<Optional<Map<String, Object>>> snapshots = new ArrayList<>();
         for (Action action : actions) {
             Map<String, Object> get = new LinkedHashMap<>();
@@ -164,7 +215,6 @@ final class TransactionEmulator implements AutoCloseable {
             restore(exchanger, actions, snapshots, actions.size());
             return cancelled(actions, snapshots, reasons);
         }
-        remember(transaction);
         return success(transaction, capacity);
     }
 
@@ -189,19 +239,113 @@ final class TransactionEmulator implements AutoCloseable {
             return Optional.of(madeUp(400, "Bad Request", error(DYNAMODB_ERROR + "IdempotentParameterMismatchException",
                     "Message", "The request uses the same client token as a previous, but non-identical request.")));
         }
+        if (token.cancellation().isPresent()) {
+            // Unkind on purpose: DynamoDB documents the token's window only from "completed", not whether a
+            // cancelled transaction's token runs again; here it answers the same cancellation, never running again.
+            return token.cancellation();
+        }
         // DynamoDB answers a repeated transaction with what reading its items cost instead of writing them.
         Map<String, BigDecimal> capacity = new LinkedHashMap<>();
         transaction.tables().forEach(table -> capacity.merge(table, BigDecimal.ONE, BigDecimal::add));
         return Optional.of(success(transaction, capacity));
     }
 
-    private synchronized void remember(Transaction transaction) {
-        if (transaction.token().isPresent() && remembersTokens()) {
-            tokens.put(transaction.token().get(), new RememberedToken(transaction.hash(), nanoClock.getAsLong()));
+    /**
+     * A completed transaction's token: after success, or after a cancellation for a failed condition (its answer is
+     * kept); any other answer (a validation error of the engine) leaves it unknown.
+     */
+    private synchronized void remember(Transaction transaction, Http.Message answer) throws IOException {
+        if (transaction.token().isEmpty() || !remembersTokens()) {
+            return;
         }
+        Optional<Http.Message> cancellation = Optional.empty();
+        if (answer.head().status() != 200) {
+            if (!isCancellation(answer)) {
+                return;
+            }
+            cancellation = Optional.of(answer);
+        }
+        tokens.put(transaction.token().get(), new RememberedToken(transaction.hash(), nanoClock.getAsLong(), cancellation));
     }
 
-    private record RememberedToken(String requestHash, long rememberedAt) {
+    private record RememberedToken(String requestHash, long rememberedAt, Optional<Http.Message> cancellation) {
+    }
+
+    // -------------------------------------------------------------------------------------- running transactions
+
+    private void turnedAway() {
+        holds.stream().filter(hold -> !hold.isReleased()).forEach(TransactionHold::turnedAway);
+    }
+
+    /** Keeps matching transactions running until the test releases them; see {@link TransactionHold}. */
+    TransactionHold hold(String bodyContains) {
+        TransactionHold hold = new TransactionHold(bodyContains);
+        holds.add(hold);
+        return hold;
+    }
+
+    /**
+     * The answer to a plain write ({@code PutItem}, {@code UpdateItem}, {@code DeleteItem}, {@code BatchWriteItem})
+     * when a running transaction holds one of its items: {@code TransactionConflictException}, as DynamoDB's
+     * (the SDK does not retry it). Empty when the write may go to the engine.
+     */
+    Optional<Http.Message> conflictOf(String operation, Http.Message request) {
+        if (!Set.of("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem").contains(operation)) {
+            return Optional.empty();
+        }
+        boolean conflicts;
+        try {
+            Map<String, Object> body = Json.object(Json.parse(new String(request.body(), StandardCharsets.UTF_8)),
+                    "the request");
+            conflicts = "BatchWriteItem".equals(operation) ? batchConflicts(body)
+                    : writeConflicts(String.valueOf(body.get("TableName")), body);
+        } catch (Json.ParseException | RuntimeException e) {
+            return Optional.empty(); // not a well-formed write: the engine answers it
+        }
+        if (!conflicts) {
+            return Optional.empty();
+        }
+        turnedAway();
+        return Optional.of(madeUp(400, "Bad Request", error(DYNAMODB_ERROR + "TransactionConflictException",
+                "message", "Transaction is ongoing for the item")));
+    }
+
+    private boolean batchConflicts(Map<String, Object> body) throws Json.ParseException {
+        for (Map.Entry<String, Object> table : Json.object(body.get("RequestItems"), "RequestItems").entrySet()) {
+            for (Object write : (List<?>) table.getValue()) {
+                Map<String, Object> request = Json.object(write, "a write request");
+                Object put = request.get("PutRequest");
+                Map<String, Object> one = Json.object(put != null ? put : request.get("DeleteRequest"), "request");
+                if (writeConflicts(table.getKey(), one)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean writeConflicts(String table, Map<String, Object> write) throws Json.ParseException {
+        if (write.get("Item") != null) {
+            return running.isHeld(table, Json.object(write.get("Item"), "Item"));
+        }
+        return running.isHeld(RunningTransactions.Item.of(table, Json.object(write.get("Key"), "Key")));
+    }
+
+    /** The answer to a transaction with items that running ones hold: TransactionConflict on those, nothing run. */
+    private static Http.Message conflictCancelled(int actions, Set<Integer> conflicting) {
+        List<String> reasons = new ArrayList<>();
+        List<Object> cancellationReasons = new ArrayList<>();
+        for (int i = 0; i < actions; i++) {
+            boolean conflict = conflicting.contains(i);
+            reasons.add(conflict ? TRANSACTION_CONFLICT : NONE);
+            Map<String, Object> reason = new LinkedHashMap<>();
+            reason.put("Code", reasons.get(i));
+            if (conflict) {
+                reason.put("Message", "Transaction is ongoing for the item");
+            }
+            cancellationReasons.add(reason);
+        }
+        return cancellation(reasons, cancellationReasons);
     }
 
     // ------------------------------------------------------------------------------------------------- engine
@@ -320,6 +464,10 @@ final class TransactionEmulator implements AutoCloseable {
             }
             cancellationReasons.add(reason);
         }
+        return cancellation(reasons, cancellationReasons);
+    }
+
+    private static Http.Message cancellation(List<String> reasons, List<Object> cancellationReasons) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("__type", DYNAMODB_ERROR + "TransactionCanceledException");
         body.put("Message", "Transaction cancelled, please refer cancellation reasons for specific reasons "
@@ -350,13 +498,21 @@ final class TransactionEmulator implements AutoCloseable {
     }
 
     private static boolean isConditionFailure(Http.Message answer) throws IOException {
+        return hasErrorType(answer, "#ConditionalCheckFailedException");
+    }
+
+    private static boolean isCancellation(Http.Message answer) throws IOException {
+        return hasErrorType(answer, "#TransactionCanceledException");
+    }
+
+    private static boolean hasErrorType(Http.Message answer, String suffix) throws IOException {
         if (answer.head().status() != 400) {
             return false;
         }
         try {
             Object type = Json.object(Json.parse(new String(answer.body(), StandardCharsets.UTF_8)), "answer")
                     .get("__type");
-            return type instanceof String text && text.endsWith("#ConditionalCheckFailedException");
+            return type instanceof String text && text.endsWith(suffix);
         } catch (Json.ParseException e) {
             return false; // not DynamoDB JSON: passed on as the engine's answer
         }
