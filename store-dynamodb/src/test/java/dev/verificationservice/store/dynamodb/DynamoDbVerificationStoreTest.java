@@ -112,6 +112,12 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         return new DynamoDbVerificationStore(client(), tableName, new ConsumedCapacityRecorder(), false);
     }
 
+    /** The shared proxy's GSI1 lags: it catches up only here. */
+    @Override
+    protected void indexCatchesUp() {
+        DYNALITE.get().transactional().releaseIndexes();
+    }
+
     @Override
     protected void putRawItem(Map<String, Object> item) {
         client().putItem(request -> request.tableName(tableName).item(DynamoDbItems.toAttributeValues(item)));
