@@ -1,6 +1,7 @@
 package dev.verificationservice.codes;
 
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.Optional;
 
 /**
@@ -22,6 +23,13 @@ public record VerificationCode(
         Instant createdAt,
         Instant expiresAt,
         Optional<String> contextDigest) {
+
+    /**
+     * Which of a user's codes of a type is the newest, the one that may be used: the later createdAt, and on a
+     * tie the greater digest (any fixed order does, as long as every store and every request uses this one).
+     */
+    public static final Comparator<VerificationCode> ISSUE_ORDER =
+            Comparator.comparing(VerificationCode::createdAt).thenComparing(VerificationCode::digest);
 
     public VerificationCode {
         contextDigest = contextDigest == null ? Optional.empty() : contextDigest;

@@ -241,9 +241,21 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     }
 
     @Override
-    public synchronized List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
-        List<VerificationCode> deleted = findCodesNow(userId, codeType);
+    public synchronized List<VerificationCode> deleteCodes(String userId, CodeType codeType,
+                                                           Optional<CodeFormat> format) {
+        List<VerificationCode> deleted = findCodesNow(userId, codeType).stream()
+                .filter(code -> format.map(code.format()::equals).orElse(true)).toList();
         deleted.forEach(code -> codes.remove(code.digest()));
+        return deleted;
+    }
+
+    /** No index lag here: the newest stored code of the user and type stays, every other one is deleted. */
+    @Override
+    public synchronized List<VerificationCode> makeCurrent(VerificationCode code) {
+        List<VerificationCode> all = findCodesNow(code.userId(), code.codeType());
+        VerificationCode newest = all.stream().max(VerificationCode.ISSUE_ORDER).orElse(code);
+        List<VerificationCode> deleted = all.stream().filter(other -> !other.digest().equals(newest.digest())).toList();
+        deleted.forEach(other -> codes.remove(other.digest()));
         return deleted;
     }
 
