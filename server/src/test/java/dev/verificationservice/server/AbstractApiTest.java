@@ -862,6 +862,7 @@ abstract class AbstractApiTest {
         Answer failed = api.post("/v1/codes/check", Map.of("code", wrong, "userId", user, "codeType", "EMAIL_VERIFICATION"));
         assertThat(failed.text("reason")).isEqualTo("NOT_FOUND");
         clock.advance(Duration.ofMinutes(1));
+        indexCatchesUp();
 
         Answer overview = admin().get("/v1/admin/users/" + user);
 
