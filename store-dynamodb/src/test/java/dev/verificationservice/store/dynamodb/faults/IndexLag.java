@@ -43,8 +43,8 @@ public final class IndexLag implements AutoCloseable {
     private final Upstream engine;
     /** Table name -> its key attributes, for the tables created through the proxy (the lagged ones). */
     private final Map<String, List<String>> keySchemas = new ConcurrentHashMap<>();
-    /** Table name -> the keys written since the last release (canonical JSON -> key). */
-    private final Map<String, Map<String, Map<String, Object>>> pending = new ConcurrentHashMap<>();
+    /** Table name -> the keys written since the last release (canonical JSON -> key); guarded by itself. */
+    private final Map<String, Map<String, Map<String, Object>>> pending = new LinkedHashMap<>();
 
     IndexLag(InetSocketAddress engine) {
         this.engine = new Upstream(engine);
@@ -55,13 +55,15 @@ public final class IndexLag implements AutoCloseable {
      * items it brought up to date.
      */
     public int release() {
+        Map<String, Map<String, Map<String, Object>>> taken;
+        synchronized (pending) {
+            taken = new LinkedHashMap<>(pending);
+            pending.clear();
+        }
         int released = 0;
-        for (String table : List.copyOf(pending.keySet())) {
-            Map<String, Map<String, Object>> keys = pending.remove(table);
-            if (keys == null) {
-                continue;
-            }
-            for (Map<String, Object> key : keys.values()) {
+        for (Map.Entry<String, Map<String, Map<String, Object>>> written : taken.entrySet()) {
+            String table = written.getKey();
+            for (Map<String, Object> key : written.getValue().values()) {
                 try {
                     copyToShadow(table, key);
                 } catch (IOException e) {
@@ -75,7 +77,9 @@ public final class IndexLag implements AutoCloseable {
 
     /** How many written items the indexes do not show in their current state yet. */
     public int held() {
-        return pending.values().stream().mapToInt(Map::size).sum();
+        synchronized (pending) {
+            return pending.values().stream().mapToInt(Map::size).sum();
+        }
     }
 
     @Override
@@ -159,7 +163,9 @@ public final class IndexLag implements AutoCloseable {
 
     private void deleteShadow(Http.Message request, Map<String, Object> body) throws IOException {
         if (body.get("TableName") instanceof String table && keySchemas.remove(table) != null) {
-            pending.remove(table);
+            synchronized (pending) {
+                pending.remove(table);
+            }
             engine.exchange(as(request, "DeleteTable", Map.of("TableName", table + SHADOW_SUFFIX)));
         }
     }
@@ -212,7 +218,9 @@ public final class IndexLag implements AutoCloseable {
         for (String attribute : schema) {
             key.put(attribute, ((Map<String, Object>) attributes).get(attribute));
         }
-        pending.computeIfAbsent(table, ignored -> new ConcurrentHashMap<>()).put(Json.canonical(key), key);
+        synchronized (pending) {
+            pending.computeIfAbsent(table, ignored -> new LinkedHashMap<>()).put(Json.canonical(key), key);
+        }
     }
 
     /** Writes the item's current state in the table (or its absence) to the shadow. */
