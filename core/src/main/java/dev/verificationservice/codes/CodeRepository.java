@@ -33,7 +33,7 @@ public interface CodeRepository {
 
     /**
      * Makes {@code code} (stored a moment before) the one code of its user and type that may be used, unless a
-     * newer one ({@link VerificationCode#ISSUE_ORDER}) was made current before. From then on no other code of the user and type is consumed
+     * code created later ({@link VerificationCode#mayReplace}) was made current before. From then on no other code of the user and type is consumed
      * ({@link #consumeCode} checks it), whether or not the user index shows them yet. Deletes the code this one
      * replaces, or this one when it lost, and returns what it deleted: empty, the earlier code, or {@code code}.
      * Correct when it runs twice.

@@ -298,7 +298,7 @@ public final class CodeService {
     }
 
     /**
-     * Only the newest code of a user and type may be used ({@link VerificationCode#ISSUE_ORDER}). The store
+     * Only the newest code of a user and type may be used ({@link VerificationCode#mayReplace}). The store
      * records which one that is on the table itself ({@link CodeRepository#makeCurrent}), so the rule holds
      * whatever the user index shows: two requests at once, or one right after the other while the index lags,
      * leave exactly one usable code. The earlier codes the index did show ({@code shown}, read beside admission)
@@ -314,7 +314,10 @@ public final class CodeService {
         gone.add(written.digest());
         List<VerificationCode> replaced = new ArrayList<>(deleted.stream()
                 .filter(code -> !code.digest().equals(written.digest())).toList());
-        List<VerificationCode> leftOver = shown.stream().filter(code -> !gone.contains(code.digest())).toList();
+        // Only those created strictly before this code: none of them can be current now or later, whereas one of
+        // the same millisecond may have been made current after this one by a request running beside it.
+        List<VerificationCode> leftOver = shown.stream()
+                .filter(code -> !gone.contains(code.digest()) && code.createdAt().isBefore(written.createdAt())).toList();
         leftOver.forEach(code -> codes.deleteCode(code.digest()));
         replaced.addAll(leftOver);
         Instant now = clock.instant();

@@ -1,7 +1,7 @@
 package dev.verificationservice.codes;
 
 import java.time.Instant;
-import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -25,11 +25,27 @@ public record VerificationCode(
         Optional<String> contextDigest) {
 
     /**
-     * Which of a user's codes of a type is the newest, the one that may be used: the later createdAt, and on a
-     * tie the greater digest (any fixed order does, as long as every store and every request uses this one).
+     * Whether this code may take the place of {@code current} as the one usable code of its user and type: unless
+     * it was created before it. On a tie (one millisecond) the code made current last wins, so a request's code
+     * always replaces the codes it has seen, even on a clock that has not moved.
      */
-    public static final Comparator<VerificationCode> ISSUE_ORDER =
-            Comparator.comparing(VerificationCode::createdAt).thenComparing(VerificationCode::digest);
+    public boolean mayReplace(VerificationCode current) {
+        return !createdAt.isBefore(current.createdAt());
+    }
+
+    /**
+     * What making {@code code} current deletes among the stored codes of its user and type (it among them): every
+     * other code it may replace, and itself when a newer one is stored. A code no longer stored was replaced (by
+     * a request of the same millisecond) or invalidated before it could be made current: it replaces nothing.
+     */
+    public static List<VerificationCode> replacedBy(VerificationCode code, List<VerificationCode> stored) {
+        if (stored.stream().noneMatch(other -> other.digest().equals(code.digest()))) {
+            return List.of();
+        }
+        boolean lost = stored.stream().anyMatch(other -> !code.mayReplace(other));
+        return stored.stream().filter(other -> other.digest().equals(code.digest()) ? lost : code.mayReplace(other))
+                .toList();
+    }
 
     public VerificationCode {
         contextDigest = contextDigest == null ? Optional.empty() : contextDigest;

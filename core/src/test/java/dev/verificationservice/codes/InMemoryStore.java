@@ -249,12 +249,10 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
         return deleted;
     }
 
-    /** No index lag here: the newest stored code of the user and type stays, every other one is deleted. */
+    /** No index lag here: the stored codes the new one replaces are deleted (or it, when a newer one is stored). */
     @Override
     public synchronized List<VerificationCode> makeCurrent(VerificationCode code) {
-        List<VerificationCode> all = findCodesNow(code.userId(), code.codeType());
-        VerificationCode newest = all.stream().max(VerificationCode.ISSUE_ORDER).orElse(code);
-        List<VerificationCode> deleted = all.stream().filter(other -> !other.digest().equals(newest.digest())).toList();
+        List<VerificationCode> deleted = VerificationCode.replacedBy(code, findCodesNow(code.userId(), code.codeType()));
         deleted.forEach(other -> codes.remove(other.digest()));
         return deleted;
     }

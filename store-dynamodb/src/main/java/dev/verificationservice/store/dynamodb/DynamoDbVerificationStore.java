@@ -111,8 +111,8 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   on {@value #CLAIM_IS_HELD} stores the sealed answer; DeleteItem on {@value #CLAIM_IS_PENDING} releases it;</li>
  *   <li>lift a rate limit: Query the counter's partition (consistent), then BatchWriteItem deletes;</li>
  *   <li>keep only the newest code: UpdateItem of the user's current-code marker {@value #MAKE_CURRENT} on
- *   {@value #IS_NEWER_THAN_CURRENT} ({@code UPDATED_OLD}), then DeleteItem of the code it named before; a failed
- *   condition means a newer code is current: this one is deleted. The consume's transaction ConditionChecks the
+ *   {@value #IS_NOT_OLDER_THAN_CURRENT} ({@code UPDATED_OLD}), then DeleteItem of the code it named before; a
+ *   failed condition means a newer code is current: this one is deleted. The consume's transaction ConditionChecks the
  *   marker, {@value #IS_CURRENT}, so a superseded code is never used, whatever GSI1 shows;</li>
  *   <li>invalidate codes: UpdateItem {@value #CLEAR_CURRENT} of the marker on {@value #HAS_CURRENT} (ALL_OLD),
  *   DeleteItem of the code it named, then Query GSI1 for the others (tidiness) and BatchWriteItem deletes;</li>
@@ -178,9 +178,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     /** The code named by the user's current-code marker; the values are the marker item's, bound as :<name>. */
     static final String MAKE_CURRENT = "SET #current = :current, #currentAt = :currentAt,"
             + " #currentFormat = :currentFormat, #userId = :userId, #ttl = :ttl";
-    /** VerificationCode.ISSUE_ORDER as a condition: createdAt is fixed-width ISO text, a tie goes to the greater digest. */
-    static final String IS_NEWER_THAN_CURRENT = "attribute_not_exists(#currentAt) OR #currentAt < :currentAt"
-            + " OR (#currentAt = :currentAt AND #current < :current)";
+    /** VerificationCode.mayReplace as a condition: createdAt is fixed-width ISO text; a tie goes to the later writer. */
+    static final String IS_NOT_OLDER_THAN_CURRENT = "attribute_not_exists(#currentAt) OR #currentAt <= :currentAt";
     /** Invalidation: no code is current any more; currentAt stays, so an older code in flight cannot take over. */
     static final String CLEAR_CURRENT = "REMOVE #current, #currentFormat";
     static final String HAS_CURRENT = "attribute_exists(#current)";
@@ -360,7 +359,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                 .tableName(tableName)
                 .key(keyOf(marker))
                 .updateExpression(MAKE_CURRENT)
-                .conditionExpression(IS_NEWER_THAN_CURRENT)
+                .conditionExpression(IS_NOT_OLDER_THAN_CURRENT)
                 .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT,
                         "#currentAt", ItemAttributes.CURRENT_AT, "#currentFormat", ItemAttributes.CURRENT_FORMAT,
                         "#userId", ItemAttributes.USER_ID, "#ttl", ItemAttributes.TTL))

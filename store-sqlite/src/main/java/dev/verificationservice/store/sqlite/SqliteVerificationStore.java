@@ -383,16 +383,15 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     /**
-     * This file's index has no lag: in one transaction the newest stored code of the user and type
-     * ({@link VerificationCode#ISSUE_ORDER}) stays and every other one is deleted, which is what the marker item
-     * of a store with a lagging index achieves.
+     * This file's index has no lag: in one transaction the stored codes of the user and type that the code
+     * replaces ({@link VerificationCode#replacedBy}) are deleted, which is what the marker item of a store with a
+     * lagging index achieves.
      */
     @Override
     public List<VerificationCode> makeCurrent(VerificationCode code) {
         return inTransaction("keep only the newest code", connection -> {
-            List<VerificationCode> all = codesOfType(connection, code.userId(), code.codeType());
-            VerificationCode newest = all.stream().max(VerificationCode.ISSUE_ORDER).orElse(code);
-            List<VerificationCode> deleted = all.stream().filter(other -> !other.digest().equals(newest.digest())).toList();
+            List<VerificationCode> deleted = VerificationCode.replacedBy(code,
+                    codesOfType(connection, code.userId(), code.codeType()));
             deleteCodes(connection, deleted);
             return deleted;
         });
