@@ -255,6 +255,18 @@ public abstract class AbstractVerificationStoreContractTest {
     }
 
     @Test
+    void ofTwoCodesSentInOneMillisecondTheLaterRequestsCodeIsTheOneThatVerifies() {
+        Verification noCooldown = build(keys, outbox, VerificationSettings.defaults().withResendCooldown(Duration.ZERO));
+        CodeRequest request = CodeRequest.of("bo", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL, "bo@example.com");
+        for (int i = 0; i < 2; i++) {
+            assertThat(noCooldown.codes().issue(request)).isInstanceOf(IssueResult.Issued.class);
+        }
+
+        assertThat(reasonOf(verifyEmailCode("bo", outbox.messages().get(1).code()))).isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(verifyEmailCode("bo", outbox.messages().get(0).code()).valid()).isTrue();
+    }
+
+    @Test
     void codesTheOperatorInvalidatesRightAfterASendAreCountedAndNoLongerVerifyAlsoOnceTheIndexCaughtUp() {
         String code = sendEmailCode("cal");
 
