@@ -24,16 +24,39 @@ public interface CodeRepository {
     /**
      * Uses up a code together with everything that goes with it (see {@link CodeConsumption}), atomically,
      * on the condition: the item exists, is not used, its ttl is after {@code now}, and its userId and codeType
-     * are the expected ones. Of any number of concurrent calls for one code, at most one returns
+     * are the expected ones, and no other code of the user and type was made current since ({@link #makeCurrent}),
+     * nor were its codes invalidated: such a code is rejected as not found. Of any number of concurrent calls for one code, at most one returns
      * {@link ConsumeOutcome.Consumed}; a retry of the call that won (same {@code attemptId}) returns
      * {@link ConsumeOutcome.Consumed} again and writes nothing more.
      */
     ConsumeOutcome consumeCode(CodeConsumption consumption);
 
-    /** Deletes every stored code of this user and type (through the user index) and returns what it deleted. */
-    List<VerificationCode> deleteCodes(String userId, CodeType codeType);
+    /**
+     * Makes {@code code} (stored a moment before) the one code of its user and type that may be used, unless a
+     * code created later ({@link VerificationCode#mayReplace}) was made current before. From then on no other code of the user and type is consumed
+     * ({@link #consumeCode} checks it), whether or not the user index shows them yet. Deletes the code this one
+     * replaces, or this one when it lost, and returns what it deleted: empty, the earlier code, or {@code code}.
+     * Correct when it runs twice.
+     */
+    List<VerificationCode> makeCurrent(VerificationCode code);
 
-    /** Every stored code of this user and type (through the user index), expired and used ones included. */
+    /** Deletes every stored code of this user and type and returns what it deleted. */
+    default List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
+        return deleteCodes(userId, codeType, Optional.empty());
+    }
+
+    /**
+     * Deletes the stored codes of this user and type (only those of {@code format}, if given) and returns what it
+     * deleted. Afterwards none of them is consumed, also where the user index does not show them yet: the
+     * current code is cleared on the table itself ({@link #makeCurrent}) and deleted by its key; the index only
+     * finds the others to delete, which were no longer usable anyway.
+     */
+    List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format);
+
+    /**
+     * Every stored code of this user and type (through the user index), expired and used ones included. The
+     * index may lag behind the table (on DynamoDB it is eventually consistent): a listing, never a rule.
+     */
     List<VerificationCode> findCodes(String userId, CodeType codeType);
 
     /** Deletes one code; used when its delivery failed. */

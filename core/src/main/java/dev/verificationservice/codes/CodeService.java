@@ -18,11 +18,13 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,9 +36,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Issue</b>: normalise the target (an SMS number must be a real mobile number of an allowed region);
  *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, SMS budget,
  *   cooldown), while the user's earlier codes of the type are read beside its first step (the lock-out read
- *   and the places: independent requests, one round trip on DynamoDB); once admitted, delete those earlier
- *   codes; store the new code's HMAC under {@code attribute_not_exists(PK)} stamped with the request's id (a
- *   new code on a collision, the same one on a retry); keep only the newest code of the type; hand the code to
+ *   and the places: independent requests, one round trip on DynamoDB); once admitted, store the new code's HMAC
+ *   under {@code attribute_not_exists(PK)} stamped with the request's id (a new code on a collision, the same
+ *   one on a retry); make it the one usable code of the type (the code it replaces is deleted, and so are
+ *   the earlier codes the index showed); hand the code to
  *   the sender; write {@code CODE_SENT} once it was delivered. A failed delivery deletes the code again.</li>
  *   <li><b>Verify</b>: one atomic write per key in the ring (current key first) marks the code used, writes
  *   its CODE_VERIFIED entry and gives a NUMERIC attempt's place back. When the condition fails, the store
@@ -119,7 +122,8 @@ public final class CodeService {
         Locale locale = locales.choose(request.locale(), method, target);
 
         // The earlier codes are read beside admission's first step: neither needs the other's answer. They are
-        // deleted only once the code may go out, and before the new one is written.
+        // deleted only once the new code is current (the index may not show them all: the store's record of the
+        // current code is what makes them unusable).
         CompletableFuture<List<VerificationCode>> earlier = rateLimiter.beside(() -> codes.findCodes(userId, type));
         SendAdmission.Outcome outcome = admission.admit(userId, type, format, method, target, client, earlier);
         if (outcome instanceof SendAdmission.Refused refused) {
@@ -177,8 +181,7 @@ public final class CodeService {
     private Written write(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String maskedTarget,
                           int length, Optional<String> context, CompletableFuture<List<VerificationCode>> earlier,
                           ClientContext client) {
-        deleteEach(userId, type, RateLimiter.join(earlier), "NEW_CODE_REQUESTED", client);
-
+        List<VerificationCode> shown = RateLimiter.join(earlier);
         Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
         Instant expiresAt = Instants.wholeSecond(createdAt.plus(policy.codeTtl()));
@@ -199,7 +202,7 @@ public final class CodeService {
         if (stored == null) {
             throw new StoreException("no free code key after " + MAX_INSERT_ATTEMPTS + " attempts");
         }
-        keepOnlyNewest(stored, client);
+        keepOnlyNewest(stored, shown, client);
         return new Written(stored, plaintext);
     }
 
@@ -265,14 +268,6 @@ public final class CodeService {
         return active;
     }
 
-    /** Deletes each of the codes by its digest; CODES_INVALIDATED with the reason when any was still active. */
-    private void deleteEach(String userId, CodeType type, List<VerificationCode> doomed, String reason,
-                            ClientContext client) {
-        Instant now = clock.instant();
-        doomed.forEach(code -> codes.deleteCode(code.digest()));
-        auditInvalidated(userId, type, activeAmong(doomed, now), reason, Map.of(), client);
-    }
-
     private static int activeAmong(List<VerificationCode> deleted, Instant now) {
         return (int) deleted.stream().filter(code -> code.isActiveAt(now)).count();
     }
@@ -293,34 +288,43 @@ public final class CodeService {
     /**
      * The lock-out of guessing deletes the user's NUMERIC codes of the type, the ones guessing threatens. A LINK
      * code (256 random bits) is left alone: otherwise anyone able to send five wrong numeric guesses could kill
-     * a person's password-reset link.
+     * a person's password-reset link. The store clears the current code on the table itself, so a code sent a
+     * moment before is caught even where the user index does not show it yet.
      */
     private void invalidateNumeric(String userId, CodeType type, ClientContext client) {
-        List<VerificationCode> numeric = codes.findCodes(userId, type).stream()
-                .filter(code -> code.format() == CodeFormat.NUMERIC).toList();
-        deleteEach(userId, type, numeric, FailureReason.TOO_MANY_ATTEMPTS.name(), client);
+        List<VerificationCode> numeric = codes.deleteCodes(userId, type, Optional.of(CodeFormat.NUMERIC));
+        auditInvalidated(userId, type, activeAmong(numeric, clock.instant()), FailureReason.TOO_MANY_ATTEMPTS.name(),
+                Map.of(), client);
     }
 
     /**
-     * Two requests at once may each delete the earlier codes before either writes its own, leaving two live
-     * codes. After writing, every request therefore deletes all of the user's codes of the type but the
-     * newest (by createdAt, then digest): whatever the interleaving, the last request to finish sees every
-     * code and leaves exactly one. A superseded request's message still goes out, with a code that no
-     * longer works.
+     * Only the newest code of a user and type may be used ({@link VerificationCode#mayReplace}). The store
+     * records which one that is on the table itself ({@link CodeRepository#makeCurrent}), so the rule holds
+     * whatever the user index shows: two requests at once, or one right after the other while the index lags,
+     * leave exactly one usable code. The earlier codes the index did show ({@code shown}, read beside admission)
+     * are deleted too, for tidiness: they were no longer usable. A superseded request's message still goes
+     * out, with a code that no longer works.
      */
-    private void keepOnlyNewest(VerificationCode written, ClientContext client) {
+    private void keepOnlyNewest(VerificationCode written, List<VerificationCode> shown, ClientContext client) {
         String userId = written.userId();
         CodeType type = written.codeType();
-        Map<String, VerificationCode> byDigest = new LinkedHashMap<>();
-        codes.findCodes(userId, type).forEach(code -> byDigest.put(code.digest(), code));
-        // Our own code counts even if the index has not caught up with it yet.
-        byDigest.putIfAbsent(written.digest(), written);
-        String keep = byDigest.values().stream()
-                .max(Comparator.comparing(VerificationCode::createdAt).thenComparing(VerificationCode::digest))
-                .orElseThrow().digest();
-        List<VerificationCode> superseded = byDigest.values().stream()
-                .filter(code -> !code.digest().equals(keep)).toList();
-        deleteEach(userId, type, superseded, "CONCURRENT_REQUEST", client);
+        List<VerificationCode> deleted = codes.makeCurrent(written);
+        Set<String> gone = new HashSet<>();
+        deleted.forEach(code -> gone.add(code.digest()));
+        gone.add(written.digest());
+        List<VerificationCode> replaced = new ArrayList<>(deleted.stream()
+                .filter(code -> !code.digest().equals(written.digest())).toList());
+        // Only those created strictly before this code: none of them can be current now or later, whereas one of
+        // the same millisecond may have been made current after this one by a request running beside it.
+        List<VerificationCode> leftOver = shown.stream()
+                .filter(code -> !gone.contains(code.digest()) && code.createdAt().isBefore(written.createdAt())).toList();
+        leftOver.forEach(code -> codes.deleteCode(code.digest()));
+        replaced.addAll(leftOver);
+        Instant now = clock.instant();
+        auditInvalidated(userId, type, activeAmong(replaced, now), "NEW_CODE_REQUESTED", Map.of(), client);
+        if (deleted.stream().anyMatch(code -> code.digest().equals(written.digest()))) {
+            auditInvalidated(userId, type, activeAmong(List.of(written), now), "CONCURRENT_REQUEST", Map.of(), client);
+        }
     }
 
     private IssueResult rateLimited(String userId, RateLimitDecision decision, ClientContext client) {

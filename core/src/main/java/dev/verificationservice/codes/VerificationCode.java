@@ -1,6 +1,7 @@
 package dev.verificationservice.codes;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -22,6 +23,29 @@ public record VerificationCode(
         Instant createdAt,
         Instant expiresAt,
         Optional<String> contextDigest) {
+
+    /**
+     * Whether this code may take the place of {@code current} as the one usable code of its user and type: unless
+     * it was created before it. On a tie (one millisecond) the code made current last wins, so a request's code
+     * always replaces the codes it has seen, even on a clock that has not moved.
+     */
+    public boolean mayReplace(VerificationCode current) {
+        return !createdAt.isBefore(current.createdAt());
+    }
+
+    /**
+     * What making {@code code} current deletes among the stored codes of its user and type (it among them): every
+     * other code it may replace, and itself when a newer one is stored. A code no longer stored was replaced (by
+     * a request of the same millisecond) or invalidated before it could be made current: it replaces nothing.
+     */
+    public static List<VerificationCode> replacedBy(VerificationCode code, List<VerificationCode> stored) {
+        if (stored.stream().noneMatch(other -> other.digest().equals(code.digest()))) {
+            return List.of();
+        }
+        boolean lost = stored.stream().anyMatch(other -> !code.mayReplace(other));
+        return stored.stream().filter(other -> other.digest().equals(code.digest()) ? lost : code.mayReplace(other))
+                .toList();
+    }
 
     public VerificationCode {
         contextDigest = contextDigest == null ? Optional.empty() : contextDigest;

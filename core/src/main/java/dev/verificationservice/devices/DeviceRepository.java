@@ -31,7 +31,9 @@ public interface DeviceRepository {
 
     /**
      * Deletes the user's tokens (all of them, or those of one device) and returns what it deleted,
-     * expired ones included.
+     * expired ones included. One device's tokens are found on the table itself, so a token registered a moment
+     * before is deleted too; all of a user's tokens through the user index, which may lag (the revoke-all marker,
+     * {@link #markDevicesRevoked}, refuses what it misses).
      */
     List<DeviceToken> deleteDevices(String userId, Optional<String> deviceId);
 

@@ -241,9 +241,19 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     }
 
     @Override
-    public synchronized List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
-        List<VerificationCode> deleted = findCodesNow(userId, codeType);
+    public synchronized List<VerificationCode> deleteCodes(String userId, CodeType codeType,
+                                                           Optional<CodeFormat> format) {
+        List<VerificationCode> deleted = findCodesNow(userId, codeType).stream()
+                .filter(code -> format.map(code.format()::equals).orElse(true)).toList();
         deleted.forEach(code -> codes.remove(code.digest()));
+        return deleted;
+    }
+
+    /** No index lag here: the stored codes the new one replaces are deleted (or it, when a newer one is stored). */
+    @Override
+    public synchronized List<VerificationCode> makeCurrent(VerificationCode code) {
+        List<VerificationCode> deleted = VerificationCode.replacedBy(code, findCodesNow(code.userId(), code.codeType()));
+        deleted.forEach(other -> codes.remove(other.digest()));
         return deleted;
     }
 

@@ -283,7 +283,7 @@ class SendStepsTest {
     }
 
     @Test
-    void theEarlierCodesReadBesideTheFirstStepAreDeletedBeforeTheNewOneIsWritten() {
+    void theEarlierCodesReadBesideTheFirstStepAreDeletedOnceTheNewOneIsCurrent() {
         CodeService service = codes(VerificationSettings.defaults().withResendCooldown(Duration.ZERO));
         assertThat(service.issue(email("ola", "ola@example.com", null))).isInstanceOf(IssueResult.Issued.class);
         String first = outbox.messages().get(0).code();

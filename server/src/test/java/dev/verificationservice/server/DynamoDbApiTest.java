@@ -49,6 +49,12 @@ class DynamoDbApiTest extends AbstractApiTest {
         registry.add("verification.dev-outbox", () -> "true");
     }
 
+    /** The shared proxy's GSI1 lags: it catches up only here. */
+    @Override
+    protected void indexCatchesUp() {
+        DYNALITE.get().transactional().releaseIndexes();
+    }
+
     @Test
     void createTableOnAnEngineWithoutTtlFailsOnlyWhenTtlIsRequired() {
         String endpoint = DYNALITE.get().transactional().endpoint().toString();

@@ -45,6 +45,14 @@ public final class ItemAttributes {
     /** The user's revoke-all marker: tokens created at or before this (fixed-width ISO text) are revoked. */
     public static final String REVOKED_BEFORE = "revokedBefore";
 
+    // CurrentCode: which code of a user and type may be used (issue 22: no rule reads GSI1)
+    /** The digest of the one code of the user and type that may be used; absent once invalidated. */
+    public static final String CURRENT = "current";
+    /** createdAt of the newest code the marker has named (fixed-width ISO text); only ever moves forward. */
+    public static final String CURRENT_AT = "currentAt";
+    /** The format (NUMERIC or LINK) of the current code, for the lock-out, which invalidates NUMERIC codes only. */
+    public static final String CURRENT_FORMAT = "currentFormat";
+
     // IdempotencyKey (an addition to the seed)
     public static final String KEY_DIGEST = "keyDigest";
     public static final String REQUEST_DIGEST = "requestDigest";

@@ -127,6 +127,28 @@ public final class TableItems {
                 Instant.ofEpochSecond(number(item, TTL)));
     }
 
+    /**
+     * The marker of the user's current code of its type, naming {@code code}: it lives as long as the code
+     * (a newer code's marker lives as long as that one).
+     */
+    public static Map<String, Object> currentCodeItem(VerificationCode code) {
+        TableKeys.PrimaryKey key = TableKeys.currentCode(code.userId(), code.codeType());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(USER_ID, code.userId());
+        item.put(CURRENT, code.digest());
+        item.put(CURRENT_AT, Timestamps.format(code.createdAt()));
+        item.put(CURRENT_FORMAT, code.format().name());
+        item.put(TTL, epochSeconds(code.expiresAt()));
+        return item;
+    }
+
+    /** The digest a current-code marker names, if any (none once the codes were invalidated). */
+    public static Optional<String> currentDigest(Map<String, Object> marker) {
+        return optionalString(marker, CURRENT);
+    }
+
     /** The user's revoke-all marker. */
     public static Map<String, Object> revocationItem(String userId, Instant revokedBefore, Instant expiresAt) {
         TableKeys.PrimaryKey key = TableKeys.devicesRevoked(userId);

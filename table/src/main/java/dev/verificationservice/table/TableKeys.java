@@ -14,6 +14,7 @@ import java.time.Instant;
  * DeviceToken       DEVICE#&lt;deviceId&gt;             TOKEN#&lt;tokenId&gt;               USER#&lt;userId&gt;  DEVICE#&lt;deviceId&gt;#&lt;tokenId&gt;
  * AuditLog          USER#&lt;userId&gt;                 AUDIT#&lt;timestamp&gt;#&lt;entryId&gt;
  * RevokedDevices    USER#&lt;userId&gt;                 DEVICES#REVOKED
+ * CurrentCode       USER#&lt;userId&gt;                 CURRENT#&lt;codeType&gt;
  * IdempotencyKey    IDEMPOTENCY#&lt;keyDigest&gt;       IDEMPOTENCY#&lt;keyDigest&gt;
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
@@ -36,6 +37,7 @@ public final class TableKeys {
     static final String WINDOW = "WINDOW#";
     static final String COOLDOWN = "COOLDOWN";
     static final String DEVICES_REVOKED = "DEVICES#REVOKED";
+    static final String CURRENT_CODE = "CURRENT#";
     static final String IDEMPOTENCY = "IDEMPOTENCY#";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
@@ -75,7 +77,12 @@ public final class TableKeys {
     // DeviceToken
 
     public static PrimaryKey deviceToken(String deviceId, String tokenId) {
-        return new PrimaryKey(DEVICE + deviceId, TOKEN + tokenId);
+        return new PrimaryKey(devicePartition(deviceId), TOKEN + tokenId);
+    }
+
+    /** The partition holding every token of one device (of whichever users registered that device id). */
+    public static String devicePartition(String deviceId) {
+        return DEVICE + deviceId;
     }
 
     public static IndexKey deviceIndex(String userId, String deviceId, String tokenId) {
@@ -100,6 +107,14 @@ public final class TableKeys {
     /** The user's revoke-all marker, in the user's partition beside the audit entries. */
     public static PrimaryKey devicesRevoked(String userId) {
         return new PrimaryKey(user(userId), DEVICES_REVOKED);
+    }
+
+    /**
+     * The marker naming the one code of the user and type that may be used, in the user's partition beside the
+     * audit entries: read and conditioned on the table itself, never through the eventually consistent GSI1.
+     */
+    public static PrimaryKey currentCode(String userId, CodeType codeType) {
+        return new PrimaryKey(user(userId), CURRENT_CODE + codeType.name());
     }
 
     // User partition (GSI1PK of codes and devices, PK of audit entries)

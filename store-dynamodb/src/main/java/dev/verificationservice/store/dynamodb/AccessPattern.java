@@ -8,10 +8,15 @@ public enum AccessPattern {
     INSERT_CODE,
     /** Conditional UpdateItem {@code SET isUsed = true}. */
     CONSUME_CODE,
-    /** Query GSI1 for a user's codes of one type, then BatchWriteItem deletes. */
+    /**
+     * UpdateItem clearing the user's current-code marker, DeleteItem of the code it named, then Query GSI1 for
+     * the user's other codes of one type and BatchWriteItem deletes.
+     */
     INVALIDATE_CODES,
-    /** Query GSI1 for a user's codes of one type, without deleting (issuing keeps only the newest). */
+    /** Query GSI1 for a user's codes of one type, without deleting (a listing, and what a send tidies up). */
     FIND_CODES,
+    /** Conditional UpdateItem of the user's current-code marker, then DeleteItem of the code it replaced. */
+    KEEP_NEWEST_CODE,
     /** DeleteItem of one code after a failed delivery. */
     DELETE_CODE,
     /** TransactWriteItems: the device token and its DEVICE_ADDED audit entry. */
@@ -20,7 +25,10 @@ public enum AccessPattern {
     USE_DEVICE,
     /** Query GSI1 for a user's device tokens. */
     LIST_DEVICES,
-    /** Query GSI1 for a user's device tokens, then BatchWriteItem deletes. */
+    /**
+     * Query GSI1 for a user's device tokens (revoke-all), or a consistent Query of one device's partition, then
+     * BatchWriteItem deletes.
+     */
     REVOKE_DEVICES,
     /** Conditional PutItem of an audit entry. */
     APPEND_AUDIT,

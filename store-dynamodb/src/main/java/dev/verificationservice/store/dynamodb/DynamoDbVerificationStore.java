@@ -8,6 +8,7 @@ import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
@@ -41,6 +42,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.Delete;
 import software.amazon.awssdk.services.dynamodb.model.DeleteRequest;
@@ -115,8 +117,16 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   holder, whose request digest and answer decide replay, refusal or waiting); UpdateItem {@value #STORE_ANSWER}
  *   on {@value #CLAIM_IS_HELD} stores the sealed answer; DeleteItem on {@value #CLAIM_IS_PENDING} releases it;</li>
  *   <li>lift a rate limit: Query the counter's partition (consistent), then BatchWriteItem deletes;</li>
- *   <li>invalidate codes, revoke devices: Query GSI1 followed to its last page, then BatchWriteItem
- *   deletes in groups of 25, retrying unprocessed items with backoff (deleting twice is harmless);</li>
+ *   <li>keep only the newest code: UpdateItem of the user's current-code marker {@value #MAKE_CURRENT} on
+ *   {@value #IS_NOT_OLDER_THAN_CURRENT} ({@code UPDATED_OLD}), then DeleteItem of the code it named before; a
+ *   failed condition means a newer code is current: this one is deleted. The consume's transaction ConditionChecks the
+ *   marker, {@value #IS_CURRENT}, so a superseded code is never used, whatever GSI1 shows;</li>
+ *   <li>invalidate codes: UpdateItem {@value #CLEAR_CURRENT} of the marker on {@value #HAS_CURRENT} (ALL_OLD),
+ *   DeleteItem of the code it named, then Query GSI1 for the others (tidiness) and BatchWriteItem deletes;</li>
+ *   <li>revoke one device: consistent Query of its partition {@code DEVICE#<deviceId>} (filter {@value #OF_USER}),
+ *   BatchWriteItem deletes, read again until empty; revoke all: Query GSI1, then deletes (the marker written
+ *   first refuses what the index does not show yet). Every query is followed to its last page, deletes go in
+ *   groups of 25, retrying unprocessed items with backoff (deleting twice is harmless);</li>
  *   <li>every Query filters {@value #NOT_EXPIRED} (audit: {@value #RETAINED}) because TTL deletes late;
  *   GetItem results are returned as stored and the domain compares their ttl with its clock.</li>
  * </ul>
@@ -127,8 +137,10 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * connection, retries exhausted) becomes a {@link StoreException}; how long the SDK may try is set on the
  * client by whoever builds it (the server bounds every call and every attempt).
  *
- * <p>GSI1 is eventually consistent, as DynamoDB global indexes are: a code written a moment before an
- * invalidation query may be missed by it. This is the seed design's trade-off; codes still expire.
+ * <p>GSI1 is eventually consistent, as DynamoDB global indexes are (ConsistentRead is refused on it): no rule
+ * reads it. It lists (devices, live codes) and finds candidates to delete for tidiness; what a rule must see
+ * is on the table, read consistently or checked in a condition (the current-code marker, the revoke-all marker,
+ * one device's partition). The design notes list every read and why it may or may not lag.
  */
 public final class DynamoDbVerificationStore implements VerificationStore {
 
@@ -170,6 +182,19 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String CLAIM_IS_HELD = "#claimedBy = :claimedBy";
     static final String CLAIM_IS_PENDING = "#claimedBy = :claimedBy AND attribute_not_exists(#answer)";
     static final String GSI1_BEGINS_WITH = "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)";
+    /** The code named by the user's current-code marker; the values are the marker item's, bound as :<name>. */
+    static final String MAKE_CURRENT = "SET #current = :current, #currentAt = :currentAt,"
+            + " #currentFormat = :currentFormat, #userId = :userId, #ttl = :ttl";
+    /** VerificationCode.mayReplace as a condition: createdAt is fixed-width ISO text; a tie goes to the later writer. */
+    static final String IS_NOT_OLDER_THAN_CURRENT = "attribute_not_exists(#currentAt) OR #currentAt <= :currentAt";
+    /** Invalidation: no code is current any more; currentAt stays, so an older code in flight cannot take over. */
+    static final String CLEAR_CURRENT = "REMOVE #current, #currentFormat";
+    static final String HAS_CURRENT = "attribute_exists(#current)";
+    static final String AND_CURRENT_FORMAT = " AND #currentFormat = :currentFormat";
+    /** No marker: a code stored before markers existed (issue 22), still governed by deletion alone. */
+    static final String IS_CURRENT = "attribute_not_exists(PK) OR #current = :digest";
+    static final String DEVICE_TOKENS = "PK = :pk";
+    static final String OF_USER = "#userId = :userId";
     static final String AUDIT_RANGE = "PK = :pk AND SK BETWEEN :from AND :to";
     static final String COUNTER_WINDOW = "PK = :pk AND SK = :sk";
     static final String COUNTER_PARTITION = "PK = :pk";
@@ -180,6 +205,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     static final String CONDITION_FAILED = "ConditionalCheckFailed";
     /** DynamoDB's cancellation reason for an item another transaction was writing at the same moment. */
     static final String TRANSACTION_CONFLICT = "TransactionConflict";
+    /** How often a single-device revoke reads the device's partition again after deleting what it found. */
+    private static final int MAX_REVOKE_ROUNDS = 4;
     /** How often a consume cancelled by a concurrent transaction on its items is tried (with pauses between). */
     private static final int MAX_CONSUME_ATTEMPTS = TransactionConflicts.MAX_CONFLICT_TRIES;
 
@@ -255,6 +282,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                     }
                     return new ConsumeOutcome.Rejected(current.map(TableItems::code));
                 }
+                if (CONDITION_FAILED.equals(reasonCode(reasons, request.transactItems().size() - 1))) {
+                    // Another code of the user and type is current, or the codes were invalidated: this one is
+                    // as good as deleted, whether or not its deletion has happened yet.
+                    return new ConsumeOutcome.Rejected(Optional.empty());
+                }
                 if (giveBack && CONDITION_FAILED.equals(reasonCode(reasons, 2))) {
                     // The place to give back is gone (the window's counter was reset meanwhile): consume without it.
                     giveBack = false;
@@ -324,6 +356,14 @@ public final class DynamoDbVerificationStore implements VerificationStore {
                     .expressionAttributeValues(Map.of(":one", n(1)))
                     .build()).build());
         }
+        // Last, so the other items keep their places in the cancellation reasons.
+        items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
+                .tableName(tableName)
+                .key(keyOf(TableKeys.currentCode(consumption.userId(), consumption.codeType())))
+                .conditionExpression(IS_CURRENT)
+                .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT))
+                .expressionAttributeValues(Map.of(":digest", s(consumption.digest())))
+                .build()).build());
         return TransactWriteItemsRequest.builder()
                 .transactItems(items)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
@@ -332,11 +372,74 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     }
 
     @Override
-    public List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
+    public List<VerificationCode> makeCurrent(VerificationCode code) {
+        TableKeys.PrimaryKey marker = TableKeys.currentCode(code.userId(), code.codeType());
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(tableName)
+                .key(keyOf(marker))
+                .updateExpression(MAKE_CURRENT)
+                .conditionExpression(IS_NOT_OLDER_THAN_CURRENT)
+                .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT,
+                        "#currentAt", ItemAttributes.CURRENT_AT, "#currentFormat", ItemAttributes.CURRENT_FORMAT,
+                        "#userId", ItemAttributes.USER_ID, "#ttl", ItemAttributes.TTL))
+                .expressionAttributeValues(boundAsValues(TableItems.currentCodeItem(code)))
+                .returnValues(ReturnValue.UPDATED_OLD)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        Optional<String> replaced = conditionalUpdate(request, marker, AccessPattern.KEEP_NEWEST_CODE,
+                // Made current: the code it names no longer is.
+                old -> TableItems.currentDigest(old).filter(digest -> !digest.equals(code.digest())),
+                // Not newer: this code lost, unless the marker names it already (a retry of this very call).
+                current -> current.flatMap(TableItems::currentDigest).filter(code.digest()::equals).isPresent()
+                        ? Optional.empty() : Optional.of(code.digest()));
+        return replaced.flatMap(digest -> deleteCodeReturning(digest, AccessPattern.KEEP_NEWEST_CODE)).stream().toList();
+    }
+
+    @Override
+    public List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format) {
+        TableKeys.PrimaryKey marker = TableKeys.currentCode(userId, codeType);
+        UpdateItemRequest.Builder builder = UpdateItemRequest.builder()
+                .tableName(tableName)
+                .key(keyOf(marker))
+                .updateExpression(CLEAR_CURRENT)
+                .conditionExpression(HAS_CURRENT + (format.isPresent() ? AND_CURRENT_FORMAT : ""))
+                .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT,
+                        "#currentFormat", ItemAttributes.CURRENT_FORMAT))
+                .returnValues(ReturnValue.ALL_OLD)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
+        format.ifPresent(only -> builder.expressionAttributeValues(Map.of(":currentFormat", s(only.name()))));
+        UpdateItemRequest request = builder.build();
+        // First the marker, on the table itself: from here on no code of the user and type is consumed.
+        Optional<String> current = conditionalUpdate(request, marker, AccessPattern.INVALIDATE_CODES,
+                TableItems::currentDigest, nothingCurrent -> Optional.empty());
+        List<VerificationCode> deleted = new ArrayList<>(current
+                .flatMap(digest -> deleteCodeReturning(digest, AccessPattern.INVALIDATE_CODES)).stream().toList());
+        // Then, for tidiness, whatever else the index shows: those codes could not be used any more.
         List<Map<String, AttributeValue>> items = queryIndexPrefix(TableKeys.user(userId),
-                TableKeys.codesOfTypePrefix(codeType), Optional.empty(), AccessPattern.INVALIDATE_CODES);
+                TableKeys.codesOfTypePrefix(codeType), Optional.empty(), AccessPattern.INVALIDATE_CODES).stream()
+                .filter(item -> current.map(digest -> !digest.equals(item.get(ItemAttributes.CODE).s())).orElse(true))
+                .filter(item -> format.map(only -> only.name().equals(item.get(ItemAttributes.CODE_FORMAT).s()))
+                        .orElse(true))
+                .toList();
         deleteAll(items, AccessPattern.INVALIDATE_CODES);
-        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::code).toList();
+        items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::code).forEach(deleted::add);
+        return deleted;
+    }
+
+    /** DeleteItem of a code by its key, returning what was deleted (nothing if it was gone). */
+    private Optional<VerificationCode> deleteCodeReturning(String digest, AccessPattern pattern) {
+        // A consume of this code holds it for a moment: the delete is sent again then (TransactionConflicts).
+        var response = call("delete a code", () -> TransactionConflicts.retryingConflicts(() -> client.deleteItem(
+                request -> request
+                        .tableName(tableName)
+                        .key(keyOf(TableKeys.code(digest)))
+                        .returnValues(ReturnValue.ALL_OLD)
+                        .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))));
+        capacity.record(pattern, WRITE, response.consumedCapacity());
+        return response.hasAttributes() && !response.attributes().isEmpty()
+                ? Optional.of(TableItems.code(DynamoDbItems.fromAttributeValues(response.attributes())))
+                : Optional.empty();
     }
 
     @Override
@@ -544,11 +647,43 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     @Override
     public List<DeviceToken> deleteDevices(String userId, Optional<String> deviceId) {
-        String prefix = deviceId.map(TableKeys::deviceOfUserPrefix).orElse(TableKeys.devicesPrefix());
-        List<Map<String, AttributeValue>> items = queryIndexPrefix(TableKeys.user(userId), prefix, Optional.empty(),
-                AccessPattern.REVOKE_DEVICES);
+        if (deviceId.isPresent()) {
+            return deleteDeviceTokens(userId, deviceId.get());
+        }
+        // Revoke-all: the index finds what to delete; the marker written before (markDevicesRevoked) refuses
+        // every token the index does not show yet.
+        List<Map<String, AttributeValue>> items = queryIndexPrefix(TableKeys.user(userId), TableKeys.devicesPrefix(),
+                Optional.empty(), AccessPattern.REVOKE_DEVICES);
         deleteAll(items, AccessPattern.REVOKE_DEVICES);
         return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::device).toList();
+    }
+
+    /**
+     * One device's tokens share the partition {@code DEVICE#<deviceId>}: a consistent Query there sees a token
+     * registered a moment before, which GSI1 may not. The partition is read again after the deletes, until it
+     * is empty, so a token a concurrent use moved to its current-key id meanwhile is deleted too.
+     */
+    private List<DeviceToken> deleteDeviceTokens(String userId, String deviceId) {
+        QueryRequest request = QueryRequest.builder()
+                .tableName(tableName)
+                .keyConditionExpression(DEVICE_TOKENS)
+                .filterExpression(OF_USER)
+                .expressionAttributeNames(Map.of("#userId", ItemAttributes.USER_ID))
+                .expressionAttributeValues(Map.of(":pk", s(TableKeys.devicePartition(deviceId)),
+                        ":userId", s(userId)))
+                .consistentRead(true)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        List<DeviceToken> deleted = new ArrayList<>();
+        for (int round = 0; round < MAX_REVOKE_ROUNDS; round++) {
+            List<Map<String, AttributeValue>> items = query(request, AccessPattern.REVOKE_DEVICES, Integer.MAX_VALUE);
+            if (items.isEmpty()) {
+                break;
+            }
+            deleteAll(items, AccessPattern.REVOKE_DEVICES);
+            items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::device).forEach(deleted::add);
+        }
+        return deleted;
     }
 
     // Audit

@@ -125,6 +125,12 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         return new DynamoDbVerificationStore(client(), tableName, new ConsumedCapacityRecorder(), false);
     }
 
+    /** The shared proxy's GSI1 lags: it catches up only here. */
+    @Override
+    protected void indexCatchesUp() {
+        DYNALITE.get().transactional().releaseIndexes();
+    }
+
     @Override
     protected void putRawItem(Map<String, Object> item) {
         client().putItem(request -> request.tableName(tableName).item(DynamoDbItems.toAttributeValues(item)));
@@ -286,6 +292,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
 
     private void consumeLosingTheFirstAnswer(DynamoDbFaultProxy.Options options) {
         sendEmailCode("lou");
+        indexCatchesUp();
         String digest = store.findCodes("lou", CodeType.EMAIL_VERIFICATION).get(0).digest();
         DynamoDbFaultProxy proxy = proxy(options);
         VerificationStore lossy = storeThrough(proxy);
@@ -320,7 +327,8 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         lossy.registerDevice(token, added);
 
         assertThat(proxy.count("TransactWriteItems")).isEqualTo(2);
-        assertThat(store.findDevices("dave", START)).singleElement()
+        // Read through the test's own proxy, whose index is the engine's: the shared one saw none of these writes.
+        assertThat(lossy.findDevices("dave", START)).singleElement()
                 .satisfies(device -> assertThat(device.tokenId()).isEqualTo("digest-1"));
         assertThat(auditTypes("dave")).containsExactly(AuditEventType.DEVICE_ADDED);
     }
@@ -349,7 +357,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("BatchWriteItem"))
                 .extracting(Exchange::outcome).containsExactly(Exchange.Outcome.PARTLY_PROCESSED,
                         Exchange.Outcome.PARTLY_PROCESSED, Exchange.Outcome.FORWARDED);
-        assertThat(store.findDevices("una", START)).isEmpty();
+        assertThat(throttled.findDevices("una", START)).isEmpty();
     }
 
     @Test
@@ -363,7 +371,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                 .hasMessageContaining("2 deletes unprocessed after 8 attempts").hasMessageContaining("retry later");
 
         assertThat(proxy.count("BatchWriteItem")).isEqualTo(8);
-        assertThat(store.findDevices("vera", START)).hasSize(2);
+        assertThat(throttled.findDevices("vera", START)).hasSize(2);
     }
 
     // Conflicts with running transactions (issue 22): the proxy keeps a transaction running until released.
@@ -574,10 +582,12 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         Map<AccessPattern, ConsumedCapacityRecorder.Usage> usage =
                 ((DynamoDbVerificationStore) store).consumedCapacity().snapshot();
         assertThat(usage).containsKeys(AccessPattern.INSERT_CODE, AccessPattern.CONSUME_CODE,
-                AccessPattern.FIND_CODES, AccessPattern.COUNT_RATE_LIMIT, AccessPattern.APPEND_AUDIT,
-                AccessPattern.READ_RATE_LIMIT, AccessPattern.CLAIM_COOLDOWN);
-        // The send reads the earlier codes (beside its places) and then the codes to keep the newest: two queries.
-        assertThat(usage.get(AccessPattern.FIND_CODES).requests()).isEqualTo(2);
+                AccessPattern.FIND_CODES, AccessPattern.KEEP_NEWEST_CODE, AccessPattern.COUNT_RATE_LIMIT,
+                AccessPattern.APPEND_AUDIT, AccessPattern.READ_RATE_LIMIT, AccessPattern.CLAIM_COOLDOWN);
+        // The send reads the earlier codes beside its places (GSI1, tidiness only) and keeps the newest through the
+        // current-code marker, not through a second query of the index.
+        assertThat(usage.get(AccessPattern.FIND_CODES).requests()).isEqualTo(1);
+        assertThat(usage.get(AccessPattern.KEEP_NEWEST_CODE).requests()).isEqualTo(1);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).requests()).isEqualTo(1);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).capacityUnits()).isPositive();
         // CODE_SENT alone: CODE_VERIFIED is written by the consume transaction itself.

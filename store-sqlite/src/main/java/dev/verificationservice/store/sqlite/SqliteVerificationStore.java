@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
@@ -368,9 +369,49 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     @Override
-    public List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
-        return deleteByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType)).stream()
-                .map(TableItems::code).toList();
+    public List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format) {
+        if (format.isEmpty()) {
+            return deleteByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType)).stream()
+                    .map(TableItems::code).toList();
+        }
+        return inTransaction("delete codes of one format", connection -> {
+            List<VerificationCode> deleted = codesOfType(connection, userId, codeType).stream()
+                    .filter(code -> code.format() == format.get()).toList();
+            deleteCodes(connection, deleted);
+            return deleted;
+        });
+    }
+
+    /**
+     * This file's index has no lag: in one transaction the stored codes of the user and type that the code
+     * replaces ({@link VerificationCode#replacedBy}) are deleted, which is what the marker item of a store with a
+     * lagging index achieves.
+     */
+    @Override
+    public List<VerificationCode> makeCurrent(VerificationCode code) {
+        return inTransaction("keep only the newest code", connection -> {
+            List<VerificationCode> deleted = VerificationCode.replacedBy(code,
+                    codesOfType(connection, code.userId(), code.codeType()));
+            deleteCodes(connection, deleted);
+            return deleted;
+        });
+    }
+
+    private List<VerificationCode> codesOfType(Connection connection, String userId, CodeType codeType)
+            throws SQLException {
+        return selectByIndexPrefix(connection, TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType),
+                Optional.empty()).stream().map(TableItems::code).toList();
+    }
+
+    private static void deleteCodes(Connection connection, List<VerificationCode> doomed) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
+            for (VerificationCode code : doomed) {
+                TableKeys.PrimaryKey key = TableKeys.code(code.digest());
+                delete.setString(1, key.pk());
+                delete.setString(2, key.sk());
+                delete.executeUpdate();
+            }
+        }
     }
 
     @Override
@@ -867,9 +908,17 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     /** The items of one GSI1 partition whose sort key has the prefix; with {@code activeAt}, only unexpired ones. */
     private List<Map<String, Object>> selectByIndexPrefix(String gsi1pk, String gsi1skPrefix, Optional<Instant> activeAt) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement select = connection.prepareStatement(
-                     activeAt.isPresent() ? SELECT_ACTIVE_BY_GSI1_PREFIX : SELECT_BY_GSI1_PREFIX)) {
+        try (Connection connection = dataSource.getConnection()) {
+            return selectByIndexPrefix(connection, gsi1pk, gsi1skPrefix, activeAt);
+        } catch (SQLException e) {
+            throw failure("query through the user index", e);
+        }
+    }
+
+    private List<Map<String, Object>> selectByIndexPrefix(Connection connection, String gsi1pk, String gsi1skPrefix,
+                                                          Optional<Instant> activeAt) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                activeAt.isPresent() ? SELECT_ACTIVE_BY_GSI1_PREFIX : SELECT_BY_GSI1_PREFIX)) {
             select.setString(1, gsi1pk);
             select.setString(2, gsi1skPrefix);
             select.setString(3, gsi1skPrefix + SqliteSchema.PREFIX_END);
@@ -877,8 +926,6 @@ public final class SqliteVerificationStore implements VerificationStore {
                 select.setLong(4, activeAt.get().getEpochSecond());
             }
             return allItems(select);
-        } catch (SQLException e) {
-            throw failure("query through the user index", e);
         }
     }
 

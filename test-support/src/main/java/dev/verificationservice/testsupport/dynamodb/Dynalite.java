@@ -84,13 +84,15 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
 
     /**
      * The engine behind the run's shared proxy that {@linkplain DynamoDbFaultProxy.Options#emulatingTransactions()
-     * emulates TransactWriteItems}, with DynamoDB's 10-minute memory of ClientRequestTokens. Shared by every test
+     * emulates TransactWriteItems}, with DynamoDB's 10-minute memory of ClientRequestTokens, and whose global
+     * secondary indexes {@linkplain DynamoDbFaultProxy.Options#withIndexLag() lag} until a test
+     * {@linkplain Transactional#releaseIndexes() releases} them, as DynamoDB's may. Shared by every test
      * of the run: inject no faults on it; start a proxy of your own for that.
      */
     public synchronized Transactional transactional() {
         if (transactional == null) {
             DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(endpoint,
-                    DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+                    DynamoDbFaultProxy.Options.defaults().emulatingTransactions().withIndexLag());
             transactional = new Transactional(proxy, client(proxy.endpoint()));
         }
         return transactional;
@@ -189,6 +191,11 @@ public final class Dynalite implements ExtensionContext.Store.CloseableResource,
         /** A client of {@link #endpoint()}, with the SDK's default retries. */
         public DynamoDbClient client() {
             return client;
+        }
+
+        /** The indexes catch up with every write made so far (they never do on their own). */
+        public void releaseIndexes() {
+            proxy.indexLag().release();
         }
     }
 

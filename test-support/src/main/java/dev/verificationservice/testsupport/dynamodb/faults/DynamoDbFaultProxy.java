@@ -110,6 +110,10 @@ import java.util.zip.CRC32;
  * traffic through this one proxy: a client talking to the engine directly sees the items one by one, and a
  * crash of the JVM mid-transaction leaves it half applied. Tests on it show that the product sends the right
  * transactions and reads their answers right; DynamoDB's own atomicity is not what they prove.
+ *
+ * <p><b>Lagging indexes (opt-in, {@link Options#withIndexLag()}).</b> A Query on a global secondary index answers
+ * from the table as it was at the test's last {@link IndexLag#release()}, never later, as DynamoDB's eventually
+ * consistent indexes may; see {@link IndexLag}.
  */
 public final class DynamoDbFaultProxy implements AutoCloseable {
 
@@ -132,6 +136,8 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     private final Options options;
     /** Answers TransactWriteItems where the options ask for it; null otherwise. */
     private final TransactionEmulator transactions;
+    /** Holds index changes until the test releases them, where the options ask for it; null otherwise. */
+    private final IndexLag indexLag;
     /** Exclusive for an emulated transaction, shared for every other forwarded request (only with emulation). */
     private final ReentrantReadWriteLock isolation = new ReentrantReadWriteLock(true);
 
@@ -148,6 +154,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         this.transactions = options.emulateTransactions()
                 ? new TransactionEmulator(engine, options.clientRequestTokenMemory(), options.nanoClock())
                 : null;
+        this.indexLag = options.lagIndexes() ? new IndexLag(engine) : null;
         this.server = server;
         this.port = server.getLocalPort();
         this.endpoint = URI.create("http://" + LOOPBACK + ":" + port);
@@ -217,6 +224,17 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     /** The options the proxy was started with. */
     public Options options() {
         return options;
+    }
+
+    /**
+     * The lag of the indexes ({@link Options#lagIndexes()}): index queries answer from the table as it was at
+     * the last {@link IndexLag#release()}.
+     */
+    public IndexLag indexLag() {
+        if (indexLag == null) {
+            throw new IllegalStateException("this proxy was started without Options.withIndexLag()");
+        }
+        return indexLag;
     }
 
     // ---------------------------------------------------------------------------------------------- faults
@@ -375,6 +393,9 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         workers.shutdownNow();
         if (transactions != null) {
             transactions.close();
+        }
+        if (indexLag != null) {
+            indexLag.close();
         }
         try {
             if (!workers.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -672,12 +693,16 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     private Http.Message forwardedAnswer(Connection connection, Http.Message request)
             throws IOException, InterruptedException {
         if (transactions == null) {
-            return exchange(connection, request);
+            return lagged(connection, request);
         }
         String operation = operationOf(request.head());
         if (TransactionEmulator.OPERATION.equals(operation)) {
             try {
-                return transactions.execute(request, isolation.writeLock());
+                Http.Message answer = transactions.execute(request, isolation.writeLock());
+                if (indexLag != null) {
+                    indexLag.afterForward(TransactionEmulator.OPERATION, request, answer);
+                }
+                return answer;
             } catch (IOException e) {
                 System.err.println("DynamoDbFaultProxy on port " + port + ": the emulated " + TransactionEmulator.OPERATION
                         + " failed (" + e + "); closing the client connection");
@@ -688,7 +713,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         lock.lockInterruptibly();
         try {
             Optional<Http.Message> conflict = transactions.conflictOf(operation, request);
-            return conflict.isPresent() ? conflict.get() : exchange(connection, request);
+            return conflict.isPresent() ? conflict.get() : lagged(connection, request);
         } finally {
             lock.unlock();
         }
@@ -705,6 +730,21 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
                     + "Options.defaults().emulatingTransactions()");
         }
         return transactions.hold(bodyContains);
+    }
+
+    /** The engine's answer, with index queries answered from the lagging view where the options ask for one. */
+    private Http.Message lagged(Connection connection, Http.Message request) throws IOException {
+        if (indexLag == null) {
+            return exchange(connection, request);
+        }
+        String operation = operationOf(request.head());
+        Http.Message sent = indexLag.rewriteRequest(operation, request);
+        Http.Message answer = exchange(connection, sent);
+        if (sent != request) {
+            return indexLag.rewriteAnswer(sent, answer);
+        }
+        indexLag.afterForward(operation, request, answer);
+        return answer;
     }
 
     private Http.Message exchange(Connection connection, Http.Message request) throws IOException {
@@ -813,8 +853,11 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      * @param clientRequestTokenMemory  how long the emulation remembers a completed transaction's
      *                                  ClientRequestToken (DynamoDB: 10 minutes); zero: not at all
      * @param nanoClock                 what that memory is measured on (nanoseconds); a test moves its own
+     * @param lagIndexes                index queries answer from a view the test brings up to date
+     *                                  ({@link IndexLag}) instead of the engine's own indexes
      */
-    public record Options(boolean emulateTransactions, Duration clientRequestTokenMemory, LongSupplier nanoClock) {
+    public record Options(boolean emulateTransactions, Duration clientRequestTokenMemory, LongSupplier nanoClock,
+                          boolean lagIndexes) {
 
         /** DynamoDB's idempotency window for a ClientRequestToken. */
         public static final Duration DYNAMODB_TOKEN_MEMORY = Duration.ofMinutes(10);
@@ -829,22 +872,30 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
 
         /** Forward everything, TransactWriteItems included; tokens would be remembered for DynamoDB's 10 minutes. */
         public static Options defaults() {
-            return new Options(false, DYNAMODB_TOKEN_MEMORY, System::nanoTime);
+            return new Options(false, DYNAMODB_TOKEN_MEMORY, System::nanoTime, false);
         }
 
         /** Answer TransactWriteItems with the emulation. */
         public Options emulatingTransactions() {
-            return new Options(true, clientRequestTokenMemory, nanoClock);
+            return new Options(true, clientRequestTokenMemory, nanoClock, lagIndexes);
         }
 
         /** Remember a completed transaction's ClientRequestToken for this long instead of 10 minutes. */
         public Options withClientRequestTokenMemory(Duration memory) {
-            return new Options(emulateTransactions, memory, nanoClock);
+            return new Options(emulateTransactions, memory, nanoClock, lagIndexes);
         }
 
         /** Measure the token memory on this clock (nanoseconds), which a test moves instead of waiting. */
         public Options measuredBy(LongSupplier clock) {
-            return new Options(emulateTransactions, clientRequestTokenMemory, clock);
+            return new Options(emulateTransactions, clientRequestTokenMemory, clock, lagIndexes);
+        }
+
+        /**
+         * Let the global secondary indexes lag ({@link IndexLag}): a Query on an index sees no change made since
+         * the last {@link IndexLag#release()}, as on DynamoDB, where an index is eventually consistent.
+         */
+        public Options withIndexLag() {
+            return new Options(emulateTransactions, clientRequestTokenMemory, nanoClock, true);
         }
 
         /** Remember no ClientRequestToken: a retried transaction runs again, as after DynamoDB's 10 minutes. */
