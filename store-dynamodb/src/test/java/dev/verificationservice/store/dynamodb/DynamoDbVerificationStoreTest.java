@@ -438,6 +438,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     @Test
     void aConsumeStillRunningAfterTheAttemptTimeoutIsSentAgainUnderItsTokenAndIsConsumedNeverUsed() throws Exception {
         sendEmailCode("kim");
+        indexCatchesUp();
         String digest = store.findCodes("kim", CodeType.EMAIL_VERIFICATION).get(0).digest();
         DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
         DynamoDbClient impatient = DynamoDbClient.builder()
@@ -479,6 +480,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     @Test
     void aCodeDeletedWhileItsConsumeIsRunningIsDeletedOnceTheConsumeAnswered() throws Exception {
         sendEmailCode("lin");
+        indexCatchesUp();
         String digest = store.findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0).digest();
         AuditEntry verified = verification.audit().newEntry("lin", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
@@ -492,6 +494,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     @Test
     void aPlaceGivenBackWhileAConsumeGivesBackAnotherOfTheSameCounterIsGivenBack() throws Exception {
         sendEmailCode("lee");
+        indexCatchesUp();
         String digest = store.findCodes("lee", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place consuming = new Place(new CounterWindow("lee", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
@@ -541,6 +544,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     @Test
     void aConsumeRetriedWithoutItsGiveBackIsSentUnderAFreshTokenAndConsumes() {
         sendEmailCode("max");
+        indexCatchesUp();
         String digest = store.findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place place = new Place(new CounterWindow("max", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
