@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -134,7 +135,7 @@ public final class TotpService {
                     : Confirmation.Reason.ALREADY_CONFIRMED, client);
         }
         TotpFactor pending = found.get();
-        List<Match> matches = matches(List.of(pending), presented, now);
+        List<Match> matches = tested(place, () -> matches(List.of(pending), presented, now));
         if (matches.isEmpty()) {
             return notConfirmed(user, factor, place.limitReached() ? Confirmation.Reason.TOO_MANY_ATTEMPTS
                     : Confirmation.Reason.INVALID_CODE, client);
@@ -168,10 +169,11 @@ public final class TotpService {
         Instant now = clock.instant();
         List<TotpFactor> confirmed = factors.findFactors(user).stream().filter(TotpFactor::confirmed).toList();
         if (confirmed.isEmpty()) {
-            return invalid(user, place.limitReached() ? TotpVerification.Reason.TOO_MANY_ATTEMPTS
-                    : TotpVerification.Reason.NO_FACTOR, Optional.empty(), client);
+            // Nothing to test the code against: no guess to count.
+            rateLimiter.release(place);
+            return invalid(user, TotpVerification.Reason.NO_FACTOR, Optional.empty(), client);
         }
-        List<Match> matches = matches(confirmed, presented, now);
+        List<Match> matches = tested(place, () -> matches(confirmed, presented, now));
         if (matches.isEmpty()) {
             return invalid(user, place.limitReached() ? TotpVerification.Reason.TOO_MANY_ATTEMPTS
                     : TotpVerification.Reason.INVALID_CODE, Optional.empty(), client);
@@ -270,6 +272,14 @@ public final class TotpService {
         }
         matches.sort(Comparator.comparingLong(Match::step).reversed());
         return matches;
+    }
+
+    /**
+     * The matches, or the failure to compute them (a secret that no key of the ring opens) with the attempt's place
+     * given back first: a server fault must not count against the user, let alone lock them out.
+     */
+    private List<Match> tested(RateLimitDecision place, Supplier<List<Match>> matching) {
+        return RateLimiter.undoneOnFailure(matching, () -> rateLimiter.release(place));
     }
 
     private StepAcceptance acceptance(Match match, Instant now, AuditEntry entry, RateLimitDecision place) {

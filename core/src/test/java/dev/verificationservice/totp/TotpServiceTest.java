@@ -14,6 +14,7 @@ import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.security.UnreadableSecretException;
 import dev.verificationservice.validation.InvalidInputException;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -119,6 +120,7 @@ class TotpServiceTest {
 
         assertThat(service(NOW).verify(USER, app.codeAt(NOW), CLIENT))
                 .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.NO_FACTOR));
+        assertThat(store.held(TotpService.VERIFY_ACTION)).as("nothing was tested, nothing counts").isZero();
         Instant lapsed = NOW.plus(Duration.ofMinutes(15));
         assertThat(service(lapsed).confirm(USER, enrolment.factorId(), app.codeAt(lapsed), CLIENT))
                 .isEqualTo(new Confirmation.NotConfirmed(Confirmation.Reason.NOT_FOUND));
@@ -252,6 +254,21 @@ class TotpServiceTest {
         Instant afterwards = later.plusSeconds(30);
         EncryptionKeyRing retired = EncryptionKeyRing.fromBase64(List.of(newKey));
         assertThat(service(afterwards, retired).verify(USER, app.codeAt(afterwards), CLIENT).valid()).isTrue();
+    }
+
+    @Test
+    void aSecretCopiedToAnotherUsersFactorDoesNotOpenAndCountsNothing() throws Exception {
+        enrolAndConfirm(USER);
+        TotpFactor original = store.allFactors().get(0);
+        // Another user's item, holding Ada's sealed secret (a copy within the table).
+        store.insertFactor(new TotpFactor("mallory", original.factorId(), "mallory", original.issuer(),
+                original.algorithm(), original.digits(), original.period(), original.secret(), true,
+                original.createdAt(), Optional.empty(), TotpFactor.NO_STEP, Optional.empty()),
+                store.auditEntries().get(0));
+
+        assertThatThrownBy(() -> service(NOW).verify("mallory", "123456", CLIENT))
+                .isInstanceOf(UnreadableSecretException.class).hasMessageNotContaining(original.secret().ciphertext());
+        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
     }
 
     @Test
