@@ -9,8 +9,7 @@ import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.store.VerificationStore;
-import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.operator.OperatorService;
 import java.time.Clock;
 import java.util.Objects;
 
@@ -31,7 +30,7 @@ public final class Verification {
     private final DeviceService devices;
     private final AuditLog audit;
     private final RateLimiter rateLimiter;
-    private final UserSupport support;
+    private final OperatorService support;
     private final IdempotentRequests idempotency;
 
     private Verification(Builder builder) {
@@ -45,7 +44,7 @@ public final class Verification {
                 builder.settings.codePolicy(), builder.locales);
         this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl(),
                 builder.settings.deviceMaxLife());
-        this.support = new UserSupport(codes, devices, audit, rateLimiter);
+        this.support = new OperatorService(codes, devices, audit, rateLimiter);
         this.idempotency = new IdempotentRequests(store, keys, tokens, builder.clock);
     }
 
@@ -75,7 +74,7 @@ public final class Verification {
     }
 
     /** What support staff may do for a user: the operator API's domain. */
-    public UserSupport support() {
+    public OperatorService operator() {
         return support;
     }
 

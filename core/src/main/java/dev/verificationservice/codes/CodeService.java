@@ -10,7 +10,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;

@@ -15,7 +15,7 @@ public interface TotpRepository {
      * Writes a new pending factor (with its ttl) and its {@code TOTP_ENROLLED} entry atomically, on the condition that
      * no item has its key.
      *
-     * @throws dev.verificationservice.spi.StoreException when the write was refused or failed
+     * @throws dev.verificationservice.store.StoreException when the write was refused or failed
      */
     void insertFactor(TotpFactor factor, AuditEntry enrolled);
 

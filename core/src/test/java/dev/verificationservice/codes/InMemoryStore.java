@@ -10,7 +10,7 @@ import dev.verificationservice.recovery.RecoveryCode;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.totp.StepAcceptance;
 import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.TotpFactor;

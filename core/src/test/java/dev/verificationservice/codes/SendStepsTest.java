@@ -11,7 +11,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
