@@ -1,15 +1,17 @@
 package dev.verificationservice;
 
 import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.codes.CodeDelivery;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.CodeService;
 import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.devices.DeviceService;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.idempotency.IdempotentRequests;
+import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.operator.OperatorService;
 import java.time.Clock;
 import java.util.Objects;
 
@@ -40,9 +42,10 @@ public final class Verification {
         SecureTokens tokens = new SecureTokens();
         this.rateLimiter = new RateLimiter(store, builder.clock, tokens);
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
-        this.codes = new CodeService(store, store, rateLimiter, audit, sender, keys, tokens, builder.clock,
-                builder.settings.codePolicy(), builder.locales);
-        this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl(),
+        Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, builder.clock);
+        this.codes = new CodeService(store, new CodeDelivery(sender, builder.locales), builder.settings.codePolicy(),
+                foundation);
+        this.devices = new DeviceService(store, foundation, builder.settings.deviceTtl(),
                 builder.settings.deviceMaxLife());
         this.support = new OperatorService(codes, devices, audit, rateLimiter);
         this.idempotency = new IdempotentRequests(store, keys, tokens, builder.clock);

@@ -4,6 +4,7 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
@@ -11,7 +12,6 @@ import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,16 +49,14 @@ public final class RecoveryCodeService {
     private final Clock clock;
     private final RateLimitPolicy verifyLimit;
 
-    public RecoveryCodeService(RecoveryCodeRepository repository, RateLimiter rateLimiter, AuditLog audit,
-                               SecretKeyRing keys, SecureTokens tokens, SecureRandom random, Clock clock,
-                               RateLimitPolicy verifyLimit) {
+    public RecoveryCodeService(RecoveryCodeRepository repository, Foundation foundation, RateLimitPolicy verifyLimit) {
         this.repository = repository;
-        this.rateLimiter = rateLimiter;
-        this.audit = audit;
-        this.keys = keys;
-        this.tokens = tokens;
-        this.generator = new RecoveryCodes(random);
-        this.clock = clock;
+        this.rateLimiter = foundation.rateLimiter();
+        this.audit = foundation.audit();
+        this.keys = foundation.keys();
+        this.tokens = foundation.tokens();
+        this.generator = new RecoveryCodes(tokens.random());
+        this.clock = foundation.clock();
         this.verifyLimit = verifyLimit;
     }
 

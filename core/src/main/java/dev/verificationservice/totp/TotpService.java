@@ -4,6 +4,7 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.recovery.IssuedRecoveryCodes;
@@ -12,9 +13,8 @@ import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.time.Instants;
-import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
-import java.security.SecureRandom;
+import dev.verificationservice.validation.InvalidInputException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,17 +72,16 @@ public final class TotpService {
     private final Clock clock;
     private final TotpPolicy policy;
 
-    public TotpService(TotpRepository factors, RecoveryCodeService recovery, RateLimiter rateLimiter, AuditLog audit,
-                       EncryptionKeyRing encryption, SecureTokens tokens, SecureRandom random, Clock clock,
-                       TotpPolicy policy) {
+    public TotpService(TotpRepository factors, RecoveryCodeService recovery, EncryptionKeyRing encryption,
+                       TotpPolicy policy, Foundation foundation) {
         this.factors = factors;
         this.recovery = recovery;
-        this.rateLimiter = rateLimiter;
-        this.audit = audit;
+        this.rateLimiter = foundation.rateLimiter();
+        this.audit = foundation.audit();
         this.encryption = encryption;
-        this.tokens = tokens;
-        this.secrets = new TotpSecrets(random);
-        this.clock = clock;
+        this.tokens = foundation.tokens();
+        this.secrets = new TotpSecrets(tokens.random());
+        this.clock = foundation.clock();
         this.policy = policy;
     }
 

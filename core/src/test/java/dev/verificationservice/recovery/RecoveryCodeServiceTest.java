@@ -1,14 +1,12 @@
 package dev.verificationservice.recovery;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.verificationservice.Concurrently;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.InMemoryStore;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
@@ -21,6 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RecoveryCodeServiceTest {
 
@@ -40,8 +40,8 @@ class RecoveryCodeServiceTest {
     }
 
     private RecoveryCodeService service(SecretKeyRing keys, Clock clock) {
-        return new RecoveryCodeService(store, new RateLimiter(store, clock, tokens),
-                new AuditLog(store, clock, Optional.empty(), tokens), keys, tokens, random, clock,
+        return new RecoveryCodeService(store, new Foundation(new RateLimiter(store, clock, tokens),
+                new AuditLog(store, clock, Optional.empty(), tokens), keys, tokens, clock),
                 VerificationSettings.DEFAULT_VERIFY_LIMIT);
     }
 

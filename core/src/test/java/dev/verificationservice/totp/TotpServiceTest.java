@@ -1,14 +1,12 @@
 package dev.verificationservice.totp;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.verificationservice.Concurrently;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.InMemoryStore;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
@@ -26,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The TOTP rules against the core's in-memory store; an {@link Authenticator} written from the RFCs plays the app,
@@ -54,9 +54,9 @@ class TotpServiceTest {
         RateLimiter rateLimiter = new RateLimiter(store, clock, tokens);
         AuditLog audit = new AuditLog(store, clock, Optional.empty(), tokens);
         TotpPolicy policy = TotpPolicy.defaults();
-        RecoveryCodeService recovery = new RecoveryCodeService(store, rateLimiter, audit, keys, tokens, random, clock,
-                policy.recoveryLimit());
-        return new TotpService(store, recovery, rateLimiter, audit, ring, tokens, random, clock, policy);
+        Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, clock);
+        RecoveryCodeService recovery = new RecoveryCodeService(store, foundation, policy.recoveryLimit());
+        return new TotpService(store, recovery, ring, policy, foundation);
     }
 
     /** Enrols as an app would (scanning the QR code) and confirms at NOW. */
