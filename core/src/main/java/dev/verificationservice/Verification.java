@@ -1,16 +1,17 @@
 package dev.verificationservice;
 
 import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.codes.CodeDelivery;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.CodeService;
 import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.devices.DeviceService;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.idempotency.IdempotentRequests;
+import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.store.VerificationStore;
-import dev.verificationservice.support.UserSupport;
 import java.time.Clock;
 import java.util.Objects;
 
@@ -31,7 +32,7 @@ public final class Verification {
     private final DeviceService devices;
     private final AuditLog audit;
     private final RateLimiter rateLimiter;
-    private final UserSupport support;
+    private final OperatorService support;
     private final IdempotentRequests idempotency;
 
     private Verification(Builder builder) {
@@ -41,11 +42,12 @@ public final class Verification {
         SecureTokens tokens = new SecureTokens();
         this.rateLimiter = new RateLimiter(store, builder.clock, tokens);
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
-        this.codes = new CodeService(store, store, rateLimiter, audit, sender, keys, tokens, builder.clock,
-                builder.settings.codePolicy(), builder.locales);
-        this.devices = new DeviceService(store, audit, keys, tokens, builder.clock, builder.settings.deviceTtl(),
+        Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, builder.clock);
+        this.codes = new CodeService(store, new CodeDelivery(sender, builder.locales), builder.settings.codePolicy(),
+                foundation);
+        this.devices = new DeviceService(store, foundation, builder.settings.deviceTtl(),
                 builder.settings.deviceMaxLife());
-        this.support = new UserSupport(codes, devices, audit, rateLimiter);
+        this.support = new OperatorService(codes, devices, audit, rateLimiter);
         this.idempotency = new IdempotentRequests(store, keys, tokens, builder.clock);
     }
 
@@ -75,7 +77,7 @@ public final class Verification {
     }
 
     /** What support staff may do for a user: the operator API's domain. */
-    public UserSupport support() {
+    public OperatorService operator() {
         return support;
     }
 

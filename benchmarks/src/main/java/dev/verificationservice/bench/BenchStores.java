@@ -1,6 +1,6 @@
 package dev.verificationservice.bench;
 
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;

@@ -10,7 +10,7 @@ import dev.verificationservice.codes.OutgoingCode;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

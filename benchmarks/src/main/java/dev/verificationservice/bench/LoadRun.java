@@ -5,7 +5,7 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.RegisteredDevice;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;

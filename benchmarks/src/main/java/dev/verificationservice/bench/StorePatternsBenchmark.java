@@ -11,7 +11,7 @@ import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -13,5 +13,21 @@ public enum AuditEventType {
     DEVICE_REVOKED,
     DEVICES_REVOKED,
     /** An operator lifted a rate limit or lock-out (details: action, operatorKeyId). */
-    RATE_LIMIT_RESET
+    RATE_LIMIT_RESET,
+    /** A TOTP factor was enrolled, pending its confirmation (details: factorId, label). */
+    TOTP_ENROLLED,
+    /** A pending TOTP factor was confirmed with a code from the app (details: factorId). */
+    TOTP_CONFIRMED,
+    /** A TOTP code was accepted (details: factorId, step). */
+    TOTP_VERIFIED,
+    /** A TOTP code was refused, or a confirmation failed; the failure reason says why (details: operation). */
+    TOTP_VERIFICATION_FAILED,
+    /** TOTP factors were removed (details: count, factorId when one was named). */
+    TOTP_REMOVED,
+    /** A new set of recovery codes was issued; the previous set is void (details: count, voided). */
+    RECOVERY_CODES_ISSUED,
+    /** A recovery code was used (details: remaining). */
+    RECOVERY_CODE_USED,
+    /** A recovery code was refused; the failure reason says why. */
+    RECOVERY_CODE_FAILED
 }

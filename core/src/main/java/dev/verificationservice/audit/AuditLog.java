@@ -2,7 +2,7 @@ package dev.verificationservice.audit;
 
 import dev.verificationservice.audit.AuditRepository.AuditPosition;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;

@@ -4,16 +4,15 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitDecision;
-import dev.verificationservice.ratelimit.RateLimitRepository;
-import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.time.Instants;
-import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
+import dev.verificationservice.validation.InvalidInputException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,19 +71,17 @@ public final class CodeService {
     /** What a code may approve: shown in the message, so short and printable. */
     public static final int MAX_CONTEXT_LENGTH = 200;
 
-    public CodeService(CodeRepository codes, RateLimitRepository counters, RateLimiter rateLimiter, AuditLog audit,
-                       CodeSender sender, SecretKeyRing keys, SecureTokens tokens, Clock clock, CodePolicy policy,
-                       MessageLocales locales) {
+    public CodeService(CodeRepository codes, CodeDelivery delivery, CodePolicy policy, Foundation foundation) {
         this.codes = codes;
-        this.rateLimiter = rateLimiter;
-        this.audit = audit;
-        this.sender = sender;
-        this.keys = keys;
-        this.tokens = tokens;
-        this.clock = clock;
+        this.rateLimiter = foundation.rateLimiter();
+        this.audit = foundation.audit();
+        this.sender = delivery.sender();
+        this.keys = foundation.keys();
+        this.tokens = foundation.tokens();
+        this.clock = foundation.clock();
         this.policy = policy;
-        this.admission = new SendAdmission(rateLimiter, counters, policy, keys, tokens, clock);
-        this.locales = locales;
+        this.admission = new SendAdmission(policy, foundation);
+        this.locales = delivery.locales();
     }
 
     /** The rate-limit action that counts code requests of a type. */
@@ -125,7 +122,8 @@ public final class CodeService {
         // deleted only once the new code is current (the index may not show them all: the store's record of the
         // current code is what makes them unusable).
         CompletableFuture<List<VerificationCode>> earlier = rateLimiter.beside(() -> codes.findCodes(userId, type));
-        SendAdmission.Outcome outcome = admission.admit(userId, type, format, method, target, client, earlier);
+        SendAdmission.Outcome outcome = admission.admit(
+                new SendAdmission.Send(userId, type, format, method, target, client), earlier);
         if (outcome instanceof SendAdmission.Refused refused) {
             return rateLimited(userId, refused.decision(), client);
         }

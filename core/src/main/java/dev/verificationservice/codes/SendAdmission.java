@@ -1,10 +1,10 @@
 package dev.verificationservice.codes;
 
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
-import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
@@ -61,20 +61,17 @@ final class SendAdmission {
     private static final Logger LOG = LoggerFactory.getLogger(SendAdmission.class);
 
     private final RateLimiter rateLimiter;
-    private final RateLimitRepository counters;
     private final CodePolicy policy;
     private final SecretKeyRing keys;
     private final SecureTokens tokens;
     private final Clock clock;
 
-    SendAdmission(RateLimiter rateLimiter, RateLimitRepository counters, CodePolicy policy, SecretKeyRing keys,
-                  SecureTokens tokens, Clock clock) {
-        this.rateLimiter = rateLimiter;
-        this.counters = counters;
+    SendAdmission(CodePolicy policy, Foundation foundation) {
+        this.rateLimiter = foundation.rateLimiter();
         this.policy = policy;
-        this.keys = keys;
-        this.tokens = tokens;
-        this.clock = clock;
+        this.keys = foundation.keys();
+        this.tokens = foundation.tokens();
+        this.clock = foundation.clock();
     }
 
     static String resendAction(CodeType type) {
@@ -93,6 +90,16 @@ final class SendAdmission {
                     Optional<RateLimitDecision> smsPlace) implements Outcome {
     }
 
+    /**
+     * The send admission decides about, every value already checked and normalised.
+     *
+     * @param normalizedTarget the delivery target as {@link DeliveryTargets#normalize} wrote it
+     * @param client           the caller's address (for the per-address limit) and user agent
+     */
+    record Send(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String normalizedTarget,
+                ClientContext client) {
+    }
+
     /** A limit refused the send, and nothing of it is held any more. */
     record Refused(RateLimitDecision decision) implements Outcome {
     }
@@ -103,11 +110,13 @@ final class SendAdmission {
      * waited for with the first step, and its failure fails the send before the cooldown and the SMS budget are
      * touched, with every place given back.
      */
-    Outcome admit(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String normalizedTarget,
-                  ClientContext client, CompletableFuture<?> alongside) {
+    Outcome admit(Send send, CompletableFuture<?> alongside) {
+        String userId = send.userId();
+        CodeType type = send.type();
+        DeliveryMethod method = send.method();
         // Every subject is worked out before anything goes out.
-        String target = targetSubject(method, normalizedTarget);
-        Optional<String> ip = client.ipAddress().map(ClientAddresses::subject);
+        String target = targetSubject(method, send.normalizedTarget());
+        Optional<String> ip = send.client().ipAddress().map(ClientAddresses::subject);
 
         // Every place granted, whatever else answered, and the cooldown once claimed: all of it goes back on a
         // refusal or a failure.
@@ -119,7 +128,7 @@ final class SendAdmission {
             // The first step: what concerns the user alone (the lock-out read, the user's place) and the caller's
             // read of the earlier codes, at once.
             List<Check> first = new ArrayList<>();
-            if (format == CodeFormat.NUMERIC) {
+            if (send.format() == CodeFormat.NUMERIC) {
                 first.add(new Check(true, rateLimiter.beside(() -> rateLimiter.currentOverWindows(userId,
                         CodeService.verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()))));
             }
@@ -179,7 +188,7 @@ final class SendAdmission {
     Optional<RuntimeException> withdraw(Admitted admitted) {
         List<Runnable> returns = new ArrayList<>();
         admitted.places().forEach(place -> returns.add(() -> rateLimiter.release(place)));
-        admitted.cooldown().ifPresent(cooldown -> returns.add(() -> counters.releaseCooldown(cooldown)));
+        admitted.cooldown().ifPresent(cooldown -> returns.add(() -> rateLimiter.releaseCooldown(cooldown)));
         RuntimeException first = null;
         for (Runnable giveBack : returns) {
             try {
@@ -281,8 +290,8 @@ final class SendAdmission {
 
     /** Claims the cooldown; a failed call releases it (its write may have landed with the answer lost). */
     private Optional<RateLimitDecision> claim(Cooldown cooldown) {
-        return RateLimiter.undoneOnFailure(() -> counters.claimCooldown(cooldown),
-                        () -> counters.releaseCooldown(cooldown))
+        return RateLimiter.undoneOnFailure(() -> rateLimiter.claimCooldown(cooldown),
+                        () -> rateLimiter.releaseCooldown(cooldown))
                 .map(end -> new RateLimitDecision(cooldown.action(), 2, 1, cooldown.now(), end));
     }
 

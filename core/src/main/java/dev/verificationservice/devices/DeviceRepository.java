@@ -12,7 +12,7 @@ public interface DeviceRepository {
      * Writes the token and its {@code DEVICE_ADDED} audit entry atomically: afterwards both exist or
      * neither does.
      *
-     * @throws dev.verificationservice.spi.StoreException when the write was refused or failed
+     * @throws dev.verificationservice.store.StoreException when the write was refused or failed
      */
     void registerDevice(DeviceToken token, AuditEntry deviceAdded);
 

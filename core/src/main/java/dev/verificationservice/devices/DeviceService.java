@@ -4,11 +4,12 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.time.Instants;
-import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
+import dev.verificationservice.validation.InvalidInputException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,13 +45,16 @@ public final class DeviceService {
     private final Duration deviceTtl;
     private final Duration maxLife;
 
-    public DeviceService(DeviceRepository devices, AuditLog audit, SecretKeyRing keys, SecureTokens tokens,
-                         Clock clock, Duration deviceTtl, Duration maxLife) {
+    /**
+     * @param deviceTtl how long a device stays remembered after its last use
+     * @param maxLife   how long after its first registration a device must register again, however often used
+     */
+    public DeviceService(DeviceRepository devices, Foundation foundation, Duration deviceTtl, Duration maxLife) {
         this.devices = devices;
-        this.audit = audit;
-        this.keys = keys;
-        this.tokens = tokens;
-        this.clock = clock;
+        this.audit = foundation.audit();
+        this.keys = foundation.keys();
+        this.tokens = foundation.tokens();
+        this.clock = foundation.clock();
         this.deviceTtl = deviceTtl;
         this.maxLife = maxLife;
     }

@@ -301,6 +301,19 @@ public final class RateLimiter {
     }
 
     /** Forgets every window of the action for the user (an operator lifting a lock-out); how many were cleared. */
+    /**
+     * Claims a cooldown: empty when it was free (now claimed by {@code cooldown}'s attempt), otherwise when the
+     * running one ends ({@link RateLimitRepository#claimCooldown}).
+     */
+    public Optional<Instant> claimCooldown(Cooldown cooldown) {
+        return counters.claimCooldown(cooldown);
+    }
+
+    /** Releases a cooldown this attempt claimed, and only that one ({@link RateLimitRepository#releaseCooldown}). */
+    public void releaseCooldown(Cooldown cooldown) {
+        counters.releaseCooldown(cooldown);
+    }
+
     public int reset(String userId, String action) {
         return counters.deleteCounters(userId, action);
     }

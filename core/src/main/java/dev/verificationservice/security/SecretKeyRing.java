@@ -55,18 +55,7 @@ public final class SecretKeyRing {
      * comma-separated value of {@code VERIFICATION_SECRET_KEYS}.
      */
     public static SecretKeyRing fromBase64(List<String> encodedKeys) {
-        List<byte[]> raw = new ArrayList<>();
-        for (int i = 0; i < encodedKeys.size(); i++) {
-            String encoded = encodedKeys.get(i).trim();
-            try {
-                raw.add(encoded.contains("-") || encoded.contains("_")
-                        ? Base64.getUrlDecoder().decode(encoded)
-                        : Base64.getDecoder().decode(encoded));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("HMAC key #" + (i + 1) + " is not valid base64", e);
-            }
-        }
-        return new SecretKeyRing(raw);
+        return new SecretKeyRing(Base64Keys.decode(encodedKeys, "HMAC key"));
     }
 
     /** A fresh random key, base64-encoded, for first start of the embedded mode and for tests. */

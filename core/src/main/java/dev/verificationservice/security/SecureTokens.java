@@ -25,6 +25,11 @@ public final class SecureTokens {
         this(new SecureRandom());
     }
 
+    /** The {@code SecureRandom} every token comes from, for generators of their own (TOTP secrets, recovery codes). */
+    public SecureRandom random() {
+        return random;
+    }
+
     /** A numeric code of {@code digits} digits, each uniformly distributed (leading zeros allowed). */
     public String numericCode(int digits) {
         StringBuilder code = new StringBuilder(digits);

@@ -1,9 +1,8 @@
 package dev.verificationservice.codes;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
@@ -15,6 +14,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link CodeDigests#storedDigest}, the public way to the digest a code is stored under, is the digest issuing
@@ -30,9 +30,11 @@ class CodeDigestsTest {
     private final DevelopmentOutbox outbox = new DevelopmentOutbox(clock);
     private final SecretKeyRing keys = SecretKeyRing.fromBase64(
             List.of(SecretKeyRing.generateBase64Key(new SecureRandom())));
-    private final CodeService codes = new CodeService(store, store, new RateLimiter(store, clock, tokens),
-            new AuditLog(store, clock, VerificationSettings.defaults().auditRetention(), tokens), outbox, keys, tokens,
-            clock, VerificationSettings.defaults().codePolicy(), MessageLocales.requestedOrEnglish());
+    private final CodeService codes = new CodeService(store,
+            new CodeDelivery(outbox, MessageLocales.requestedOrEnglish()), VerificationSettings.defaults().codePolicy(),
+            new Foundation(new RateLimiter(store, clock, tokens),
+                    new AuditLog(store, clock, VerificationSettings.defaults().auditRetention(), tokens), keys, tokens,
+                    clock));
 
     private void assertStoredUnderItsStoredDigest(CodeRequest request, CodeFormat format, Optional<String> context) {
         assertThat(codes.issue(request)).isInstanceOf(IssueResult.Issued.class);

@@ -6,7 +6,15 @@ import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimitRepository;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
+import dev.verificationservice.recovery.RecoveryCodeUse;
+import dev.verificationservice.recovery.RecoveryUseOutcome;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.totp.StepAcceptance;
+import dev.verificationservice.totp.StepOutcome;
+import dev.verificationservice.totp.TotpFactor;
+import dev.verificationservice.totp.TotpRepository;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,10 +31,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The parts of the store a send touches, in memory, for the core's own tests: counters with marks, cooldowns,
- * codes and audit entries. It can fail chosen calls, and hold the first calls of a send at a gate until a
- * given number of them are in flight together (which calls that run one after another never are).
+ * codes and audit entries; and the TOTP factors and recovery codes, with their conditional writes, for the rules of
+ * the TOTP and recovery services (the stores prove the same conditions through the contract suite). It can fail
+ * chosen calls, and hold the first calls of a send at a gate until a given number of them are in flight together
+ * (which calls that run one after another never are).
  */
-final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditRepository {
+public final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditRepository, TotpRepository,
+        RecoveryCodeRepository {
 
     private record WindowKey(String subject, String action, Instant windowStart) {
     }
@@ -44,6 +55,10 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     private final Map<String, VerificationCode> codes = new LinkedHashMap<>();
     private final Map<String, String> issueIds = new HashMap<>();
     private final List<AuditEntry> audit = new ArrayList<>();
+    private final Map<String, TotpFactor> factors = new LinkedHashMap<>();
+    private final Map<String, String> acceptedBy = new HashMap<>();
+    private final Map<String, RecoveryCode> recoveryCodes = new LinkedHashMap<>();
+    private final Map<String, String> recoveryUsedBy = new HashMap<>();
     private final List<String> givenBack = new ArrayList<>();
     private final List<String> placeRequests = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
@@ -67,13 +82,13 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     }
 
     /** The places held now in every window of an action, all subjects together. */
-    synchronized long held(String action) {
+    public synchronized long held(String action) {
         return counters.entrySet().stream().filter(entry -> entry.getKey().action().equals(action))
                 .mapToLong(entry -> entry.getValue().count).sum();
     }
 
     /** How many places of an action were asked for so far, granted or not. */
-    synchronized long placeRequests(String action) {
+    public synchronized long placeRequests(String action) {
         return placeRequests.stream().filter(action::equals).count();
     }
 
@@ -152,7 +167,7 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
     }
 
     /** The marks held now in every window of an action: places taken whose outcome is still open. */
-    synchronized long marks(String action) {
+    public synchronized long marks(String action) {
         return counters.entrySet().stream().filter(entry -> entry.getKey().action().equals(action))
                 .mapToLong(entry -> entry.getValue().marks.size()).sum();
     }
@@ -295,6 +310,131 @@ final class InMemoryStore implements CodeRepository, RateLimitRepository, AuditR
             }
         }
         return entries;
+    }
+
+    /** Every audit entry written so far, oldest first. */
+    public synchronized List<AuditEntry> auditEntries() {
+        return List.copyOf(audit);
+    }
+
+    // TOTP factors: each conditional write checks its condition and writes everything it carries under one lock.
+
+    private static String factorKey(String userId, String factorId) {
+        return userId + "|" + factorId;
+    }
+
+    /** Every stored factor, of every user: what a scan of the table would find. */
+    public synchronized List<TotpFactor> allFactors() {
+        return List.copyOf(factors.values());
+    }
+
+    @Override
+    public synchronized void insertFactor(TotpFactor factor, AuditEntry enrolled) {
+        if (factors.putIfAbsent(factorKey(factor.userId(), factor.factorId()), factor) != null) {
+            throw new StoreException("factor " + factor.factorId() + " exists");
+        }
+        audit.add(enrolled);
+    }
+
+    @Override
+    public synchronized List<TotpFactor> findFactors(String userId) {
+        return factors.values().stream().filter(factor -> factor.userId().equals(userId)).toList();
+    }
+
+    @Override
+    public synchronized Optional<TotpFactor> findFactor(String userId, String factorId) {
+        return Optional.ofNullable(factors.get(factorKey(userId, factorId)));
+    }
+
+    @Override
+    public synchronized StepOutcome confirmFactor(StepAcceptance confirmation) {
+        String key = factorKey(confirmation.userId(), confirmation.factorId());
+        TotpFactor factor = factors.get(key);
+        if (factor != null && confirmation.attemptId().equals(acceptedBy.get(key))) {
+            return new StepOutcome.Accepted();
+        }
+        if (factor == null || factor.confirmed()
+                || factor.expiresAt().map(end -> !end.isAfter(confirmation.now())).orElse(true)) {
+            return new StepOutcome.Refused(Optional.ofNullable(factor));
+        }
+        return accept(key, factor, confirmation, true);
+    }
+
+    @Override
+    public synchronized StepOutcome acceptStep(StepAcceptance acceptance) {
+        String key = factorKey(acceptance.userId(), acceptance.factorId());
+        TotpFactor factor = factors.get(key);
+        if (factor != null && acceptance.attemptId().equals(acceptedBy.get(key))) {
+            return new StepOutcome.Accepted();
+        }
+        if (factor == null || !factor.confirmed() || factor.lastAcceptedStep() >= acceptance.step()) {
+            return new StepOutcome.Refused(Optional.ofNullable(factor));
+        }
+        return accept(key, factor, acceptance, false);
+    }
+
+    private StepOutcome accept(String key, TotpFactor factor, StepAcceptance write, boolean confirming) {
+        factors.put(key, new TotpFactor(factor.userId(), factor.factorId(), factor.label(), factor.issuer(),
+                factor.algorithm(), factor.digits(), factor.period(), write.resealed().orElse(factor.secret()), true,
+                factor.createdAt(), Optional.empty(), write.step(),
+                confirming ? factor.lastUsedAt() : Optional.of(write.now())));
+        acceptedBy.put(key, write.attemptId());
+        audit.add(write.entry());
+        write.placeToGiveBack().ifPresent(this::givePlaceBack);
+        return new StepOutcome.Accepted();
+    }
+
+    @Override
+    public synchronized List<TotpFactor> deleteFactors(String userId, Optional<String> factorId) {
+        List<TotpFactor> deleted = findFactors(userId).stream()
+                .filter(factor -> factorId.map(factor.factorId()::equals).orElse(true)).toList();
+        deleted.forEach(factor -> factors.remove(factorKey(userId, factor.factorId())));
+        return deleted;
+    }
+
+    // Recovery codes
+
+    /** Every stored recovery code, of every user. */
+    public synchronized List<RecoveryCode> allRecoveryCodes() {
+        return List.copyOf(recoveryCodes.values());
+    }
+
+    @Override
+    public synchronized void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
+                                                  AuditEntry issuedEntry) {
+        voided.forEach(code -> recoveryCodes.remove(factorKey(userId, code.digest())));
+        issued.forEach(code -> recoveryCodes.put(factorKey(userId, code.digest()), code));
+        audit.add(issuedEntry);
+    }
+
+    @Override
+    public synchronized List<RecoveryCode> findRecoveryCodes(String userId) {
+        return recoveryCodes.values().stream().filter(code -> code.userId().equals(userId)).toList();
+    }
+
+    @Override
+    public synchronized RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
+        String key = factorKey(use.userId(), use.digest());
+        RecoveryCode code = recoveryCodes.get(key);
+        if (code != null && use.attemptId().equals(recoveryUsedBy.get(key))) {
+            return new RecoveryUseOutcome.Used();
+        }
+        if (code == null || code.used() || !code.setId().equals(use.setId())) {
+            return new RecoveryUseOutcome.Refused(Optional.ofNullable(code));
+        }
+        recoveryCodes.put(key, new RecoveryCode(code.userId(), code.digest(), code.setId(), code.issuedAt(), true,
+                Optional.of(use.now())));
+        recoveryUsedBy.put(key, use.attemptId());
+        audit.add(use.used());
+        use.placeToGiveBack().ifPresent(this::givePlaceBack);
+        return new RecoveryUseOutcome.Used();
+    }
+
+    @Override
+    public synchronized List<RecoveryCode> deleteRecoveryCodes(String userId) {
+        List<RecoveryCode> deleted = findRecoveryCodes(userId);
+        deleted.forEach(code -> recoveryCodes.remove(factorKey(userId, code.digest())));
+        return deleted;
     }
 
     /** Holds calls until {@code expected} of them are in flight at once; afterwards lets every call through. */

@@ -1,17 +1,15 @@
 package dev.verificationservice.codes;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,6 +18,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A send's first step (the lock-out read, the user's place and the read of the earlier codes) goes out at once,
@@ -50,8 +50,8 @@ class SendStepsTest {
 
     private CodeService codes(VerificationSettings settings) {
         SecretKeyRing keys = SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom())));
-        return new CodeService(store, store, rateLimiter, audit, outbox, keys, tokens, clock, settings.codePolicy(),
-                MessageLocales.requestedOrEnglish());
+        return new CodeService(store, new CodeDelivery(outbox, MessageLocales.requestedOrEnglish()),
+                settings.codePolicy(), new Foundation(rateLimiter, audit, keys, tokens, clock));
     }
 
     private static CodeRequest email(String userId, String address, String ipAddress) {

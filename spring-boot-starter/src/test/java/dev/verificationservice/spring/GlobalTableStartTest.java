@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;

@@ -10,7 +10,7 @@ import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import java.io.IOException;
 import java.io.InputStream;

@@ -11,7 +11,7 @@ import dev.verificationservice.delivery.messages.MessageRenderer;
 import dev.verificationservice.delivery.messages.MessageTemplates;
 import dev.verificationservice.delivery.messages.TemplateLocales;
 import dev.verificationservice.security.SecretKeyRing;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;

@@ -11,7 +11,7 @@ import dev.verificationservice.server.devices.DevicesController.DeviceView;
 import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.server.ratelimit.RateLimitsController.LimitView;
 import dev.verificationservice.server.security.ApiKeyFilter;
-import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.operator.OperatorService;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -31,7 +31,7 @@ import org.springframework.web.bind.annotation.RestController;
  * The operator API ({@code /v1/admin}), for support staff: one view of a user, lift a lock-out, kill a user's
  * codes. Only an admin key reaches it (decided by {@link ApiKeyFilter}, which puts the key's id on the request);
  * every change is audited in the user's history with that key id, never the key. The rules live in the core's
- * {@link UserSupport}; this class only translates.
+ * {@link OperatorService}; this class only translates.
  */
 @RestController
 @RequestMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/users/{userId}", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -68,10 +68,10 @@ public class AdminController {
     public record InvalidatedResponse(@Schema(requiredMode = REQUIRED) int invalidated) {
     }
 
-    private final UserSupport support;
+    private final OperatorService support;
 
     public AdminController(Verification verification) {
-        this.support = verification.support();
+        this.support = verification.operator();
     }
 
     @GetMapping
@@ -79,7 +79,7 @@ public class AdminController {
             + "the latest audit events, newest first")
     public UserOverviewResponse overview(@PathVariable String userId, HttpServletRequest request) {
         operatorKeyId(request);
-        UserSupport.UserOverview overview = support.overview(userId);
+        OperatorService.UserOverview overview = support.overview(userId);
         return new UserOverviewResponse(overview.userId(),
                 overview.devices().stream().map(DeviceView::of).toList(),
                 overview.liveCodes().stream().map(LiveCodeView::of).toList(),

@@ -8,7 +8,7 @@ import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.validation.Inputs;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.media.IntegerSchema;
@@ -131,7 +131,7 @@ final class ApiDocumentFields implements OpenApiCustomizer {
             parameter.setSchema(new IntegerSchema().minimum(BigDecimal.ONE).maximum(BigDecimal.valueOf(100))
                     ._default(50));
         } else if (name.equals("action")) {
-            strings(schema, List.copyOf(UserSupport.userActions()));
+            strings(schema, List.copyOf(OperatorService.userActions()));
         } else {
             describeField(name, schema); // path ids, and the outbox's ?userId= (?to= is an address: no rule)
         }

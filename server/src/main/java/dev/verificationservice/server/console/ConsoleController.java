@@ -7,9 +7,9 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.server.security.AccessKeys;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
-import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -40,7 +40,7 @@ import org.springframework.web.util.UriComponentsBuilder;
 /**
  * The support console's pages ({@code /console}), rendered on the server with Thymeleaf. {@link ConsoleFilter}
  * has already decided who may see them: every handler here but the sign-in runs for a signed-in operator, and
- * every POST has passed the CSRF check. Every read and every change goes through the core's {@link UserSupport},
+ * every POST has passed the CSRF check. Every read and every change goes through the core's {@link OperatorService},
  * the operator API's domain, with the session's operator key id, so each change is audited exactly as the
  * operator API audits it. Each change answers with a redirect to a page (POST, redirect, GET), which shows what
  * the change did once.
@@ -58,7 +58,7 @@ public class ConsoleController {
         return LABELS;
     }
 
-    private final UserSupport support;
+    private final OperatorService support;
     private final AccessKeys keys;
     private final ConsoleSessions sessions;
     private final SignInThrottle throttle;
@@ -69,7 +69,7 @@ public class ConsoleController {
     public ConsoleController(Verification verification, AccessKeys keys, ConsoleSessions sessions,
                              SignInThrottle throttle, DeliveryChannels channels,
                              VerificationMetrics metrics, Clock clock) {
-        this.support = verification.support();
+        this.support = verification.operator();
         this.keys = keys;
         this.sessions = sessions;
         this.throttle = throttle;
@@ -177,7 +177,7 @@ public class ConsoleController {
                        HttpServletResponse response, Model model) {
         common(request, model);
         Instant now = clock.instant();
-        UserSupport.UserOverview overview = support.overview(userId);
+        OperatorService.UserOverview overview = support.overview(userId);
         model.addAttribute("userId", userId);
         model.addAttribute("devices", overview.devices().stream().map(ConsoleViews.DeviceRow::of).toList());
         model.addAttribute("codes", overview.liveCodes().stream().map(code -> ConsoleViews.CodeRow.of(code, now)).toList());

@@ -6,7 +6,7 @@ import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.LiveCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.ratelimit.RateLimitDecision;
-import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.validation.Inputs;
 import java.time.Duration;
 import java.time.Instant;
@@ -145,15 +145,15 @@ public final class ConsoleViews {
         static final int WIDTH = 1000;
         static final int HEIGHT = 100;
 
-        static Strip of(UserSupport.Activity activity) {
-            List<UserSupport.ActivityBucket> buckets = activity.buckets();
+        static Strip of(OperatorService.Activity activity) {
+            List<OperatorService.ActivityBucket> buckets = activity.buckets();
             int peak = Math.max(1, activity.peak());
             double slot = (double) WIDTH / buckets.size();
             double width = Math.max(1, slot * 0.8);
             List<Bar> bars = new ArrayList<>();
-            UserSupport.ActivityBucket busiest = null;
+            OperatorService.ActivityBucket busiest = null;
             for (int i = 0; i < buckets.size(); i++) {
-                UserSupport.ActivityBucket bucket = buckets.get(i);
+                OperatorService.ActivityBucket bucket = buckets.get(i);
                 double successHeight = (HEIGHT - 4) * (double) bucket.successes() / peak;
                 double failureHeight = (HEIGHT - 4) * (double) bucket.failures() / peak;
                 double x = i * slot + (slot - width) / 2;

@@ -1,6 +1,6 @@
 package dev.verificationservice.server.errors;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.verificationservice.server.errors;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Map;

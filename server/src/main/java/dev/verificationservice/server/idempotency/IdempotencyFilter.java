@@ -6,7 +6,7 @@ import dev.verificationservice.server.errors.Problems;
 import dev.verificationservice.server.errors.RequestBodyLimitFilter;
 import dev.verificationservice.server.errors.StoreUnavailable;
 import dev.verificationservice.server.security.ApiKeyFilter;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;

@@ -170,7 +170,7 @@ class ArchitectureTest {
 
     @Test
     void theModulesWereFound() {
-        assertThat(CORE).contains("dev.verificationservice.codes", "dev.verificationservice.spi");
+        assertThat(CORE).contains("dev.verificationservice.codes", "dev.verificationservice.store");
         assertThat(TABLE).containsExactly("dev.verificationservice.table");
         assertThat(STORES).contains("dev.verificationservice.store.sqlite", "dev.verificationservice.store.dynamodb");
         assertThat(DELIVERY).contains("dev.verificationservice.delivery", "dev.verificationservice.delivery.messages",

@@ -2,7 +2,7 @@ package dev.verificationservice.server.errors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;

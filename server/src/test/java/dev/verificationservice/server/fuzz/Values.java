@@ -305,7 +305,7 @@ final class Values {
             case "to" -> instant(start.plus(Duration.ofDays(1 + random.nextInt(30))));
             case "limit" -> Integer.toString(1 + random.nextInt(100));
             case "action" -> random.nextInt(10) == 0 ? randomString(TYPE_ALPHABET, 1 + random.nextInt(30))
-                    : pick(new ArrayList<>(dev.verificationservice.support.UserSupport.userActions()));
+                    : pick(new ArrayList<>(dev.verificationservice.operator.OperatorService.userActions()));
             case "cursor" -> randomString(BASE64URL, 20 + random.nextInt(60));
             case "locale" -> pick(new String[] {"en", "pt-BR", "de-AT", "ja", "PT-br", "zh-Hant-TW", "sw", "tr-TR",
                     "en-US-u-ca-gregory", "pt_BR", "x-private", "not a tag"});

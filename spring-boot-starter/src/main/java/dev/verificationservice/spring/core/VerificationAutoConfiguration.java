@@ -13,7 +13,7 @@ import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.keys.SecretKeys;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.security.SecureRandom;

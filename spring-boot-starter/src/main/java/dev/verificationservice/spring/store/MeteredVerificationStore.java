@@ -1,6 +1,6 @@
 package dev.verificationservice.spring.store;
 
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.lang.reflect.InvocationTargetException;

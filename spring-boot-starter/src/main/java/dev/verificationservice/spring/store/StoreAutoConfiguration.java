@@ -1,10 +1,10 @@
 package dev.verificationservice.spring.store;
 
 import dev.verificationservice.security.SecretKeyRing;
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;

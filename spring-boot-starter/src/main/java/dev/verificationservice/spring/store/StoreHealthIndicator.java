@@ -1,7 +1,7 @@
 package dev.verificationservice.spring.store;
 
 import dev.verificationservice.spring.VerificationProperties;
-import dev.verificationservice.store.VerificationStore;
+import dev.verificationservice.VerificationStore;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

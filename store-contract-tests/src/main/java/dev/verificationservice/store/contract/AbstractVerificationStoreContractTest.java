@@ -37,9 +37,9 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.spi.StoreException;
-import dev.verificationservice.store.VerificationStore;
-import dev.verificationservice.support.UserSupport;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.VerificationStore;
+import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.testsupport.junit.SkipReasonReporter;
 import dev.verificationservice.testsupport.time.MutableClock;
@@ -274,12 +274,12 @@ public abstract class AbstractVerificationStoreContractTest {
     void codesTheOperatorInvalidatesRightAfterASendAreCountedAndNoLongerVerifyAlsoOnceTheIndexCaughtUp() {
         String code = sendEmailCode("cal");
 
-        assertThat(verification.support().invalidateCodes("cal", "key-9f", ClientContext.none())).isEqualTo(1);
+        assertThat(verification.operator().invalidateCodes("cal", "key-9f", ClientContext.none())).isEqualTo(1);
 
         assertThat(reasonOf(verifyEmailCode("cal", code))).isEqualTo(FailureReason.NOT_FOUND);
         indexCatchesUp();
         assertThat(reasonOf(verifyEmailCode("cal", code))).isEqualTo(FailureReason.NOT_FOUND);
-        assertThat(verification.support().overview("cal").liveCodes()).isEmpty();
+        assertThat(verification.operator().overview("cal").liveCodes()).isEmpty();
     }
 
     @Test
@@ -288,7 +288,7 @@ public abstract class AbstractVerificationStoreContractTest {
         for (int i = 0; i < 5; i++) {
             verifyEmailCode("dee", wrongCode(code));
         }
-        verification.support().liftRateLimit("dee", "VERIFY_EMAIL_VERIFICATION", "key-1a2b", ClientContext.none());
+        verification.operator().liftRateLimit("dee", "VERIFY_EMAIL_VERIFICATION", "key-1a2b", ClientContext.none());
 
         assertThat(reasonOf(verifyEmailCode("dee", code))).isEqualTo(FailureReason.NOT_FOUND);
         indexCatchesUp();
@@ -1621,7 +1621,7 @@ public abstract class AbstractVerificationStoreContractTest {
         assertThat(reasonOf(verifyEmailCode("lou", wrongCode(code)))).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
         verification.rateLimiter().acquire("lou", "SEND_PHONE_VERIFICATION", FIVE);
 
-        int cleared = verification.support().liftRateLimit("lou", "VERIFY_EMAIL_VERIFICATION", "key-1a2b", ClientContext.none());
+        int cleared = verification.operator().liftRateLimit("lou", "VERIFY_EMAIL_VERIFICATION", "key-1a2b", ClientContext.none());
 
         assertThat(cleared).isEqualTo(1);
         assertThat(verification.rateLimiter().current("lou", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
@@ -1636,7 +1636,7 @@ public abstract class AbstractVerificationStoreContractTest {
                 .findFirst().orElseThrow();
         assertThat(lifted.details()).containsEntry("action", "VERIFY_EMAIL_VERIFICATION")
                 .containsEntry("operatorKeyId", "key-1a2b").containsEntry("windowsCleared", "1");
-        assertThatThrownBy(() -> verification.support().liftRateLimit("lou", "NOT_AN_ACTION", "key-1a2b",
+        assertThatThrownBy(() -> verification.operator().liftRateLimit("lou", "NOT_AN_ACTION", "key-1a2b",
                 ClientContext.none())).isInstanceOfSatisfying(InvalidInputException.class,
                 e -> assertThat(e.field()).isEqualTo("action"));
     }
@@ -1647,15 +1647,15 @@ public abstract class AbstractVerificationStoreContractTest {
         clock.advance(Duration.ofSeconds(40));
         verification.codes().issue(CodeRequest.of("max", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL, "max@example.com"));
         indexCatchesUp();
-        assertThat(verification.support().overview("max").liveCodes()).extracting(LiveCode::codeType)
+        assertThat(verification.operator().overview("max").liveCodes()).extracting(LiveCode::codeType)
                 .containsExactly(CodeType.PASSWORD_RESET, CodeType.EMAIL_VERIFICATION);
-        assertThat(verification.support().overview("max").toString()).doesNotContain(
+        assertThat(verification.operator().overview("max").toString()).doesNotContain(
                 store.findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest());
 
-        assertThat(verification.support().invalidateCodes("max", "key-9f", ClientContext.none())).isEqualTo(2);
+        assertThat(verification.operator().invalidateCodes("max", "key-9f", ClientContext.none())).isEqualTo(2);
 
         indexCatchesUp();
-        assertThat(verification.support().overview("max").liveCodes()).isEmpty();
+        assertThat(verification.operator().overview("max").liveCodes()).isEmpty();
         assertThat(verification.audit().query("max", Optional.empty(), Optional.empty(), Optional.of(100),
                 Optional.empty()).entries()).filteredOn(entry -> entry.eventType() == AuditEventType.CODES_INVALIDATED)
                 .hasSize(2).allSatisfy(entry -> assertThat(entry.details()).containsEntry("operatorKeyId", "key-9f")
@@ -1668,14 +1668,14 @@ public abstract class AbstractVerificationStoreContractTest {
         RegisteredDevice phone = registerDevice("opal", "phone-1");
         RegisteredDevice laptop = registerDevice("opal", "laptop-1");
 
-        assertThat(verification.support().revokeDevice("opal", "phone-1", "adm-0123456789ab", ClientContext.none()))
+        assertThat(verification.operator().revokeDevice("opal", "phone-1", "adm-0123456789ab", ClientContext.none()))
                 .isEqualTo(1);
 
         assertThat(verification.devices().verify("phone-1", phone.secret(), ClientContext.none()).valid()).isFalse();
         assertThat(verification.devices().verify("laptop-1", laptop.secret(), ClientContext.none()).valid()).isTrue();
         // Revoke-all counts what the index shows (its marker refuses the rest whatever the count says).
         indexCatchesUp();
-        assertThat(verification.support().revokeAllDevices("opal", "adm-0123456789ab", ClientContext.none()))
+        assertThat(verification.operator().revokeAllDevices("opal", "adm-0123456789ab", ClientContext.none()))
                 .isEqualTo(1);
         assertThat(verification.devices().verify("laptop-1", laptop.secret(), ClientContext.none()).valid()).isFalse();
         List<AuditEntry> entries = verification.audit().query("opal", Optional.empty(), Optional.empty(),
@@ -1707,9 +1707,9 @@ public abstract class AbstractVerificationStoreContractTest {
         Instant to = clock.instant();
         Set<AuditEventType> onlySent = Set.of(AuditEventType.CODE_SENT);
 
-        AuditPage first = verification.support().timeline("tim", from, to, onlySent, 3, Optional.empty());
-        AuditPage second = verification.support().timeline("tim", from, to, onlySent, 3, first.nextCursor());
-        AuditPage third = verification.support().timeline("tim", from, to, onlySent, 3, second.nextCursor());
+        AuditPage first = verification.operator().timeline("tim", from, to, onlySent, 3, Optional.empty());
+        AuditPage second = verification.operator().timeline("tim", from, to, onlySent, 3, first.nextCursor());
+        AuditPage third = verification.operator().timeline("tim", from, to, onlySent, 3, second.nextCursor());
 
         List<String> order = new ArrayList<>();
         for (AuditPage page : List.of(first, second, third)) {
@@ -1720,9 +1720,9 @@ public abstract class AbstractVerificationStoreContractTest {
         }
         assertThat(order).containsExactly("6", "5", "4", "3", "2", "1", "0");
         assertThat(third.nextCursor()).isEmpty();
-        assertThat(verification.support().timeline("tim", from, to, Set.of(), 100, Optional.empty()).entries())
+        assertThat(verification.operator().timeline("tim", from, to, Set.of(), 100, Optional.empty()).entries())
                 .hasSize(14);
-        assertThat(verification.support().timeline("tim", sent.get(5), to, Set.of(AuditEventType.CODE_VERIFICATION_FAILED),
+        assertThat(verification.operator().timeline("tim", sent.get(5), to, Set.of(AuditEventType.CODE_VERIFICATION_FAILED),
                 100, Optional.empty()).entries()).hasSize(2).allSatisfy(entry -> assertThat(entry.success()).isFalse());
     }
 
@@ -1734,19 +1734,19 @@ public abstract class AbstractVerificationStoreContractTest {
         clock.advance(Duration.ofMinutes(90));
         verification.audit().recordSuccess("ava", AuditEventType.CODE_VERIFIED, Map.of(), ClientContext.none());
 
-        UserSupport.Activity activity = verification.support().activity("ava", START.minus(Duration.ofHours(1)),
+        OperatorService.Activity activity = verification.operator().activity("ava", START.minus(Duration.ofHours(1)),
                 clock.instant(), Duration.ofHours(1), Set.of());
 
         // 09:00, 10:00 and 11:00 (11:30 is the end of the range).
-        assertThat(activity.buckets()).extracting(UserSupport.ActivityBucket::start).containsExactly(
+        assertThat(activity.buckets()).extracting(OperatorService.ActivityBucket::start).containsExactly(
                 START.minus(Duration.ofHours(1)), START, START.plus(Duration.ofHours(1)));
-        assertThat(activity.buckets()).extracting(UserSupport.ActivityBucket::successes).containsExactly(0, 1, 1);
-        assertThat(activity.buckets()).extracting(UserSupport.ActivityBucket::failures).containsExactly(0, 1, 0);
+        assertThat(activity.buckets()).extracting(OperatorService.ActivityBucket::successes).containsExactly(0, 1, 1);
+        assertThat(activity.buckets()).extracting(OperatorService.ActivityBucket::failures).containsExactly(0, 1, 0);
         assertThat(activity.events()).isEqualTo(3);
         assertThat(activity.failures()).isEqualTo(1);
         assertThat(activity.peak()).isEqualTo(2);
         assertThat(activity.truncated()).isFalse();
-        assertThat(verification.support().activity("ava", START, clock.instant(), Duration.ofHours(1),
+        assertThat(verification.operator().activity("ava", START, clock.instant(), Duration.ofHours(1),
                 Set.of(AuditEventType.CODE_VERIFIED)).events()).isEqualTo(1);
     }
 

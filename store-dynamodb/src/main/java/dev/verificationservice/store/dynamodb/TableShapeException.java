@@ -1,6 +1,6 @@
 package dev.verificationservice.store.dynamodb;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import java.util.List;
 
 /** The configured DynamoDB table is missing or differs from the single-table layout; says every difference. */

@@ -1,6 +1,6 @@
 package dev.verificationservice.store.dynamodb;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;

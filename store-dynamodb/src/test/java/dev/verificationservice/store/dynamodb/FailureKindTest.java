@@ -2,7 +2,7 @@ package dev.verificationservice.store.dynamodb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import java.net.ConnectException;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;

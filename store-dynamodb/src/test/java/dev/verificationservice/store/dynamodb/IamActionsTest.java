@@ -165,7 +165,7 @@ class IamActionsTest {
 
         // Audit, and the operator's view of the user.
         verification.audit().query(user, Optional.empty(), Optional.empty(), Optional.of(5), Optional.empty());
-        verification.support().overview(user);
-        verification.support().invalidateCodes(user, "operator-1", ClientContext.none());
+        verification.operator().overview(user);
+        verification.operator().invalidateCodes(user, "operator-1", ClientContext.none());
     }
 }

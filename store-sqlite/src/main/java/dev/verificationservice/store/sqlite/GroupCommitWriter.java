@@ -1,6 +1,6 @@
 package dev.verificationservice.store.sqlite;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -3,7 +3,7 @@ package dev.verificationservice.store.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.verificationservice.spi.StoreException;
+import dev.verificationservice.store.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

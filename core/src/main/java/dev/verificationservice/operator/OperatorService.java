@@ -1,4 +1,4 @@
-package dev.verificationservice.support;
+package dev.verificationservice.operator;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
@@ -30,7 +30,7 @@ import java.util.TreeSet;
  * revoke devices. Every change is audited in the user's history with the operator's key id (never the key).
  * The operator API and the web console both act only through this class.
  */
-public final class UserSupport {
+public final class OperatorService {
 
     /** How many of the newest audit entries the overview shows. */
     public static final int OVERVIEW_AUDIT_ENTRIES = 20;
@@ -40,7 +40,7 @@ public final class UserSupport {
     private final AuditLog audit;
     private final RateLimiter rateLimiter;
 
-    public UserSupport(CodeService codes, DeviceService devices, AuditLog audit, RateLimiter rateLimiter) {
+    public OperatorService(CodeService codes, DeviceService devices, AuditLog audit, RateLimiter rateLimiter) {
         this.codes = codes;
         this.devices = devices;
         this.audit = audit;

@@ -1,4 +1,4 @@
-package dev.verificationservice.spi;
+package dev.verificationservice.store;
 
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package dev.verificationservice.store;
+package dev.verificationservice;
 
 import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.codes.CodeRepository;
@@ -11,7 +11,7 @@ import dev.verificationservice.ratelimit.RateLimitRepository;
  * provider (embedded SQLite, DynamoDB) implements it with the same keys and items, declared once in the
  * single-table model module ({@code verification-table}, which depends on this core and never the other way
  * round), and passes the same contract test suite. Every method may throw
- * {@link dev.verificationservice.spi.StoreException} when the store fails or cannot be reached.
+ * {@link dev.verificationservice.store.StoreException} when the store fails or cannot be reached.
  *
  * <p>A provider never decides validity on its own beyond the conditions of its conditional writes: every
  * read hands back what is stored, and the domain compares ttl with its clock.

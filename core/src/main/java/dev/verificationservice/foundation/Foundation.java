@@ -1,0 +1,31 @@
+package dev.verificationservice.foundation;
+
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * What every domain service stands on, the same for each: the rate limiter (counted guesses, limits, the cooldown),
+ * the audit log, the HMAC key ring, the source of randomness and the clock. {@code Verification} builds one and hands
+ * it to each service; a test builds its own with a moved clock.
+ *
+ * @param rateLimiter every counted limit, over the store's counters
+ * @param audit       the user's security history
+ * @param keys        the HMAC keys codes, secrets and subjects are digested under (current first)
+ * @param tokens      codes, secrets, attempt ids and suffixes, from one {@code SecureRandom}
+ * @param clock       the service's time: every validity decision compares with it
+ */
+public record Foundation(RateLimiter rateLimiter, AuditLog audit, SecretKeyRing keys, SecureTokens tokens,
+                         Clock clock) {
+
+    public Foundation {
+        Objects.requireNonNull(rateLimiter, "rateLimiter");
+        Objects.requireNonNull(audit, "audit");
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(tokens, "tokens");
+        Objects.requireNonNull(clock, "clock");
+    }
+}

@@ -1,0 +1,164 @@
+package dev.verificationservice.recovery;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
+import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.time.Instants;
+import dev.verificationservice.validation.Inputs;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Recovery codes: the way back in when the authenticator app is lost. A set of {@value RecoveryCodes#SET_SIZE}
+ * codes is shown once and stored only as HMAC digests under the server's key ring; each code works once.
+ *
+ * <ul>
+ *   <li><b>Issue</b> replaces the user's set in one atomic write (the codes read are deleted, the new ones and
+ *   {@code RECOVERY_CODES_ISSUED} written). Only the newest set verifies, so a set that a concurrent issue wrote
+ *   beside this one is void as well.</li>
+ *   <li><b>Verify</b> counts the attempt in {@value #VERIFY_ACTION} before it is tested, as numeric codes are
+ *   counted: of any number of simultaneous guesses only the first {@code limit} of a window are tested. A code is
+ *   used by one conditional write, with its audit entry and the attempt's place given back. A used code presented
+ *   again answers USED and gives its place back: no wrong guess.</li>
+ * </ul>
+ */
+public final class RecoveryCodeService {
+
+    /** The rate-limit action that counts wrong recovery codes. */
+    public static final String VERIFY_ACTION = "VERIFY_RECOVERY";
+
+    private final RecoveryCodeRepository repository;
+    private final RateLimiter rateLimiter;
+    private final AuditLog audit;
+    private final SecretKeyRing keys;
+    private final SecureTokens tokens;
+    private final RecoveryCodes generator;
+    private final Clock clock;
+    private final RateLimitPolicy verifyLimit;
+
+    public RecoveryCodeService(RecoveryCodeRepository repository, Foundation foundation, RateLimitPolicy verifyLimit) {
+        this.repository = repository;
+        this.rateLimiter = foundation.rateLimiter();
+        this.audit = foundation.audit();
+        this.keys = foundation.keys();
+        this.tokens = foundation.tokens();
+        this.generator = new RecoveryCodes(tokens.random());
+        this.clock = foundation.clock();
+        this.verifyLimit = verifyLimit;
+    }
+
+    /** A new set for the user, voiding the old one; the codes are in the answer and nowhere else. */
+    public IssuedRecoveryCodes issue(String userId, ClientContext client) {
+        String user = Inputs.userId(userId);
+        List<RecoveryCode> voided = repository.findRecoveryCodes(user);
+        Instant now = Instants.toMillis(clock.instant());
+        String setId = tokens.randomHex(8);
+        List<String> shown = new ArrayList<>();
+        List<RecoveryCode> stored = new ArrayList<>();
+        while (shown.size() < RecoveryCodes.SET_SIZE) {
+            String code = generator.newCode();
+            String digest = keys.currentDigest(RecoveryCodes.digestInput(user, RecoveryCodes.normalise(code)));
+            // Two equal codes in one set (about 1 in 10^13) would be one item: draw again.
+            if (stored.stream().noneMatch(existing -> existing.digest().equals(digest))) {
+                shown.add(code);
+                stored.add(new RecoveryCode(user, digest, setId, now, false, Optional.empty()));
+            }
+        }
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("count", Integer.toString(stored.size()));
+        details.put("voided", Long.toString(unused(currentSet(voided))));
+        AuditEntry issued = audit.newEntry(user, AuditEventType.RECOVERY_CODES_ISSUED, true, Optional.empty(), details,
+                client);
+        repository.replaceRecoveryCodes(user, voided, stored, issued);
+        return new IssuedRecoveryCodes(shown, now);
+    }
+
+    /** Checks a recovery code and, when it is one of the user's unused codes, uses it up. */
+    public RecoveryVerification verify(String userId, String code, ClientContext client) {
+        String user = Inputs.userId(userId);
+        String normalised = RecoveryCodes.normalise(Inputs.required("code", code));
+        // Counted before it is tested; a success or a USED gives the place back.
+        RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, verifyLimit);
+        if (!place.allowed()) {
+            return failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client);
+        }
+        List<RecoveryCode> current = currentSet(repository.findRecoveryCodes(user));
+        int remaining = (int) unused(current);
+        Optional<RecoveryCode> found = find(current, keys.candidateDigests(RecoveryCodes.digestInput(user, normalised)));
+        if (found.isPresent() && !found.get().used()) {
+            RecoveryCode hit = found.get();
+            AuditEntry used = audit.newEntry(user, AuditEventType.RECOVERY_CODE_USED, true, Optional.empty(),
+                    Map.of("remaining", Integer.toString(remaining - 1)), client);
+            RecoveryUseOutcome outcome = repository.useRecoveryCode(new RecoveryCodeUse(user, hit.digest(), hit.setId(),
+                    clock.instant(), tokens.attemptId(), used, place.place()));
+            if (outcome instanceof RecoveryUseOutcome.Used) {
+                return new RecoveryVerification.Valid(remaining - 1);
+            }
+            // Used by a concurrent attempt (or its set replaced) between the read and the write.
+            found = ((RecoveryUseOutcome.Refused) outcome).current();
+            remaining--;
+        }
+        if (found.isPresent() && found.get().used()) {
+            // The user's own code, presented again: no wrong guess.
+            rateLimiter.release(place);
+            return failed(user, RecoveryVerification.Reason.USED, Math.max(remaining, 0), client);
+        }
+        return failed(user, place.limitReached() ? RecoveryVerification.Reason.TOO_MANY_ATTEMPTS
+                : RecoveryVerification.Reason.INVALID_CODE, Math.max(remaining, 0), client);
+    }
+
+    /** How many unused codes of the user's current set are left. */
+    public int remaining(String userId) {
+        return (int) unused(currentSet(repository.findRecoveryCodes(Inputs.userId(userId))));
+    }
+
+    /** Deletes every recovery code of the user (no factor left to recover); how many unused ones there were. */
+    public int deleteAll(String userId) {
+        return (int) unused(currentSet(repository.deleteRecoveryCodes(Inputs.userId(userId))));
+    }
+
+    private RecoveryVerification failed(String userId, RecoveryVerification.Reason reason, int remaining,
+                                        ClientContext client) {
+        audit.recordFailure(userId, AuditEventType.RECOVERY_CODE_FAILED, reason.name(),
+                Map.of("remaining", Integer.toString(remaining)), client);
+        return new RecoveryVerification.Invalid(reason, remaining);
+    }
+
+    /** The code among {@code codes} whose digest is one of the candidates (compared in constant time). */
+    private static Optional<RecoveryCode> find(List<RecoveryCode> codes, List<String> candidates) {
+        Optional<RecoveryCode> found = Optional.empty();
+        for (RecoveryCode code : codes) {
+            for (String candidate : candidates) {
+                if (SecureTokens.constantTimeEquals(code.digest(), candidate)) {
+                    found = Optional.of(code);
+                }
+            }
+        }
+        return found;
+    }
+
+    /** The codes of the newest set (by issuedAt, then setId): the only ones that verify. */
+    static List<RecoveryCode> currentSet(List<RecoveryCode> codes) {
+        return codes.stream()
+                .max(Comparator.comparing(RecoveryCode::issuedAt).thenComparing(RecoveryCode::setId))
+                .map(newest -> codes.stream().filter(code -> code.setId().equals(newest.setId())).toList())
+                .orElse(List.of());
+    }
+
+    private static long unused(List<RecoveryCode> codes) {
+        return codes.stream().filter(code -> !code.used()).count();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.verificationservice.totp;
+
+import dev.verificationservice.audit.AuditEntry;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Storage SPI for authenticator-app factors: items {@code USER#<userId>} / {@code TOTP#<factorId>}. As for every SPI
+ * here, a store decides no validity except inside its conditional writes, which carry their condition themselves,
+ * and every write is correct when it runs twice (the attempt ids are how a store recognises its own earlier write).
+ */
+public interface TotpRepository {
+
+    /**
+     * Writes a new pending factor (with its ttl) and its {@code TOTP_ENROLLED} entry atomically, on the condition that
+     * no item has its key.
+     *
+     * @throws dev.verificationservice.store.StoreException when the write was refused or failed
+     */
+    void insertFactor(TotpFactor factor, AuditEntry enrolled);
+
+    /** Every stored factor of the user (one Query of the user's item collection), pending and expired ones included. */
+    List<TotpFactor> findFactors(String userId);
+
+    /** The stored factor (a strongly consistent read), pending, expired or not. */
+    Optional<TotpFactor> findFactor(String userId, String factorId);
+
+    /**
+     * Confirms a pending factor in one atomic step, on the condition: the item exists, is not confirmed, and its ttl
+     * is after {@code now}, or it was confirmed by this same {@code attemptId} (a retry). It becomes confirmed, loses
+     * its ttl, and its {@code lastAcceptedStep} becomes the step of the confirming code (so that code cannot verify
+     * again); the {@code TOTP_CONFIRMED} entry is written and the place given back in the same step.
+     */
+    StepOutcome confirmFactor(StepAcceptance confirmation);
+
+    /**
+     * The replay rule, as one conditional write: accept step S for factor F if F is confirmed and
+     * {@code S > lastAcceptedStep}, or if F's {@code acceptedBy} is this {@code attemptId} (a retry of the write that
+     * won, whose answer was lost). Of any number of concurrent calls for one factor and step at most one returns
+     * {@link StepOutcome.Accepted} (and a retry of it); a step not later than the last accepted one is refused.
+     */
+    StepOutcome acceptStep(StepAcceptance acceptance);
+
+    /**
+     * Deletes the user's factors (all of them, or the one named) and returns what it deleted, pending and expired
+     * ones included.
+     */
+    List<TotpFactor> deleteFactors(String userId, Optional<String> factorId);
+}

@@ -1,0 +1,347 @@
+package dev.verificationservice.totp;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.foundation.Foundation;
+import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.recovery.IssuedRecoveryCodes;
+import dev.verificationservice.recovery.RecoveryCodeService;
+import dev.verificationservice.security.EncryptionKeyRing;
+import dev.verificationservice.security.SealedSecret;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.time.Instants;
+import dev.verificationservice.validation.Inputs;
+import dev.verificationservice.validation.InvalidInputException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * Authenticator apps (RFC 6238): enrol, confirm, verify, list, remove.
+ *
+ * <ul>
+ *   <li><b>Enrol</b> draws a 160-bit secret, seals it (AES-256-GCM, the user and factor ids as associated data) and
+ *   writes a pending factor with a ttl together with {@code TOTP_ENROLLED}; the secret leaves only in the answer.</li>
+ *   <li><b>Confirm</b> and <b>verify</b> count the attempt in {@value #VERIFY_ACTION} before the code is tested (of any
+ *   number of simultaneous guesses only the first {@code limit} of a window are tested; a success gives its place
+ *   back), then test the code against each confirmed factor at the current step and one either side, every
+ *   comparison in constant time, without stopping at the first match.</li>
+ *   <li><b>The replay rule</b> is one conditional write per accepted code: accept step S for factor F only if
+ *   {@code S > lastAcceptedStep}. It makes the same code twice, an older step after a newer one and fifty parallel
+ *   submissions of one code all accept at most once, and a retry of the write is recognised by its attempt id. A
+ *   right code whose step is not later answers REPLAYED and gives its place back: no wrong guess.</li>
+ *   <li>A secret sealed under an older key is re-sealed under the current one in that same write.</li>
+ * </ul>
+ */
+public final class TotpService {
+
+    /** The rate-limit action that counts wrong TOTP codes (confirmations included). */
+    public static final String VERIFY_ACTION = "VERIFY_TOTP";
+    /** How many factors, pending ones included, a user may have: bounds what one verification computes. */
+    public static final int MAX_FACTORS = 10;
+    /** Steps accepted either side of the current one: a clock off by up to one period still works. */
+    public static final int ACCEPTED_SKEW_STEPS = 1;
+    public static final int MAX_LABEL_LENGTH = 64;
+    /** A factorId: 96 random bits in hex. */
+    private static final int FACTOR_ID_BYTES = 12;
+    private static final Pattern FACTOR_ID = Pattern.compile("[0-9a-f]{" + FACTOR_ID_BYTES * 2 + "}");
+    private static final TotpAlgorithm ALGORITHM = TotpAlgorithm.SHA1;
+    private static final int DIGITS = Totp.DEFAULT_DIGITS;
+    private static final Duration PERIOD = Totp.DEFAULT_PERIOD;
+    private static final Pattern CODE = Pattern.compile("[0-9]{" + DIGITS + "}");
+
+    private final TotpRepository factors;
+    private final RecoveryCodeService recovery;
+    private final RateLimiter rateLimiter;
+    private final AuditLog audit;
+    private final EncryptionKeyRing encryption;
+    private final SecureTokens tokens;
+    private final TotpSecrets secrets;
+    private final Clock clock;
+    private final TotpPolicy policy;
+
+    public TotpService(TotpRepository factors, RecoveryCodeService recovery, EncryptionKeyRing encryption,
+                       TotpPolicy policy, Foundation foundation) {
+        this.factors = factors;
+        this.recovery = recovery;
+        this.rateLimiter = foundation.rateLimiter();
+        this.audit = foundation.audit();
+        this.encryption = encryption;
+        this.tokens = foundation.tokens();
+        this.secrets = new TotpSecrets(tokens.random());
+        this.clock = foundation.clock();
+        this.policy = policy;
+    }
+
+    /** A new pending factor; the label defaults to the userId and the issuer to the configured one. */
+    public Enrolment enrol(String userId, Optional<String> label, Optional<String> issuer, ClientContext client) {
+        String user = Inputs.userId(userId);
+        String shownLabel = uriPart("label", label).orElse(user);
+        String shownIssuer = uriPart("issuer", issuer).orElse(policy.defaultIssuer());
+        Instant now = Instants.toMillis(clock.instant());
+        long live = factors.findFactors(user).stream().filter(factor -> !factor.isExpiredAt(now)).count();
+        if (live >= MAX_FACTORS) {
+            throw new InvalidInputException("userId", "has " + MAX_FACTORS + " authenticator factors already; remove "
+                    + "one before enrolling another");
+        }
+        String factorId = tokens.randomHex(FACTOR_ID_BYTES);
+        byte[] secret = secrets.newSecret();
+        try {
+            SealedSecret sealed = encryption.seal(secret, TotpFactor.associatedData(user, factorId));
+            Instant expiresAt = Instants.wholeSecond(now.plus(policy.pendingTtl()));
+            TotpFactor pending = new TotpFactor(user, factorId, shownLabel, shownIssuer, ALGORITHM, DIGITS, PERIOD,
+                    sealed, false, now, Optional.of(expiresAt), TotpFactor.NO_STEP, Optional.empty());
+            Map<String, String> details = new LinkedHashMap<>();
+            details.put("factorId", factorId);
+            details.put("label", shownLabel);
+            factors.insertFactor(pending, audit.newEntry(user, AuditEventType.TOTP_ENROLLED, true, Optional.empty(),
+                    details, client));
+            String base32 = TotpSecrets.base32(secret);
+            String uri = OtpAuthUri.of(shownIssuer, shownLabel, base32, ALGORITHM, DIGITS, PERIOD);
+            return new Enrolment(factorId, base32, uri, QrCodes.pngDataUri(uri), expiresAt);
+        } finally {
+            Arrays.fill(secret, (byte) 0);
+        }
+    }
+
+    /** Confirms a pending factor with the app's current code, and issues the user's recovery codes. */
+    public Confirmation confirm(String userId, String factorId, String code, ClientContext client) {
+        String user = Inputs.userId(userId);
+        String factor = factorId(factorId);
+        String presented = code(code);
+        RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, policy.verifyLimit());
+        if (!place.allowed()) {
+            return notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client);
+        }
+        Instant now = clock.instant();
+        Optional<TotpFactor> found = factors.findFactor(user, factor).filter(stored -> !stored.isExpiredAt(now));
+        if (found.isEmpty() || found.get().confirmed()) {
+            // Nothing was tested: no guess to count.
+            rateLimiter.release(place);
+            return notConfirmed(user, factor, found.isEmpty() ? Confirmation.Reason.NOT_FOUND
+                    : Confirmation.Reason.ALREADY_CONFIRMED, client);
+        }
+        TotpFactor pending = found.get();
+        List<Match> matches = tested(place, () -> matches(List.of(pending), presented, now));
+        if (matches.isEmpty()) {
+            return notConfirmed(user, factor, place.limitReached() ? Confirmation.Reason.TOO_MANY_ATTEMPTS
+                    : Confirmation.Reason.INVALID_CODE, client);
+        }
+        Match match = matches.get(0);
+        AuditEntry confirmed = audit.newEntry(user, AuditEventType.TOTP_CONFIRMED, true, Optional.empty(),
+                Map.of("factorId", factor), client);
+        StepOutcome outcome = factors.confirmFactor(acceptance(match, now, confirmed, place));
+        if (outcome instanceof StepOutcome.Refused refused) {
+            // Confirmed or expired between the read and the write.
+            rateLimiter.release(place);
+            boolean alreadyConfirmed = refused.current().map(TotpFactor::confirmed).orElse(false);
+            return notConfirmed(user, factor, alreadyConfirmed ? Confirmation.Reason.ALREADY_CONFIRMED
+                    : Confirmation.Reason.NOT_FOUND, client);
+        }
+        IssuedRecoveryCodes codes = recovery.issue(user, client);
+        return new Confirmation.Confirmed(factor, codes);
+    }
+
+    /**
+     * Tests a code against every confirmed factor of the user; one submission counts once in {@value #VERIFY_ACTION},
+     * however many factors it is tested against.
+     */
+    public TotpVerification verify(String userId, String code, ClientContext client) {
+        String user = Inputs.userId(userId);
+        String presented = code(code);
+        RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, policy.verifyLimit());
+        if (!place.allowed()) {
+            return invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client);
+        }
+        Instant now = clock.instant();
+        List<TotpFactor> confirmed = factors.findFactors(user).stream().filter(TotpFactor::confirmed).toList();
+        if (confirmed.isEmpty()) {
+            // Nothing to test the code against: no guess to count.
+            rateLimiter.release(place);
+            return invalid(user, TotpVerification.Reason.NO_FACTOR, Optional.empty(), client);
+        }
+        List<Match> matches = tested(place, () -> matches(confirmed, presented, now));
+        if (matches.isEmpty()) {
+            return invalid(user, place.limitReached() ? TotpVerification.Reason.TOO_MANY_ATTEMPTS
+                    : TotpVerification.Reason.INVALID_CODE, Optional.empty(), client);
+        }
+        // The latest step first: of two matches (one code valid for two steps), the newer one is the app's.
+        for (Match match : matches) {
+            if (match.step() <= match.factor().lastAcceptedStep()) {
+                continue;
+            }
+            Map<String, String> details = new LinkedHashMap<>();
+            details.put("factorId", match.factor().factorId());
+            details.put("step", Long.toString(match.step()));
+            AuditEntry verified = audit.newEntry(user, AuditEventType.TOTP_VERIFIED, true, Optional.empty(), details,
+                    client);
+            if (factors.acceptStep(acceptance(match, now, verified, place)) instanceof StepOutcome.Accepted) {
+                return new TotpVerification.Valid(match.factor().factorId());
+            }
+            // Another submission of this step (or a later one) won the write: a replay.
+        }
+        // A right code, but of a step already accepted: the user's own code again, no wrong guess.
+        rateLimiter.release(place);
+        return invalid(user, TotpVerification.Reason.REPLAYED, Optional.of(matches.get(0).factor().factorId()), client);
+    }
+
+    /** The user's factors that are confirmed or still pending, oldest first; never a secret. */
+    public List<FactorSummary> list(String userId) {
+        String user = Inputs.userId(userId);
+        Instant now = clock.instant();
+        return factors.findFactors(user).stream().filter(factor -> !factor.isExpiredAt(now))
+                .sorted(Comparator.comparing(TotpFactor::createdAt).thenComparing(TotpFactor::factorId))
+                .map(factor -> new FactorSummary(factor.factorId(), factor.label(), factor.confirmed(),
+                        factor.createdAt(), factor.lastUsedAt()))
+                .toList();
+    }
+
+    /**
+     * Removes one factor; when the user has no confirmed factor left, the recovery codes go too (they recover a
+     * second factor the user no longer has). Answers whether the factor existed.
+     */
+    public boolean remove(String userId, String factorId, ClientContext client) {
+        String user = Inputs.userId(userId);
+        String factor = factorId(factorId);
+        List<TotpFactor> deleted = factors.deleteFactors(user, Optional.of(factor));
+        if (deleted.isEmpty()) {
+            return false;
+        }
+        boolean confirmedLeft = factors.findFactors(user).stream().anyMatch(TotpFactor::confirmed);
+        int recoveryCodes = confirmedLeft ? 0 : recovery.deleteAll(user);
+        audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.of(factor),
+                recoveryCodes, Map.of()), client);
+        return true;
+    }
+
+    /**
+     * Removes every factor and the recovery codes of the user (the "lost my phone" case), with {@code context} (for
+     * example the operator's key id) among the details of its TOTP_REMOVED entry; how many factors were removed.
+     */
+    public int removeAll(String userId, Map<String, String> context, ClientContext client) {
+        String user = Inputs.userId(userId);
+        List<TotpFactor> deleted = factors.deleteFactors(user, Optional.empty());
+        int recoveryCodes = recovery.deleteAll(user);
+        audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.empty(),
+                recoveryCodes, context), client);
+        return deleted.size();
+    }
+
+    /** A new set of recovery codes, voiding the old; empty when the user has no confirmed factor to recover. */
+    public Optional<IssuedRecoveryCodes> regenerateRecoveryCodes(String userId, ClientContext client) {
+        String user = Inputs.userId(userId);
+        if (factors.findFactors(user).stream().noneMatch(TotpFactor::confirmed)) {
+            return Optional.empty();
+        }
+        return Optional.of(recovery.issue(user, client));
+    }
+
+    /** A factor whose code for {@code step} is the presented one. */
+    private record Match(TotpFactor factor, long step, byte[] secret) {
+    }
+
+    /**
+     * Every (factor, step) whose code is the presented one, latest step first. Every factor and step is computed and
+     * compared in constant time, whether or not an earlier one matched.
+     */
+    private List<Match> matches(List<TotpFactor> candidates, String presented, Instant now) {
+        long current = Totp.step(now, PERIOD);
+        List<Match> matches = new ArrayList<>();
+        for (TotpFactor factor : candidates) {
+            byte[] secret = encryption.open(factor.secret(), TotpFactor.associatedData(factor.userId(),
+                    factor.factorId()));
+            for (long step = current - ACCEPTED_SKEW_STEPS; step <= current + ACCEPTED_SKEW_STEPS; step++) {
+                String expected = Totp.code(secret, step, factor.algorithm(), factor.digits());
+                if (SecureTokens.constantTimeEquals(expected, presented)) {
+                    matches.add(new Match(factor, step, secret));
+                }
+            }
+        }
+        matches.sort(Comparator.comparingLong(Match::step).reversed());
+        return matches;
+    }
+
+    /**
+     * The matches, or the failure to compute them (a secret that no key of the ring opens) with the attempt's place
+     * given back first: a server fault must not count against the user, let alone lock them out.
+     */
+    private List<Match> tested(RateLimitDecision place, Supplier<List<Match>> matching) {
+        return RateLimiter.undoneOnFailure(matching, () -> rateLimiter.release(place));
+    }
+
+    private StepAcceptance acceptance(Match match, Instant now, AuditEntry entry, RateLimitDecision place) {
+        TotpFactor factor = match.factor();
+        // Rotation on use: a secret sealed under an older key is sealed anew under the current one in this write.
+        Optional<SealedSecret> resealed = encryption.isCurrent(factor.secret()) ? Optional.empty()
+                : Optional.of(encryption.seal(match.secret(), TotpFactor.associatedData(factor.userId(),
+                factor.factorId())));
+        return new StepAcceptance(factor.userId(), factor.factorId(), match.step(), Instants.toMillis(now),
+                tokens.attemptId(), entry, place.place(), resealed);
+    }
+
+    private Confirmation notConfirmed(String userId, String factorId, Confirmation.Reason reason, ClientContext client) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("operation", "confirm");
+        details.put("factorId", factorId);
+        audit.recordFailure(userId, AuditEventType.TOTP_VERIFICATION_FAILED, reason.name(), details, client);
+        return new Confirmation.NotConfirmed(reason);
+    }
+
+    private TotpVerification invalid(String userId, TotpVerification.Reason reason, Optional<String> factorId,
+                                     ClientContext client) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("operation", "verify");
+        factorId.ifPresent(id -> details.put("factorId", id));
+        audit.recordFailure(userId, AuditEventType.TOTP_VERIFICATION_FAILED, reason.name(), details, client);
+        return new TotpVerification.Invalid(reason);
+    }
+
+    private static Map<String, String> removedDetails(int count, Optional<String> factorId, int recoveryCodes,
+                                                      Map<String, String> context) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("count", Integer.toString(count));
+        factorId.ifPresent(id -> details.put("factorId", id));
+        details.put("recoveryCodesRemoved", Integer.toString(recoveryCodes));
+        details.putAll(context);
+        return details;
+    }
+
+    private static String factorId(String value) {
+        String factorId = Inputs.required("factorId", value);
+        if (!FACTOR_ID.matcher(factorId).matches()) {
+            throw new InvalidInputException("factorId", "must be the " + FACTOR_ID_BYTES * 2
+                    + "-character id returned at enrolment");
+        }
+        return factorId;
+    }
+
+    private static String code(String value) {
+        String code = Inputs.required("code", value);
+        if (!CODE.matcher(code).matches()) {
+            throw new InvalidInputException("code", "must be the " + DIGITS + "-digit code the authenticator app shows");
+        }
+        return code;
+    }
+
+    /** A label or issuer: printable, short, and without the colon that separates them in the otpauth URI. */
+    private static Optional<String> uriPart(String field, Optional<String> value) {
+        Optional<String> text = Inputs.optionalText(field, value.orElse(null), MAX_LABEL_LENGTH);
+        if (text.isPresent() && text.get().contains(":")) {
+            throw new InvalidInputException(field, "must not contain ':', which separates issuer and label in the "
+                    + "authenticator app");
+        }
+        return text;
+    }
+}

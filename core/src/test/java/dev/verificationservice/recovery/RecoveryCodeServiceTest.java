@@ -1,0 +1,165 @@
+package dev.verificationservice.recovery;
+
+import dev.verificationservice.Concurrently;
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.InMemoryStore;
+import dev.verificationservice.foundation.Foundation;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.validation.InvalidInputException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RecoveryCodeServiceTest {
+
+    private static final String USER = "ada";
+    private static final ClientContext CLIENT = ClientContext.none();
+    private static final String CODE_SHAPE = "[2-9a-hjkmnp-z]{5}-[2-9a-hjkmnp-z]{5}";
+
+    private final SecureRandom random = new SecureRandom();
+    private final Clock clock = Clock.fixed(Instant.parse("2026-12-01T10:00:00Z"), ZoneOffset.UTC);
+    private final InMemoryStore store = new InMemoryStore();
+    private final SecureTokens tokens = new SecureTokens(random);
+    private final String oldKey = SecretKeyRing.generateBase64Key(random);
+    private final RecoveryCodeService service = service(SecretKeyRing.fromBase64(List.of(oldKey)));
+
+    private RecoveryCodeService service(SecretKeyRing keys) {
+        return service(keys, clock);
+    }
+
+    private RecoveryCodeService service(SecretKeyRing keys, Clock clock) {
+        return new RecoveryCodeService(store, new Foundation(new RateLimiter(store, clock, tokens),
+                new AuditLog(store, clock, Optional.empty(), tokens), keys, tokens, clock),
+                VerificationSettings.DEFAULT_VERIFY_LIMIT);
+    }
+
+    @Test
+    void aSetIsTenReadableCodesStoredOnlyAsDigests() {
+        List<String> codes = service.issue(USER, CLIENT).codes();
+
+        assertThat(codes).hasSize(10).doesNotHaveDuplicates().allMatch(code -> code.matches(CODE_SHAPE));
+        String stored = store.allRecoveryCodes() + " " + store.auditEntries();
+        codes.forEach(code -> assertThat(stored).doesNotContain(code).doesNotContain(code.replace("-", "")));
+        assertThat(store.allRecoveryCodes()).hasSize(10);
+        assertThat(service.remaining(USER)).isEqualTo(10);
+    }
+
+    @Test
+    void eachCodeWorksOnceAndAUsedCodeIsNoWrongGuess() {
+        String code = service.issue(USER, CLIENT).codes().get(3);
+
+        assertThat(service.verify(USER, code, CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
+        assertThat(service.verify(USER, code, CLIENT))
+                .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.USED, 9));
+        assertThat(store.held(RecoveryCodeService.VERIFY_ACTION)).isZero();
+        assertThat(store.auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODE_USED)
+                .singleElement().satisfies(entry -> assertThat(entry.details()).containsEntry("remaining", "9"));
+    }
+
+    @Test
+    void whatAPersonTypesIsNormalised() {
+        List<String> codes = service.issue(USER, CLIENT).codes();
+        String[] halves = codes.get(3).split("-");
+
+        assertThat(service.verify(USER, codes.get(0).toUpperCase(java.util.Locale.ROOT), CLIENT).valid()).isTrue();
+        assertThat(service.verify(USER, " " + halves[0] + " " + halves[1] + " ", CLIENT).valid()).isTrue();
+        // The same code in another spelling is the same, used, code.
+        assertThat(service.verify(USER, codes.get(0).replace("-", " "), CLIENT))
+                .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.USED, 8));
+        assertThat(service.verify(USER, codes.get(1).replace("-", ""), CLIENT).valid()).isTrue();
+        assertThat(service.verify(USER, codes.get(2).replace("-", "\u2013"), CLIENT).valid()).isTrue();
+        assertThat(RecoveryCodes.normalise(" AbCdE - fGhJk ")).isEqualTo("abcdefghjk");
+    }
+
+    @Test
+    void whatCannotBeACodeIsBadInputAndNotCounted() {
+        service.issue(USER, CLIENT);
+
+        for (String typed : List.of("0bcde-fghjk", "abcde-fghj", "abcde-fghjkm", "abcde_fghjk", "")) {
+            assertThatThrownBy(() -> service.verify(USER, typed, CLIENT)).isInstanceOfSatisfying(
+                    InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("code"));
+        }
+        assertThat(store.placeRequests(RecoveryCodeService.VERIFY_ACTION)).isZero();
+    }
+
+    @Test
+    void aNewSetVoidsTheOldOne() {
+        String old = service.issue(USER, CLIENT).codes().get(0);
+        List<String> fresh = service.issue(USER, CLIENT).codes();
+
+        assertThat(service.verify(USER, old, CLIENT))
+                .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.INVALID_CODE, 10));
+        assertThat(service.verify(USER, fresh.get(0), CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
+        assertThat(store.allRecoveryCodes()).hasSize(10);
+    }
+
+    @Test
+    void onlyTheNewestSetVerifiesEvenWhenAnOlderOneWasNotDeleted() {
+        String older = service.issue(USER, CLIENT).codes().get(0);
+        List<RecoveryCode> olderSet = store.findRecoveryCodes(USER);
+        RecoveryCodeService later = service(SecretKeyRing.fromBase64(List.of(oldKey)),
+                Clock.offset(clock, java.time.Duration.ofMinutes(1)));
+        later.issue(USER, CLIENT);
+        // As if a concurrent issue had not seen the older set: it is still stored, beside the newer.
+        store.replaceRecoveryCodes(USER, List.of(), olderSet, store.auditEntries().get(0));
+
+        assertThat(later.verify(USER, older, CLIENT).valid()).isFalse();
+        assertThat(later.remaining(USER)).isEqualTo(10);
+    }
+
+    @Test
+    void wrongCodesLockOutAfterTheLimit() {
+        String right = service.issue(USER, CLIENT).codes().get(0);
+
+        List<RecoveryVerification.Reason> reasons = new ArrayList<>();
+        for (int attempt = 0; attempt < 5; attempt++) {
+            reasons.add(((RecoveryVerification.Invalid) service.verify(USER, "abcde-fghjk", CLIENT)).reason());
+        }
+
+        assertThat(reasons).endsWith(RecoveryVerification.Reason.TOO_MANY_ATTEMPTS)
+                .startsWith(RecoveryVerification.Reason.INVALID_CODE);
+        assertThat(service.verify(USER, right, CLIENT))
+                .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, 10));
+        assertThat(store.auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODE_FAILED)
+                .hasSize(6);
+    }
+
+    @Test
+    void twentyParallelUsesOfOneCodeSucceedOnce() throws Exception {
+        String code = service.issue(USER, CLIENT).codes().get(0);
+        List<RecoveryVerification> answers = Concurrently.run(20, () -> service.verify(USER, code, CLIENT));
+
+        assertThat(answers).filteredOn(RecoveryVerification::valid).hasSize(1);
+        assertThat(answers).filteredOn(answer -> !answer.valid()).extracting(answer ->
+                ((RecoveryVerification.Invalid) answer).reason()).containsOnly(RecoveryVerification.Reason.USED);
+        assertThat(service.remaining(USER)).isEqualTo(9);
+    }
+
+    @Test
+    void codesIssuedUnderAnOldKeyStillVerifyAfterRotation() {
+        String code = service.issue(USER, CLIENT).codes().get(0);
+        RecoveryCodeService rotated = service(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(random),
+                oldKey)));
+
+        assertThat(rotated.verify(USER, code, CLIENT).valid()).isTrue();
+    }
+
+    @Test
+    void theIssuedSetNeverPrintsItsCodes() {
+        IssuedRecoveryCodes issued = service.issue(USER, CLIENT);
+
+        issued.codes().forEach(code -> assertThat(issued.toString()).doesNotContain(code));
+    }
+}
