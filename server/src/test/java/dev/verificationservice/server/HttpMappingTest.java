@@ -17,6 +17,34 @@ import tools.jackson.databind.JsonNode;
  */
 class HttpMappingTest extends EmbeddedOnlyApiTest {
 
+    /** The lock-out itself (five wrong guesses, two windows) is the contract suite's; here its answers. */
+    @Test
+    void aLockOutAnswersTooManyAttemptsAndA429WithTheSecondsUntilItEnds() {
+        String user = newUser();
+        sendEmailCode(user);
+        String code = codeFromOutbox();
+        String wrong = code.equals("000000") ? "111111" : "000000";
+        for (int attempt = 0; attempt < 4; attempt++) {
+            verify(user, wrong);
+        }
+        clock.advance(Duration.ofSeconds(30));
+
+        Answer fifth = verify(user, wrong);
+
+        assertThat(fifth.status()).isEqualTo(200);
+        assertThat(fifth.json().get("valid").asBoolean()).isFalse();
+        assertThat(fifth.text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
+        Answer refused = sendEmailCode(user);
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(refused.text("code")).isEqualTo("RATE_LIMITED");
+        assertThat(refused.text("action")).isEqualTo("VERIFY_EMAIL_VERIFICATION");
+        // The failures count over the window they happened in and the next (a live code may span both): the
+        // lock-out ends at 10:30, 29 minutes 30 seconds from now.
+        assertThat(refused.header("Retry-After")).isEqualTo("1770");
+        assertThat(auditEventTypes(user).get(0)).isEqualTo("RATE_LIMITED");
+    }
+
     @Test
     void theSixthRequestInAWindowIsRateLimitedWithRetryAfter() {
         String user = newUser();
