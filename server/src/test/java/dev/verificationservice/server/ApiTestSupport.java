@@ -134,6 +134,20 @@ abstract class ApiTestSupport {
         return api.post("/v1/codes/verify", Map.of("code", code, "userId", userId, "codeType", "EMAIL_VERIFICATION"));
     }
 
+    /** Sends the user a code and presents a wrong one {@code guesses} times; answers the right code. */
+    String sendAndGuessWrong(String userId, int guesses) {
+        sendEmailCode(userId);
+        String code = codeFromOutbox();
+        for (int guess = 0; guess < guesses; guess++) {
+            verify(userId, wrongFor(code));
+        }
+        return code;
+    }
+
+    static String wrongFor(String code) {
+        return code.equals("000000") ? "111111" : "000000";
+    }
+
     List<String> auditEventTypes(String userId) {
         List<String> types = new ArrayList<>();
         api.get("/v1/users/" + userId + "/audit?limit=100").json().get("events")

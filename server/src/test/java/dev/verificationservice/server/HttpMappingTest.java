@@ -21,24 +21,16 @@ class HttpMappingTest extends EmbeddedOnlyApiTest {
     @Test
     void aLockOutAnswersTooManyAttemptsAndA429WithTheSecondsUntilItEnds() {
         String user = newUser();
-        sendEmailCode(user);
-        String code = codeFromOutbox();
-        String wrong = code.equals("000000") ? "111111" : "000000";
-        for (int attempt = 0; attempt < 4; attempt++) {
-            verify(user, wrong);
-        }
+        String code = sendAndGuessWrong(user, 4);
         clock.advance(Duration.ofSeconds(30));
 
-        Answer fifth = verify(user, wrong);
+        Answer fifth = verify(user, wrongFor(code));
 
         assertThat(fifth.status()).isEqualTo(200);
         assertThat(fifth.json().get("valid").asBoolean()).isFalse();
         assertThat(fifth.text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
         Answer refused = sendEmailCode(user);
-        assertThat(refused.status()).isEqualTo(429);
-        assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
-        assertThat(refused.text("code")).isEqualTo("RATE_LIMITED");
-        assertThat(refused.text("action")).isEqualTo("VERIFY_EMAIL_VERIFICATION");
+        assertRateLimited(refused, "VERIFY_EMAIL_VERIFICATION");
         // The failures count over the window they happened in and the next (a live code may span both): the
         // lock-out ends at 10:30, 29 minutes 30 seconds from now.
         assertThat(refused.header("Retry-After")).isEqualTo("1770");
@@ -82,10 +74,7 @@ class HttpMappingTest extends EmbeddedOnlyApiTest {
         Answer refused = api.post("/v1/codes", Map.of("userId", newUser(), "codeType", "PHONE_VERIFICATION",
                 "deliveryMethod", "SMS", "deliveryTarget", number));
 
-        assertThat(refused.status()).isEqualTo(429);
-        assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
-        assertThat(refused.text("code")).isEqualTo("RATE_LIMITED");
-        assertThat(refused.text("action")).isEqualTo("SEND_TO_TARGET");
+        assertRateLimited(refused, "SEND_TO_TARGET");
         assertThat(refused.header("Retry-After")).matches("[1-9][0-9]*");
         String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
         assertThat(metrics).contains("verification_ratelimited_total{action=\"SEND_TO_TARGET\"");
@@ -100,10 +89,7 @@ class HttpMappingTest extends EmbeddedOnlyApiTest {
 
         Answer again = sendEmailCode(user);
 
-        assertThat(again.status()).isEqualTo(429);
-        assertThat(again.header("Content-Type")).startsWith("application/problem+json");
-        assertThat(again.text("code")).isEqualTo("RATE_LIMITED");
-        assertThat(again.text("action")).isEqualTo("RESEND_EMAIL_VERIFICATION");
+        assertRateLimited(again, "RESEND_EMAIL_VERIFICATION");
         assertThat(again.header("Retry-After")).isEqualTo("20");
     }
 
@@ -125,9 +111,7 @@ class HttpMappingTest extends EmbeddedOnlyApiTest {
         Answer refused = api.post("/v1/codes", Map.of("userId", user, "codeType", "EMAIL_VERIFICATION",
                 "deliveryMethod", "EMAIL", "deliveryTarget", user + "@example.com", "ipAddress", "::ffff:" + ip));
 
-        assertThat(refused.status()).isEqualTo(429);
-        assertThat(refused.text("code")).isEqualTo("RATE_LIMITED");
-        assertThat(refused.text("action")).isEqualTo("SEND_FROM_IP");
+        assertRateLimited(refused, "SEND_FROM_IP");
         assertThat(refused.header("Retry-After")).matches("[1-9][0-9]*");
     }
 
@@ -277,5 +261,13 @@ class HttpMappingTest extends EmbeddedOnlyApiTest {
         assertThat(theirs.size()).isEqualTo(1);
         assertThat(theirs.get(0).get("userId").asString()).isEqualTo(second);
         assertThat(api.get("/dev/outbox?userId=nobody-" + first).json().get("messages").size()).isZero();
+    }
+
+    /** A refusal by a limit: 429 and a problem document of code RATE_LIMITED that names the limit's action. */
+    private static void assertRateLimited(Answer answer, String action) {
+        assertThat(answer.status()).isEqualTo(429);
+        assertThat(answer.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(answer.text("code")).isEqualTo("RATE_LIMITED");
+        assertThat(answer.text("action")).isEqualTo(action);
     }
 }

@@ -71,12 +71,7 @@ class OperatorApiTest extends EmbeddedOnlyApiTest {
     @Test
     void anOperatorLiftsAGuessingLockOutAndTheAuditNamesTheKeyIdNeverTheKey(CapturedOutput output) throws Exception {
         String user = newUser();
-        sendEmailCode(user);
-        String code = codeFromOutbox();
-        String wrong = code.equals("000000") ? "111111" : "000000";
-        for (int guess = 0; guess < 5; guess++) {
-            verify(user, wrong);
-        }
+        sendAndGuessWrong(user, 5);
 
         Answer lifted = admin().delete("/v1/admin/users/" + user + "/rate-limits/VERIFY_EMAIL_VERIFICATION");
 
