@@ -46,12 +46,12 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
     }
 
     @Override
-    protected void putRawItem(Map<String, Object> item) {
+    public void putRawItem(Map<String, Object> item) {
         ((SqliteVerificationStore) store).putItem(item);
     }
 
     @Override
-    protected List<Map<String, Object>> allRawItems() {
+    public List<Map<String, Object>> allRawItems() {
         List<Map<String, Object>> items = new ArrayList<>();
         try (Connection connection = openFile(); Statement statement = connection.createStatement();
              ResultSet rows = statement.executeQuery("SELECT item FROM items")) {

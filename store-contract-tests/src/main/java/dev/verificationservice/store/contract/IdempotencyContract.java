@@ -1,0 +1,69 @@
+package dev.verificationservice.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.idempotency.IdempotentRequests;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Idempotency-Key (contract §13): one run per key, its answer replayed, a dead request's key taken over. */
+public abstract class IdempotencyContract extends ContractPart {
+
+    protected IdempotencyContract(ContractFixture fixture) {
+        super(fixture);
+    }
+
+    private static final byte[] SEND_BODY = "POST /v1/codes {\"userId\":\"ida\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    @Test
+    void theSameKeyAndRequestReplaysTheFirstAnswerAndAnotherRequestIsRefused() {
+        IdempotentRequests requests = verification().idempotency();
+        IdempotentRequests.Begin first = requests.begin("client-a", "key-1", SEND_BODY, Duration.ofSeconds(5));
+        assertThat(first).isInstanceOf(IdempotentRequests.Begin.Proceed.class);
+        requests.finish(((IdempotentRequests.Begin.Proceed) first).ticket(), 201, "{\"secret\":\"s3cr3t-device-secret\"}");
+
+        assertThat(requests.begin("client-a", "key-1", SEND_BODY, Duration.ofSeconds(5)))
+                .isEqualTo(new IdempotentRequests.Begin.Replay(201, "{\"secret\":\"s3cr3t-device-secret\"}"));
+        assertThat(requests.begin("client-a", "key-1", "POST /v1/codes {}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                Duration.ofSeconds(5))).isInstanceOf(IdempotentRequests.Begin.KeyReused.class);
+        assertThat(requests.begin("client-b", "key-1", SEND_BODY, Duration.ofSeconds(5)))
+                .as("another client's key of the same name").isInstanceOf(IdempotentRequests.Begin.Proceed.class);
+        // The answer is sealed: a device secret in it is never in the table in clear, nor the key itself.
+        assertThat(allRawItems().toString()).doesNotContain("s3cr3t-device-secret", "key-1");
+    }
+
+    @Test
+    void aFailedRequestGivesItsKeyUpAndAKeyLeftPendingByADeadRequestIsTakenOver() {
+        IdempotentRequests requests = verification().idempotency();
+        IdempotentRequests.Begin first = requests.begin("client-a", "key-2", SEND_BODY, Duration.ZERO);
+        requests.abandon(((IdempotentRequests.Begin.Proceed) first).ticket());
+        assertThat(requests.begin("client-a", "key-2", SEND_BODY, Duration.ZERO))
+                .isInstanceOf(IdempotentRequests.Begin.Proceed.class);
+
+        assertThat(requests.begin("client-a", "key-2", SEND_BODY, Duration.ZERO))
+                .as("still running").isInstanceOf(IdempotentRequests.Begin.StillRunning.class);
+        clock().advance(IdempotentRequests.STALE_AFTER.plusSeconds(1));
+        assertThat(requests.begin("client-a", "key-2", SEND_BODY, Duration.ZERO))
+                .as("its request died").isInstanceOf(IdempotentRequests.Begin.Proceed.class);
+    }
+
+    @Test
+    void ofEightSimultaneousRequestsWithOneKeyOneRunsAndAllGiveItsAnswer() throws Exception {
+        IdempotentRequests requests = verification().idempotency();
+        AtomicInteger ran = new AtomicInteger();
+        List<String> answers = runConcurrently(8, () -> {
+            IdempotentRequests.Begin begin = requests.begin("client-a", "key-3", SEND_BODY, Duration.ofSeconds(20));
+            if (begin instanceof IdempotentRequests.Begin.Proceed proceed) {
+                String body = "{\"run\":" + ran.incrementAndGet() + "}";
+                requests.finish(proceed.ticket(), 202, body);
+                return body;
+            }
+            return ((IdempotentRequests.Begin.Replay) begin).body();
+        });
+
+        assertThat(ran.get()).isEqualTo(1);
+        assertThat(answers).containsOnly("{\"run\":1}").hasSize(8);
+    }
+}

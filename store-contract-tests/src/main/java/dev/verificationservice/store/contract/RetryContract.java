@@ -1,0 +1,126 @@
+package dev.verificationservice.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.ConsumeOutcome;
+import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.store.StoreException;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Every write is correct when it runs twice (a lost answer and a retry): contract §12. */
+public abstract class RetryContract extends ContractPart {
+
+    protected RetryContract(ContractFixture fixture) {
+        super(fixture);
+    }
+
+    @Test
+    void aRetriedPlaceIsCountedOnceAndGivenBackOnce() {
+        Place first = placeOf("ria", "SEND_EMAIL_VERIFICATION", "attempt-1");
+        Place second = placeOf("ria", "SEND_EMAIL_VERIFICATION", "attempt-2");
+
+        assertThat(store().takePlace(first, 5)).isEqualTo(1);
+        assertThat(store().takePlace(first, 5)).as("the same attempt again").isEqualTo(1);
+        assertThat(store().takePlace(second, 5)).isEqualTo(2);
+        assertThat(store().takePlace(first, 5)).as("still its first place").isEqualTo(1);
+        assertThat(verification().rateLimiter().current("ria", "SEND_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(2);
+
+        store().givePlaceBack(second);
+        store().givePlaceBack(second);
+        assertThat(verification().rateLimiter().current("ria", "SEND_EMAIL_VERIFICATION", FIVE).count())
+                .as("a place given back twice counts down once").isEqualTo(1);
+    }
+
+    @Test
+    void atTheCeilingNothingIsCountedAndAHeldPlaceIsStillRecognised() {
+        for (int i = 1; i <= 3; i++) {
+            assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a" + i), 3)).isEqualTo(i);
+        }
+        assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a4"), 3)).isEqualTo(4);
+        assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a5"), 3)).isEqualTo(4);
+        assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a2"), 3)).isEqualTo(2);
+        assertThat(verification().rateLimiter().current("sam", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(3);
+    }
+
+    @Test
+    void aRetriedInsertOfTheSameCodeIsStoredOnceAndAnotherRequestsCodeIsACollision() {
+        VerificationCode code = new VerificationCode("digest-of-a-code", "tia", CodeType.EMAIL_VERIFICATION,
+                CodeFormat.NUMERIC, DeliveryMethod.EMAIL, "t***@example.com", false, START, START.plusSeconds(900));
+
+        assertThat(store().insertCode(code, "issue-1")).isTrue();
+        assertThat(store().insertCode(code, "issue-1")).as("a retry of the same insert").isTrue();
+        assertThat(store().insertCode(code, "issue-2")).as("another request with the same key").isFalse();
+        indexCatchesUp();
+        assertThat(store().findCodes("tia", CodeType.EMAIL_VERIFICATION)).containsExactly(code);
+    }
+
+    @Test
+    void aRetriedAuditAppendWritesOneEntry() {
+        AuditEntry entry = verification().audit().newEntry("uma", AuditEventType.CODE_SENT, true, Optional.empty(),
+                Map.of("codeType", "EMAIL_VERIFICATION"), ClientContext.none());
+
+        assertThat(store().appendAudit(entry)).isTrue();
+        assertThat(store().appendAudit(entry)).as("a retry of the same append").isTrue();
+        AuditEntry other = new AuditEntry("uma", entry.timestamp(), entry.entryId(), AuditEventType.CODE_VERIFIED,
+                Map.of(), Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), entry.expiresAt());
+        assertThat(store().appendAudit(other)).as("another entry on the same key").isFalse();
+        assertThat(auditTypes("uma")).containsExactly(AuditEventType.CODE_SENT);
+    }
+
+    @Test
+    void aRetriedConsumeIsTheSameSuccessWithOneAuditEntryAndOneGiveBack() {
+        assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        String code = sendEmailCode("vic");
+        indexCatchesUp();
+        String digest = store().findCodes("vic", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        Place place = placeOf("vic", "VERIFY_EMAIL_VERIFICATION", "guess-1");
+        assertThat(store().takePlace(place, 5)).isEqualTo(1);
+        AuditEntry verified = verification().audit().newEntry("vic", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
+                Map.of(), ClientContext.none());
+        CodeConsumption consumption = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, START,
+                "consume-1", verified, Optional.of(place));
+
+        assertThat(store().consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
+        assertThat(store().consumeCode(consumption)).as("the same attempt again").isEqualTo(new ConsumeOutcome.Consumed());
+
+        CodeConsumption another = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, START, "consume-2",
+                verification().audit().newEntry("vic", AuditEventType.CODE_VERIFIED, true, Optional.empty(), Map.of(),
+                        ClientContext.none()), Optional.empty());
+        assertThat(store().consumeCode(another)).isInstanceOfSatisfying(ConsumeOutcome.Rejected.class,
+                rejected -> assertThat(rejected.current()).hasValueSatisfying(stored -> assertThat(stored.used()).isTrue()));
+        assertThat(auditTypes("vic")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
+        assertThat(verification().rateLimiter().current("vic", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
+    }
+
+    @Test
+    void aConsumeWhoseAuditEntryCannotBeWrittenLeavesTheCodeUnusedAndTheCountAsItWas() {
+        assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        String code = sendEmailCode("wes");
+        String digest = store().findCodes("wes", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        Place place = placeOf("wes", "VERIFY_EMAIL_VERIFICATION", "guess-1");
+        store().takePlace(place, 5);
+        AuditEntry taken = verification().audit().recordSuccess("wes", AuditEventType.CODE_SENT, Map.of("n", "1"),
+                ClientContext.none());
+        AuditEntry sameKey = new AuditEntry("wes", taken.timestamp(), taken.entryId(), AuditEventType.CODE_VERIFIED,
+                Map.of(), Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), taken.expiresAt());
+
+        assertThatThrownBy(() -> store().consumeCode(new CodeConsumption(digest, "wes", CodeType.EMAIL_VERIFICATION, START,
+                "consume-1", sameKey, Optional.of(place)))).isInstanceOf(StoreException.class);
+
+        assertThat(store().findCode(digest)).hasValueSatisfying(stored -> assertThat(stored.used()).isFalse());
+        assertThat(verification().rateLimiter().current("wes", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(1);
+        assertThat(verifyEmailCode("wes", code).valid()).as("the code still works").isTrue();
+    }
+}

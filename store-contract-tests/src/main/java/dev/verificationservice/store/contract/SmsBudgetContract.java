@@ -1,0 +1,228 @@
+package dev.verificationservice.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.ratelimit.Cooldown;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.table.TableItems;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The global SMS budget (contract §10): shared by all users, split over shards, never held by a refused send. */
+public abstract class SmsBudgetContract extends ContractPart {
+
+    protected SmsBudgetContract(ContractFixture fixture) {
+        super(fixture);
+    }
+
+    @Test
+    void theSmsBudgetStopsSmsAcrossAllUsersButNotEmail() throws Exception {
+        Verification budgeted = build(keys(), outbox(), VerificationSettings.defaults()
+                .withSmsBudget(Optional.of(new RateLimitPolicy(3, Duration.ofHours(1)))));
+        List<String> numbers = List.of("+447700123401", "+447700123402", "+447700123403", "+447700123404",
+                "+447700123405", "+447700123406");
+        AtomicInteger next = new AtomicInteger();
+        List<IssueResult> results = runConcurrently(6, () -> {
+            int n = next.getAndIncrement();
+            return budgeted.codes().issue(CodeRequest.of("budget-" + n, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS,
+                    numbers.get(n)));
+        });
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(3);
+        assertThat(results).filteredOn(IssueResult.RateLimited.class::isInstance).hasSize(3)
+                .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SMS_BUDGET"));
+        assertThat(budgeted.codes().issue(CodeRequest.of("budget-mail", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "budget@example.com"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aBudgetSplitOverShardsLetsExactlyItsLimitThroughUnderConcurrency() throws Exception {
+        // 7 over 3 shards: the shards hand out 3, 2 and 2 places; 16 users at once, each a number of its own.
+        RateLimitPolicy budget = new RateLimitPolicy(7, Duration.ofHours(1), 3);
+        Verification budgeted = build(keys(), outbox(), VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        AtomicInteger next = new AtomicInteger(10);
+        List<IssueResult> results = runConcurrently(16, () -> {
+            int n = next.getAndIncrement();
+            return budgeted.codes().issue(smsTo("shard-" + n, "+4477001234" + n));
+        });
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(7);
+        assertThat(results).filteredOn(IssueResult.RateLimited.class::isInstance).hasSize(9)
+                .allSatisfy(result -> assertThat(((IssueResult.RateLimited) result).action()).isEqualTo("SMS_BUDGET"));
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(7);
+        // Every shard is full at exactly its share, in an item of its own (a partition key of its own on DynamoDB).
+        assertThat(allRawItems()).filteredOn(item -> "SMS_BUDGET".equals(item.get("action")))
+                .extracting(item -> item.get("PK") + "=" + ((Number) item.get("count")).longValue())
+                .containsExactlyInAnyOrder("RATELIMIT#global#SMS_BUDGET=3", "RATELIMIT#global#1#SMS_BUDGET=2",
+                        "RATELIMIT#global#2#SMS_BUDGET=2");
+        assertThat(smsBudgetMarks()).as("every sent SMS's place is kept for good").isZero();
+    }
+
+    @Test
+    void aFullShardFallsOverToTheNextAndAPlaceGivenBackIsFoundAgain() {
+        RateLimitPolicy split = new RateLimitPolicy(5, Duration.ofHours(1), 2);
+        List<RateLimitDecision> taken = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            RateLimitDecision decision = verification().rateLimiter().acquire("global", "SHARDED", split);
+            assertThat(decision.allowed()).as("place %d of 5", i + 1).isTrue();
+            taken.add(decision);
+        }
+        assertThat(verification().rateLimiter().acquire("global", "SHARDED", split).allowed()).isFalse();
+        assertThat(verification().rateLimiter().current("global", "SHARDED", split).count()).isEqualTo(5);
+
+        verification().rateLimiter().release(taken.get(2));
+        assertThat(verification().rateLimiter().current("global", "SHARDED", split).count()).isEqualTo(4);
+        assertThat(verification().rateLimiter().acquire("global", "SHARDED", split).allowed())
+                .as("whichever shard the walk starts at, it reaches the one with room").isTrue();
+        assertThat(verification().rateLimiter().acquire("global", "SHARDED", split).allowed()).isFalse();
+    }
+
+    /**
+     * A counter item at the most places one counter may hand out, every place still open (a mark each, as when
+     * no outcome is known yet): the item is still writable (under DynamoDB's 400 KB), and one place more is
+     * refused without a write.
+     */
+    @Test
+    void aCounterAtTheMostPlacesOneItemHoldsIsStillWrittenAndRefusesTheNext() {
+        int most = RateLimitPolicy.MAX_PER_COUNTER;
+        Place last = placeOf("max", "SEND_EMAIL_VERIFICATION", new SecureTokens().attemptId());
+        CounterWindow window = last.window();
+        Map<String, Object> item = TableItems.counterItem(window.userId(), window.action(), window.windowStart(),
+                window.expiresAt(), most - 1);
+        SecureTokens tokens = new SecureTokens();
+        for (int place = 1; place < most; place++) {
+            item.put(TableItems.placeAttribute(tokens.attemptId()), (long) place);
+        }
+        putRawItem(item);
+
+        assertThat(store().takePlace(last, most)).isEqualTo(most);
+        assertThat(store().takePlace(placeOf("max", "SEND_EMAIL_VERIFICATION", tokens.attemptId()), most))
+                .isEqualTo(most + 1L);
+        assertThat(store().takePlace(last, most)).as("the last place, recognised on a retry").isEqualTo(most);
+        assertThat(verification().rateLimiter().current("max", "SEND_EMAIL_VERIFICATION", new RateLimitPolicy(most,
+                Duration.ofMinutes(15))).count()).isEqualTo(most);
+    }
+
+    private static final String BUDGET_NUMBER = "+447700123401";
+
+    private static CodeRequest smsTo(String userId, String number) {
+        return CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, number);
+    }
+
+    private long smsBudgetHeld(Verification service, RateLimitPolicy budget) {
+        return service.rateLimiter().current("global", "SMS_BUDGET", budget).count();
+    }
+
+    /** Counter items of the SMS budget that still hold an attempt's mark. */
+    private long smsBudgetMarks() {
+        return allRawItems().stream().filter(item -> "SMS_BUDGET".equals(item.get("action")))
+                .mapToLong(item -> item.keySet().stream().filter(name -> name.startsWith("place_")).count()).sum();
+    }
+
+    @Test
+    void resendsInsideTheCooldownNeverTakeFromTheSmsBudgetAndAnotherUserStillGetsAnSms() {
+        // The red team's run: one user posts the same number 26 times in 30 seconds under a budget of 20.
+        RateLimitPolicy budget = new RateLimitPolicy(20, Duration.ofHours(1));
+        Verification budgeted = build(keys(), outbox(), VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        assertThat(budgeted.codes().issue(smsTo("red", BUDGET_NUMBER))).isInstanceOf(IssueResult.Issued.class);
+        for (int again = 1; again <= 25; again++) {
+            clock().advance(Duration.ofMillis(1100));
+            assertRefusedBy(budgeted.codes().issue(smsTo("red", BUDGET_NUMBER)), "RESEND_PHONE_VERIFICATION");
+        }
+
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        assertThat(smsBudgetMarks()).as("the sent SMS's place is kept for good, without its mark").isZero();
+        assertThat(budgeted.codes().issue(smsTo("blue", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(2);
+    }
+
+    @Test
+    void ofTwelveSimultaneousSmsOfOneUserInsideTheCooldownExactlyOneTakesAPlaceInTheBudget() throws Exception {
+        RateLimitPolicy budget = new RateLimitPolicy(2, Duration.ofHours(1));
+        Verification budgeted = build(keys(), outbox(), VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+
+        List<IssueResult> results = runConcurrently(12, () -> budgeted.codes().issue(smsTo("storm", BUDGET_NUMBER)));
+
+        assertThat(results).filteredOn(IssueResult.Issued.class::isInstance).hasSize(1);
+        assertThat(results).filteredOn(result -> !(result instanceof IssueResult.Issued)).hasSize(11)
+                .allSatisfy(result -> assertThat(result).isInstanceOf(IssueResult.RateLimited.class))
+                .extracting(result -> ((IssueResult.RateLimited) result).action()).doesNotContain("SMS_BUDGET");
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        // The budget's second place is still there for someone else, and then it is spent.
+        assertThat(budgeted.codes().issue(smsTo("calm", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+        assertRefusedBy(budgeted.codes().issue(smsTo("late", "+447700123403")), "SMS_BUDGET");
+    }
+
+    @Test
+    void aSmsTheBudgetRefusesReleasesTheUsersCooldownAndHoldsNothing() {
+        RateLimitPolicy budget = new RateLimitPolicy(1, Duration.ofHours(1));
+        Verification budgeted = build(keys(), outbox(), VerificationSettings.defaults().withSmsBudget(Optional.of(budget)));
+        assertThat(budgeted.codes().issue(smsTo("first", BUDGET_NUMBER))).isInstanceOf(IssueResult.Issued.class);
+
+        assertRefusedBy(budgeted.codes().issue(smsTo("second", "+447700123402")), "SMS_BUDGET");
+
+        assertThat(budgeted.rateLimiter().current("second", "SEND_PHONE_VERIFICATION",
+                VerificationSettings.DEFAULT_SEND_LIMIT).count()).isZero();
+        assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
+        // No cooldown holds "second" back: once the budget has room again (an operator clears it), at the same
+        // instant, the SMS goes out.
+        budgeted.rateLimiter().reset("global", "SMS_BUDGET");
+        assertThat(budgeted.codes().issue(smsTo("second", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void aKeptPlaceStaysCountedLosesItsMarkAndCannotBeGivenBackAndKeepingTwiceIsHarmless() {
+        Place kept = placeOf("kai", "SMS_BUDGET", "attempt-1");
+        Place open = placeOf("kai", "SMS_BUDGET", "attempt-2");
+        assertThat(store().takePlace(kept, 5)).isEqualTo(1);
+        assertThat(store().takePlace(open, 5)).isEqualTo(2);
+
+        store().keepPlace(kept);
+        store().keepPlace(kept);
+        store().givePlaceBack(kept);
+
+        assertThat(verification().rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(2);
+        assertThat(allRawItems()).filteredOn(item -> "kai".equals(item.get("userId")) && "SMS_BUDGET".equals(item.get("action")))
+                .singleElement().satisfies(item -> assertThat(item.keySet()).filteredOn(name -> name.startsWith("place_"))
+                        .as("only the open place's mark").hasSize(1));
+        // The open place still goes back once; keeping it after that changes nothing.
+        store().givePlaceBack(open);
+        store().keepPlace(open);
+        assertThat(verification().rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(1);
+    }
+
+    @Test
+    void aReleasedCooldownIsFreeAgainAndOnlyItsOwnClaimIsEverReleased() {
+        Cooldown mine = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START, Duration.ofSeconds(30), "attempt-1");
+        Cooldown other = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(1), Duration.ofSeconds(30),
+                "attempt-2");
+        assertThat(store().claimCooldown(mine)).isEmpty();
+
+        store().releaseCooldown(other);
+        assertThat(store().claimCooldown(other)).as("another attempt's release left it held").isPresent();
+
+        store().releaseCooldown(mine);
+        store().releaseCooldown(mine);
+        assertThat(store().claimCooldown(other)).as("free once released").isEmpty();
+        store().releaseCooldown(mine);
+        Cooldown third = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(2), Duration.ofSeconds(30),
+                "attempt-3");
+        assertThat(store().claimCooldown(third)).as("a late retry of the first release frees nobody else's claim")
+                .contains(START.plusSeconds(31));
+    }
+}
