@@ -50,6 +50,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class DynamoDbVerificationStore implements VerificationStore {
 
     private final DynamoDbTable table;
+    // Package-private: the tests build a transaction's request (its token, its items) without sending it.
     final DynamoDbCodes codes;
     final DynamoDbDevices devices;
     private final DynamoDbAudit audit;
