@@ -99,7 +99,7 @@ final class TransactionConflicts {
     /** Whether the transaction may have been applied although this is what its call ended with. */
     private static boolean inDoubt(SdkException e) {
         return e instanceof TransactionInProgressException
-                || DynamoDbVerificationStore.kindOf(e) != StoreException.Kind.UNEXPECTED_ANSWER;
+                || DynamoDbTable.kindOf(e) != StoreException.Kind.UNEXPECTED_ANSWER;
     }
 
     /** Exponential backoff with jitter (half to all of the step), as AWS recommends for conflicts. */

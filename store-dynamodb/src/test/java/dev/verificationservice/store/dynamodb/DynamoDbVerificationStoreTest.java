@@ -200,7 +200,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                 Optional.empty(), Optional.empty(), Optional.of("laptop-1"), true, Optional.empty(),
                 Optional.of(START.plus(Duration.ofDays(90))));
 
-        TransactWriteItemsRequest request = ((DynamoDbVerificationStore) store).registerDeviceRequest(token, added);
+        TransactWriteItemsRequest request = ((DynamoDbVerificationStore) store).devices.registerDeviceRequest(token, added);
 
         assertThat(request.clientRequestToken()).isEqualTo("00ff");
         assertThat(request.transactItems()).hasSize(2).allSatisfy(item -> {
@@ -557,9 +557,9 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         assertThat(store.consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
 
         DynamoDbVerificationStore dynamo = (DynamoDbVerificationStore) store;
-        assertThat(dynamo.consumeRequest(consumption, true, 1).clientRequestToken())
+        assertThat(dynamo.codes.consumeRequest(consumption, true, 1).clientRequestToken())
                 .isEqualTo(consumption.attemptId())
-                .isNotEqualTo(dynamo.consumeRequest(consumption, false, 2).clientRequestToken());
+                .isNotEqualTo(dynamo.codes.consumeRequest(consumption, false, 2).clientRequestToken());
         assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
     }
 

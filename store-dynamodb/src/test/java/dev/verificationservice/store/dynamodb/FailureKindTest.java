@@ -24,22 +24,22 @@ class FailureKindTest {
 
     @Test
     void eachFailureIsNamedForWhatItIs() {
-        assertThat(DynamoDbVerificationStore.kindOf(ApiCallTimeoutException.create(3000)))
+        assertThat(DynamoDbTable.kindOf(ApiCallTimeoutException.create(3000)))
                 .isEqualTo(StoreException.Kind.TIMED_OUT);
-        assertThat(DynamoDbVerificationStore.kindOf(ApiCallAttemptTimeoutException.create(1000)))
+        assertThat(DynamoDbTable.kindOf(ApiCallAttemptTimeoutException.create(1000)))
                 .isEqualTo(StoreException.Kind.TIMED_OUT);
-        assertThat(DynamoDbVerificationStore.kindOf(answered(400, "ProvisionedThroughputExceededException")))
+        assertThat(DynamoDbTable.kindOf(answered(400, "ProvisionedThroughputExceededException")))
                 .isEqualTo(StoreException.Kind.THROTTLED);
-        assertThat(DynamoDbVerificationStore.kindOf(answered(400, "ThrottlingException")))
+        assertThat(DynamoDbTable.kindOf(answered(400, "ThrottlingException")))
                 .isEqualTo(StoreException.Kind.THROTTLED);
-        assertThat(DynamoDbVerificationStore.kindOf(answered(500, "InternalFailure")))
+        assertThat(DynamoDbTable.kindOf(answered(500, "InternalFailure")))
                 .isEqualTo(StoreException.Kind.FAILED);
-        assertThat(DynamoDbVerificationStore.kindOf(answered(400, "UnknownOperationException")))
+        assertThat(DynamoDbTable.kindOf(answered(400, "UnknownOperationException")))
                 .isEqualTo(StoreException.Kind.UNEXPECTED_ANSWER);
-        assertThat(DynamoDbVerificationStore.kindOf(SdkClientException.builder().message("refused")
+        assertThat(DynamoDbTable.kindOf(SdkClientException.builder().message("refused")
                 .cause(new ConnectException("Connection refused")).build()))
                 .isEqualTo(StoreException.Kind.UNREACHABLE);
-        assertThat(DynamoDbVerificationStore.kindOf(SdkClientException.create("something else")))
+        assertThat(DynamoDbTable.kindOf(SdkClientException.create("something else")))
                 .isEqualTo(StoreException.Kind.FAILED);
     }
 
@@ -48,13 +48,13 @@ class FailureKindTest {
     void aRunningTransactionIsBusyForAPlainWriteAndNotInTimeForItsOwnRetry() {
         AwsErrorDetails conflict = AwsErrorDetails.builder().errorCode("TransactionConflictException")
                 .errorMessage("Transaction is ongoing for the item").build();
-        assertThat(DynamoDbVerificationStore.kindOf(TransactionConflictException.builder().statusCode(400)
+        assertThat(DynamoDbTable.kindOf(TransactionConflictException.builder().statusCode(400)
                 .awsErrorDetails(conflict).message("m").build()))
                 .as("nothing was written; the SDK would call it neither throttling nor a timeout")
                 .isEqualTo(StoreException.Kind.BUSY);
         AwsErrorDetails inProgress = AwsErrorDetails.builder().errorCode("TransactionInProgressException")
                 .errorMessage("m").build();
-        assertThat(DynamoDbVerificationStore.kindOf(TransactionInProgressException.builder().statusCode(400)
+        assertThat(DynamoDbTable.kindOf(TransactionInProgressException.builder().statusCode(400)
                 .awsErrorDetails(inProgress).message("m").build()))
                 .as("the SDK counts it as throttling; it is the transaction's own earlier try still running")
                 .isEqualTo(StoreException.Kind.TIMED_OUT);

@@ -1,0 +1,326 @@
+package dev.verificationservice.store.dynamodb;
+
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.bool;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.CONDITION_FAILED;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.TRANSACTION_CONFLICT;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.boundAsValues;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.reasonCode;
+
+import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeRepository;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.ConsumeOutcome;
+import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.Update;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * Codes on DynamoDB: the code items {@code CODE#<digest>} and each user's current-code marker, one per user and
+ * code type, which names the code that may be consumed.
+ *
+ * <p><b>Algorithm.</b> Every conditional write carries an attempt id that the store recognises when its own
+ * earlier write (a retry of the SDK whose answer was lost) makes the condition fail.
+ * <ul>
+ *   <li>new code: PutItem with {@value DynamoDbTable#KEY_IS_NEW} and {@code issuedBy = <issueId>},
+ *   {@code ReturnValuesOnConditionCheckFailure=ALL_OLD}. {@code ConditionalCheckFailed} with this
+ *   {@code issuedBy} is the retry of this very insert (stored); with another, a key collision (the domain
+ *   generates another code);</li>
+ *   <li>consume a code: one TransactWriteItems: Update {@value #MARK_USED} on {@value #CODE_IS_CONSUMABLE}
+ *   and the context's ({@value #AND_SAME_CONTEXT}, or {@value #AND_NO_CONTEXT}) (ALL_OLD on failure), Put of the
+ *   CODE_VERIFIED entry on {@value DynamoDbTable#KEY_IS_NEW}, for a NUMERIC code Update
+ *   {@value DynamoDbCounters#GIVE_PLACE_BACK} on {@value DynamoDbCounters#PLACE_IS_HELD}, and last a
+ *   ConditionCheck of the marker, {@value #IS_CURRENT}, so a superseded code is never used, whatever GSI1 shows.
+ *   The attempt id is the ClientRequestToken, so DynamoDB answers the SDK's retry of a committed transaction
+ *   "done" without applying it again. Outcomes: committed: consumed; the code's condition failed and its
+ *   {@code consumedBy} is this attempt: consumed (this attempt's transaction was applied before); failed
+ *   otherwise: rejected, and the old item says why (USED, EXPIRED, NOT_FOUND); the marker's condition failed:
+ *   rejected (another code is current, or the codes were invalidated); only the give-back's condition failed
+ *   (the counter was reset meanwhile): the transaction is sent again without it; TransactionConflict (another
+ *   transaction on an item at that moment): sent again after a pause, up to {@value #MAX_CONSUME_ATTEMPTS}
+ *   times; anything else: a StoreException, nothing written. Each different request of one consume has a token
+ *   of its own, and a request whose outcome is in doubt is sent again under its token until it is certain (see
+ *   {@link TransactionConflicts}). An engine that does not return the old item is read once with a consistent
+ *   GetItem;</li>
+ *   <li>keep only the newest code: UpdateItem of the marker {@value #MAKE_CURRENT} on
+ *   {@value #IS_NOT_OLDER_THAN_CURRENT} ({@code UPDATED_OLD}), then DeleteItem of the code it named before; a
+ *   failed condition means a newer code is current: this one is deleted (unless the marker names it already: a
+ *   retry of this very call);</li>
+ *   <li>invalidate codes: UpdateItem {@value #CLEAR_CURRENT} of the marker on {@value #HAS_CURRENT} (and
+ *   {@value #AND_CURRENT_FORMAT} for one format; ALL_OLD), DeleteItem of the code it named, then Query GSI1 for
+ *   the others (tidiness) and BatchWriteItem deletes;</li>
+ *   <li>list codes: Query GSI1 on the user's codes of one type; delete one code (a failed delivery): DeleteItem.
+ *   A delete that meets a running consume of the code is sent again ({@link TransactionConflicts});</li>
+ *   <li>read a code: a consistent GetItem, returned as stored: the domain compares its ttl with its clock.</li>
+ * </ul>
+ */
+final class DynamoDbCodes implements CodeRepository {
+
+    static final String MARK_USED = "SET #isUsed = :true, #consumedBy = :attemptId";
+    static final String CODE_IS_CONSUMABLE = "attribute_exists(PK) AND #isUsed = :false AND #ttl > :now"
+            + " AND #userId = :userId AND #codeType = :codeType";
+    static final String AND_SAME_CONTEXT = " AND #contextDigest = :contextDigest";
+    static final String AND_NO_CONTEXT = " AND attribute_not_exists(#contextDigest)";
+    /** The code named by the user's current-code marker; the values are the marker item's, bound as :<name>. */
+    static final String MAKE_CURRENT = "SET #current = :current, #currentAt = :currentAt,"
+            + " #currentFormat = :currentFormat, #userId = :userId, #ttl = :ttl";
+    /** VerificationCode.mayReplace as a condition: createdAt is fixed-width ISO text; a tie goes to the later writer. */
+    static final String IS_NOT_OLDER_THAN_CURRENT = "attribute_not_exists(#currentAt) OR #currentAt <= :currentAt";
+    /** Invalidation: no code is current any more; currentAt stays, so an older code in flight cannot take over. */
+    static final String CLEAR_CURRENT = "REMOVE #current, #currentFormat";
+    static final String HAS_CURRENT = "attribute_exists(#current)";
+    static final String AND_CURRENT_FORMAT = " AND #currentFormat = :currentFormat";
+    /** No marker: a code stored before markers existed (issue 22), still governed by deletion alone. */
+    static final String IS_CURRENT = "attribute_not_exists(PK) OR #current = :digest";
+
+    /** How often a consume cancelled by a concurrent transaction on its items is tried (with pauses between). */
+    private static final int MAX_CONSUME_ATTEMPTS = TransactionConflicts.MAX_CONFLICT_TRIES;
+
+    private final DynamoDbTable table;
+
+    DynamoDbCodes(DynamoDbTable table) {
+        this.table = table;
+    }
+
+    @Override
+    public boolean insertCode(VerificationCode code, String issueId) {
+        Optional<Map<String, Object>> holder = table.putIfNew(TableItems.codeItem(code, issueId),
+                TableKeys.code(code.digest()), AccessPattern.INSERT_CODE);
+        // Written now, or the key is held by this very request: its earlier try was applied and the answer lost.
+        return holder.isEmpty() || holder.flatMap(TableItems::issuedBy).filter(issueId::equals).isPresent();
+    }
+
+    @Override
+    public Optional<VerificationCode> findCode(String digest) {
+        return table.getItem(TableKeys.code(digest), AccessPattern.VALIDATE_CODE).map(TableItems::code);
+    }
+
+    @Override
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
+        boolean giveBack = consumption.placeToGiveBack().isPresent();
+        for (int attempt = 1; ; attempt++) {
+            // Each try is a different request under a token of its own (see TransactionConflicts).
+            TransactWriteItemsRequest request = consumeRequest(consumption, giveBack, attempt);
+            try {
+                table.capacity.record(AccessPattern.CONSUME_CODE, WRITE,
+                        TransactionConflicts.settled(table.client, request).consumedCapacity());
+                return new ConsumeOutcome.Consumed();
+            } catch (TransactionCanceledException e) {
+                table.capacity.record(AccessPattern.CONSUME_CODE, WRITE, List.of());
+                List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
+                String codeReason = reasonCode(reasons, 0);
+                if (CONDITION_FAILED.equals(codeReason)) {
+                    Optional<Map<String, Object>> current = reasons.get(0).hasItem() && !reasons.get(0).item().isEmpty()
+                            ? Optional.of(DynamoDbItems.fromAttributeValues(reasons.get(0).item()))
+                            : table.conditionFailureReturnsItem ? Optional.empty()
+                            : table.getItem(key, AccessPattern.CONSUME_CODE);
+                    if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                        // This attempt's transaction was applied before (its answer lost): the code, its audit
+                        // entry and the give-back are all there. A retry, not a second use.
+                        return new ConsumeOutcome.Consumed();
+                    }
+                    return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                }
+                if (CONDITION_FAILED.equals(reasonCode(reasons, request.transactItems().size() - 1))) {
+                    // Another code of the user and type is current, or the codes were invalidated: this one is
+                    // as good as deleted, whether or not its deletion has happened yet.
+                    return new ConsumeOutcome.Rejected(Optional.empty());
+                }
+                if (giveBack && CONDITION_FAILED.equals(reasonCode(reasons, 2))) {
+                    // The place to give back is gone (the window's counter was reset meanwhile): consume without it.
+                    giveBack = false;
+                    continue;
+                }
+                if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
+                        && attempt < MAX_CONSUME_ATTEMPTS) {
+                    // Another transaction was writing one of the items at this moment: nothing was written. Most
+                    // often it is another verification of the same code: once that one committed, the code says so
+                    // (a consistent read) and this one is over; otherwise the next try, after a pause.
+                    Optional<Map<String, Object>> current = table.getItem(key, AccessPattern.CONSUME_CODE);
+                    if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                        return new ConsumeOutcome.Consumed();
+                    }
+                    if (current.map(TableItems::code).filter(VerificationCode::used).isPresent()) {
+                        return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                    }
+                    TransactionConflicts.pause(attempt);
+                    continue;
+                }
+                throw new StoreException("the verification was cancelled and nothing was written: "
+                        + describeCancellation(request, reasons) + "; retry the verification", e);
+            } catch (SdkException e) {
+                throw table.failure("consume a code", e);
+            }
+        }
+    }
+
+    /**
+     * The one transaction of a successful verification: the code marked used (and stamped with the attempt id)
+     * on the consumable condition, its CODE_VERIFIED entry, and, for a NUMERIC code, the attempt's place in the
+     * failure count given back while its mark is there. The ClientRequestToken is the attempt id for the first
+     * send and the attempt id with the send's number for each later, different one: the SDK's own retry after a
+     * commit whose answer was lost is answered "done" by DynamoDB; a later retry is recognised by
+     * {@code consumedBy}.
+     */
+    TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack, int send) {
+        TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
+        List<TransactWriteItem> items = new ArrayList<>();
+        Map<String, String> names = new HashMap<>(Map.of("#isUsed", ItemAttributes.IS_USED, "#ttl", ItemAttributes.TTL,
+                "#consumedBy", ItemAttributes.CONSUMED_BY, "#userId", ItemAttributes.USER_ID,
+                "#codeType", ItemAttributes.CODE_TYPE, "#contextDigest", ItemAttributes.CONTEXT_DIGEST));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":true", bool(true), ":false", bool(false),
+                ":now", n(consumption.now().getEpochSecond()), ":attemptId", s(consumption.attemptId()),
+                ":userId", s(consumption.userId()), ":codeType", s(consumption.codeType().name())));
+        consumption.contextDigest().ifPresent(digest -> values.put(":contextDigest", s(digest)));
+        items.add(TransactWriteItem.builder().update(Update.builder()
+                .tableName(table.tableName)
+                .key(keyOf(key))
+                .updateExpression(MARK_USED)
+                .conditionExpression(CODE_IS_CONSUMABLE
+                        + (consumption.contextDigest().isPresent() ? AND_SAME_CONTEXT : AND_NO_CONTEXT))
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build()).build());
+        items.add(table.conditionalPut(TableItems.auditItem(consumption.verified())));
+        if (giveBack && consumption.placeToGiveBack().orElseThrow().attemptId().isPresent()) {
+            Place place = consumption.placeToGiveBack().orElseThrow();
+            items.add(TransactWriteItem.builder().update(Update.builder()
+                    .tableName(table.tableName)
+                    .key(keyOf(DynamoDbCounters.counterKey(place.window())))
+                    .updateExpression(DynamoDbCounters.GIVE_PLACE_BACK)
+                    .conditionExpression(DynamoDbCounters.PLACE_IS_HELD)
+                    .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
+                            "#place", TableItems.placeAttribute(place.attemptId().get())))
+                    .expressionAttributeValues(Map.of(":one", n(1)))
+                    .build()).build());
+        }
+        // Last, so the other items keep their places in the cancellation reasons.
+        items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
+                .tableName(table.tableName)
+                .key(keyOf(TableKeys.currentCode(consumption.userId(), consumption.codeType())))
+                .conditionExpression(IS_CURRENT)
+                .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT))
+                .expressionAttributeValues(Map.of(":digest", s(consumption.digest())))
+                .build()).build());
+        return TransactWriteItemsRequest.builder()
+                .transactItems(items)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .clientRequestToken(TransactionConflicts.clientRequestToken(consumption.attemptId(), send))
+                .build();
+    }
+
+    @Override
+    public List<VerificationCode> makeCurrent(VerificationCode code) {
+        TableKeys.PrimaryKey marker = TableKeys.currentCode(code.userId(), code.codeType());
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(table.tableName)
+                .key(keyOf(marker))
+                .updateExpression(MAKE_CURRENT)
+                .conditionExpression(IS_NOT_OLDER_THAN_CURRENT)
+                .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT,
+                        "#currentAt", ItemAttributes.CURRENT_AT, "#currentFormat", ItemAttributes.CURRENT_FORMAT,
+                        "#userId", ItemAttributes.USER_ID, "#ttl", ItemAttributes.TTL))
+                .expressionAttributeValues(boundAsValues(TableItems.currentCodeItem(code)))
+                .returnValues(ReturnValue.UPDATED_OLD)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        Optional<String> replaced = table.conditionalUpdate(request, marker, AccessPattern.KEEP_NEWEST_CODE,
+                // Made current: the code it names no longer is.
+                old -> TableItems.currentDigest(old).filter(digest -> !digest.equals(code.digest())),
+                // Not newer: this code lost, unless the marker names it already (a retry of this very call).
+                current -> current.flatMap(TableItems::currentDigest).filter(code.digest()::equals).isPresent()
+                        ? Optional.empty() : Optional.of(code.digest()));
+        return replaced.flatMap(digest -> deleteCodeReturning(digest, AccessPattern.KEEP_NEWEST_CODE)).stream().toList();
+    }
+
+    @Override
+    public List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format) {
+        TableKeys.PrimaryKey marker = TableKeys.currentCode(userId, codeType);
+        UpdateItemRequest.Builder builder = UpdateItemRequest.builder()
+                .tableName(table.tableName)
+                .key(keyOf(marker))
+                .updateExpression(CLEAR_CURRENT)
+                .conditionExpression(HAS_CURRENT + (format.isPresent() ? AND_CURRENT_FORMAT : ""))
+                .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT,
+                        "#currentFormat", ItemAttributes.CURRENT_FORMAT))
+                .returnValues(ReturnValue.ALL_OLD)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
+        format.ifPresent(only -> builder.expressionAttributeValues(Map.of(":currentFormat", s(only.name()))));
+        UpdateItemRequest request = builder.build();
+        // First the marker, on the table itself: from here on no code of the user and type is consumed.
+        Optional<String> current = table.conditionalUpdate(request, marker, AccessPattern.INVALIDATE_CODES,
+                TableItems::currentDigest, nothingCurrent -> Optional.empty());
+        List<VerificationCode> deleted = new ArrayList<>(current
+                .flatMap(digest -> deleteCodeReturning(digest, AccessPattern.INVALIDATE_CODES)).stream().toList());
+        // Then, for tidiness, whatever else the index shows: those codes could not be used any more.
+        List<Map<String, AttributeValue>> items = table.queryIndexPrefix(TableKeys.user(userId),
+                TableKeys.codesOfTypePrefix(codeType), Optional.empty(), AccessPattern.INVALIDATE_CODES).stream()
+                .filter(item -> current.map(digest -> !digest.equals(item.get(ItemAttributes.CODE).s())).orElse(true))
+                .filter(item -> format.map(only -> only.name().equals(item.get(ItemAttributes.CODE_FORMAT).s()))
+                        .orElse(true))
+                .toList();
+        table.deleteAll(items, AccessPattern.INVALIDATE_CODES);
+        items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::code).forEach(deleted::add);
+        return deleted;
+    }
+
+    /** DeleteItem of a code by its key, returning what was deleted (nothing if it was gone). */
+    private Optional<VerificationCode> deleteCodeReturning(String digest, AccessPattern pattern) {
+        // A consume of this code holds it for a moment: the delete is sent again then (TransactionConflicts).
+        var response = table.call("delete a code", () -> TransactionConflicts.retryingConflicts(
+                () -> table.client.deleteItem(request -> request
+                        .tableName(table.tableName)
+                        .key(keyOf(TableKeys.code(digest)))
+                        .returnValues(ReturnValue.ALL_OLD)
+                        .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))));
+        table.capacity.record(pattern, WRITE, response.consumedCapacity());
+        return response.hasAttributes() && !response.attributes().isEmpty()
+                ? Optional.of(TableItems.code(DynamoDbItems.fromAttributeValues(response.attributes())))
+                : Optional.empty();
+    }
+
+    @Override
+    public List<VerificationCode> findCodes(String userId, CodeType codeType) {
+        return table.queryIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType), Optional.empty(),
+                AccessPattern.FIND_CODES).stream()
+                .map(DynamoDbItems::fromAttributeValues).map(TableItems::code).toList();
+    }
+
+    @Override
+    public void deleteCode(String digest) {
+        TableKeys.PrimaryKey key = TableKeys.code(digest);
+        // A consume of this code holds it for a moment: the delete is sent again then (TransactionConflicts).
+        table.call("delete a code", () -> table.capacity.record(AccessPattern.DELETE_CODE, WRITE,
+                TransactionConflicts.retryingConflicts(() -> table.client.deleteItem(request -> request
+                        .tableName(table.tableName).key(keyOf(key))
+                        .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))).consumedCapacity()));
+    }
+}

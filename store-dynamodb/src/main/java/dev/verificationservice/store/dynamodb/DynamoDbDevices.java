@@ -1,0 +1,317 @@
+package dev.verificationservice.store.dynamodb;
+
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.CONDITION_FAILED;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.TRANSACTION_CONFLICT;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.boundAsValues;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.devices.DeviceRepository;
+import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.devices.DeviceUse;
+import dev.verificationservice.devices.UseOutcome;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.Delete;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * Remembered devices on DynamoDB: the token items, all of one device in the partition {@code DEVICE#<deviceId>},
+ * and each user's revoke-all marker.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>register a device: TransactWriteItems of two conditional puts (the token and its DEVICE_ADDED entry, each
+ *   on {@value DynamoDbTable#KEY_IS_NEW}) with the entry's id as ClientRequestToken, so the SDK's retry of a
+ *   commit whose answer was lost is a no-op; a cancellation names each item's reason;</li>
+ *   <li>use a device token: the domain's consistent GetItem of the token (its user and createdAt), then UpdateItem
+ *   {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE} (or, to move a token found under a previous key to the
+ *   current one, one TransactWriteItems: Delete on that condition and a Put on
+ *   {@value DynamoDbTable#KEY_IS_NEW}, sent again after a TransactionConflict up to
+ *   {@value #MAX_REKEY_ATTEMPTS} times), then a consistent GetItem of the user's revoke-all marker: used only if
+ *   {@value #NOT_REVOKED}. A failed condition: refused (a retried re-key finds the token under its new id and
+ *   answers used). The marker is read after the write, never checked inside a transaction, so that its write
+ *   never conflicts with a use (see {@link #useDevice});</li>
+ *   <li>revoke-all marker: UpdateItem {@value #MARK_REVOKED} on {@value #MARKER_IS_EARLIER}, before the deletes;
+ *   a failed condition means a marker as late or later is there already;</li>
+ *   <li>list devices: Query GSI1 on the user's devices, filtered {@value DynamoDbTable#NOT_EXPIRED} because TTL
+ *   deletes late;</li>
+ *   <li>revoke one device: consistent Query of its partition on {@value #DEVICE_TOKENS} (filter
+ *   {@value #OF_USER}), BatchWriteItem deletes, read again until empty (at most {@value #MAX_REVOKE_ROUNDS}
+ *   rounds); revoke all: Query GSI1, then deletes (the marker written first refuses what the index does not
+ *   show yet).</li>
+ * </ul>
+ */
+final class DynamoDbDevices implements DeviceRepository {
+
+    static final String SLIDE_DEVICE = "SET #lastActiveAt = :now, #ttl = :newTtl";
+    /** createdAt is fixed-width ISO text, so comparing it as text compares the instants. */
+    static final String TOKEN_IS_USABLE = "attribute_exists(PK) AND #ttl > :nowSeconds AND #createdAt > :notCreatedBefore";
+    static final String NOT_REVOKED = "attribute_not_exists(#revokedBefore) OR #revokedBefore < :createdAt";
+    static final String MARK_REVOKED = "SET #revokedBefore = :revokedBefore, #userId = :userId, #ttl = :ttl";
+    static final String MARKER_IS_EARLIER = "attribute_not_exists(#revokedBefore) OR #revokedBefore < :revokedBefore";
+    static final String DEVICE_TOKENS = "PK = :pk";
+    static final String OF_USER = "#userId = :userId";
+
+    /** How often a single-device revoke reads the device's partition again after deleting what it found. */
+    private static final int MAX_REVOKE_ROUNDS = 4;
+    /** How often a re-key cancelled by a concurrent transaction on its items is tried (with pauses between). */
+    private static final int MAX_REKEY_ATTEMPTS = TransactionConflicts.MAX_CONFLICT_TRIES;
+
+    private final DynamoDbTable table;
+
+    DynamoDbDevices(DynamoDbTable table) {
+        this.table = table;
+    }
+
+    @Override
+    public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
+        TransactWriteItemsRequest request = registerDeviceRequest(token, deviceAdded);
+        try {
+            table.capacity.record(AccessPattern.REGISTER_DEVICE, WRITE,
+                    TransactionConflicts.settled(table.client, request).consumedCapacity());
+        } catch (TransactionCanceledException e) {
+            throw new StoreException("device registration was cancelled and nothing was written: "
+                    + describeCancellation(request, e.cancellationReasons()), e);
+        } catch (SdkException e) {
+            throw table.failure("register a device (TransactWriteItems; nothing was written)", e);
+        }
+    }
+
+    /** The one transaction of a registration: the token and its audit entry, each only if its key is new. */
+    TransactWriteItemsRequest registerDeviceRequest(DeviceToken token, AuditEntry deviceAdded) {
+        return TransactWriteItemsRequest.builder()
+                .transactItems(
+                        table.conditionalPut(TableItems.deviceItem(token)),
+                        table.conditionalPut(TableItems.auditItem(deviceAdded)))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                // The SDK may retry after a commit whose answer was lost; the token makes that retry a no-op
+                // instead of a condition failure that would report "nothing was written" for a written device.
+                .clientRequestToken(deviceAdded.entryId())
+                .build();
+    }
+
+    @Override
+    public Optional<DeviceToken> findDevice(String deviceId, String tokenId) {
+        return table.getItem(TableKeys.deviceToken(deviceId, tokenId), AccessPattern.USE_DEVICE)
+                .map(TableItems::device);
+    }
+
+    /**
+     * A device's use writes the token and then reads the user's revoke-all marker, consistently; it does not
+     * ConditionCheck the marker in a transaction. That check held the marker for the transaction's duration, so a
+     * table.client that kept using a stolen secret could make every revoke-all's marker write fail with
+     * TransactionConflictException (a 503). Now the marker is never in a transaction and its write never
+     * conflicts; the order keeps revoke-all's promise: a use whose read misses the marker read before the marker
+     * was written (it is ordered before that revoke-all), and every use that starts after revoke-all answered reads
+     * the marker and is refused. A refused use may have slid its token: harmless, revoke-all deletes it and the
+     * marker refuses it until then.
+     */
+    @Override
+    public UseOutcome useDevice(DeviceUse use) {
+        Optional<DeviceToken> written = use.rekeyTo().isPresent() ? rekeyDevice(use) : slideDevice(use);
+        if (written.isEmpty()) {
+            return new UseOutcome.Refused();
+        }
+        DeviceToken token = use.token();
+        Optional<Instant> revokedBefore = table.getItem(TableKeys.devicesRevoked(token.userId()),
+                AccessPattern.USE_DEVICE).map(TableItems::revokedBefore);
+        // NOT_REVOKED: the token was created after the marker's instant (compared as the stored text is).
+        if (revokedBefore.filter(before -> TableItems.createdAtText(token)
+                .compareTo(Timestamps.format(before)) <= 0).isPresent()) {
+            return new UseOutcome.Refused();
+        }
+        return new UseOutcome.Used(written.get());
+    }
+
+    /** UpdateItem {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE}: the slid token, or empty if not usable. */
+    private Optional<DeviceToken> slideDevice(DeviceUse use) {
+        DeviceToken token = use.token();
+        Map<String, String> names = new HashMap<>(deviceConditionNames());
+        names.put("#lastActiveAt", ItemAttributes.LAST_ACTIVE_AT);
+        Map<String, AttributeValue> values = new HashMap<>(deviceConditionValues(use));
+        values.put(":now", s(Timestamps.format(use.now())));
+        values.put(":newTtl", n(use.newExpiresAt().getEpochSecond()));
+        TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(table.tableName).key(keyOf(key))
+                .updateExpression(SLIDE_DEVICE)
+                .conditionExpression(TOKEN_IS_USABLE)
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        try {
+            table.capacity.record(AccessPattern.USE_DEVICE, WRITE,
+                    TransactionConflicts.retryingConflicts(() -> table.client.updateItem(request)).consumedCapacity());
+            return Optional.of(new DeviceToken(token.deviceId(), token.tokenId(), token.userId(), token.deviceType(),
+                    token.deviceName(), token.pushToken(), use.now(), token.ipAddress(), token.userAgent(),
+                    token.createdAt(), use.newExpiresAt()));
+        } catch (ConditionalCheckFailedException e) {
+            table.capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
+            return Optional.empty();
+        } catch (SdkException e) {
+            throw table.failure("use a device token", e);
+        }
+    }
+
+    /**
+     * The token moved to its current-key tokenId in one transaction (Delete on {@value #TOKEN_IS_USABLE}, Put on
+     * {@value DynamoDbTable#KEY_IS_NEW}): the moved token, or empty if not usable. A retry of this very re-key
+     * finds the token moved already: that token.
+     */
+    private Optional<DeviceToken> rekeyDevice(DeviceUse use) {
+        for (int attempt = 1; ; attempt++) {
+            TransactWriteItemsRequest request = useDeviceRequest(use, attempt);
+            try {
+                table.capacity.record(AccessPattern.USE_DEVICE, WRITE,
+                        TransactionConflicts.settled(table.client, request).consumedCapacity());
+                return Optional.of(movedToken(use));
+            } catch (TransactionCanceledException e) {
+                table.capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
+                List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
+                if (reasons.stream().anyMatch(reason -> CONDITION_FAILED.equals(reason.code()))) {
+                    return findDevice(use.token().deviceId(), use.rekeyTo().get())
+                            .filter(after -> after.createdAt().equals(use.token().createdAt()));
+                }
+                if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
+                        && attempt < MAX_REKEY_ATTEMPTS) {
+                    TransactionConflicts.pause(attempt);
+                    continue;
+                }
+                throw new StoreException(StoreException.Kind.BUSY, "the device token's use was cancelled and nothing "
+                        + "was written: " + describeCancellation(request, reasons), e);
+            } catch (SdkException e) {
+                throw table.failure("use a device token", e);
+            }
+        }
+    }
+
+    private static DeviceToken movedToken(DeviceUse use) {
+        DeviceToken token = use.token();
+        return new DeviceToken(token.deviceId(), use.rekeyTo().orElseThrow(), token.userId(), token.deviceType(),
+                token.deviceName(), token.pushToken(), use.now(), token.ipAddress(), token.userAgent(),
+                token.createdAt(), use.newExpiresAt());
+    }
+
+    /** The re-key's transaction, its {@code send}-th request; a use without a re-key is one UpdateItem. */
+    private TransactWriteItemsRequest useDeviceRequest(DeviceUse use, int send) {
+        DeviceToken token = use.token();
+        TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
+        return TransactWriteItemsRequest.builder()
+                .transactItems(
+                        TransactWriteItem.builder().delete(Delete.builder()
+                                .tableName(table.tableName).key(keyOf(key))
+                                .conditionExpression(TOKEN_IS_USABLE)
+                                .expressionAttributeNames(deviceConditionNames())
+                                .expressionAttributeValues(deviceConditionValues(use))
+                                .build()).build(),
+                        table.conditionalPut(TableItems.deviceItem(movedToken(use))))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .clientRequestToken(TransactionConflicts.clientRequestToken(use.attemptId(), send))
+                .build();
+    }
+
+    private static Map<String, String> deviceConditionNames() {
+        return Map.of("#ttl", ItemAttributes.TTL, "#createdAt", ItemAttributes.CREATED_AT);
+    }
+
+    private static Map<String, AttributeValue> deviceConditionValues(DeviceUse use) {
+        return Map.of(":nowSeconds", n(use.now().getEpochSecond()),
+                ":notCreatedBefore", s(Timestamps.format(use.notCreatedBefore())));
+    }
+
+    @Override
+    public Optional<Instant> findDevicesRevokedBefore(String userId) {
+        return table.getItem(TableKeys.devicesRevoked(userId), AccessPattern.LIST_DEVICES)
+                .map(TableItems::revokedBefore);
+    }
+
+    @Override
+    public void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt) {
+        Map<String, AttributeValue> values = boundAsValues(TableItems.revocationItem(userId, revokedBefore, expiresAt));
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(table.tableName)
+                .key(keyOf(TableKeys.devicesRevoked(userId)))
+                .updateExpression(MARK_REVOKED)
+                .conditionExpression(MARKER_IS_EARLIER)
+                .expressionAttributeNames(Map.of("#revokedBefore", ItemAttributes.REVOKED_BEFORE,
+                        "#userId", ItemAttributes.USER_ID, "#ttl", ItemAttributes.TTL))
+                .expressionAttributeValues(values)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        // A failed condition: a marker as late or later is there already (a concurrent revoke-all, or a retry).
+        table.updateUnlessConditionFails(request, AccessPattern.REVOKE_DEVICES, "mark a user's devices revoked");
+    }
+
+    @Override
+    public List<DeviceToken> findDevices(String userId, Instant now) {
+        return table.queryIndexPrefix(TableKeys.user(userId), TableKeys.devicesPrefix(), Optional.of(now),
+                AccessPattern.LIST_DEVICES).stream()
+                .map(DynamoDbItems::fromAttributeValues).map(TableItems::device).toList();
+    }
+
+    @Override
+    public List<DeviceToken> deleteDevices(String userId, Optional<String> deviceId) {
+        if (deviceId.isPresent()) {
+            return deleteDeviceTokens(userId, deviceId.get());
+        }
+        // Revoke-all: the index finds what to delete; the marker written before (markDevicesRevoked) refuses
+        // every token the index does not show yet.
+        List<Map<String, AttributeValue>> items = table.queryIndexPrefix(TableKeys.user(userId),
+                TableKeys.devicesPrefix(), Optional.empty(), AccessPattern.REVOKE_DEVICES);
+        table.deleteAll(items, AccessPattern.REVOKE_DEVICES);
+        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::device).toList();
+    }
+
+    /**
+     * One device's tokens share the partition {@code DEVICE#<deviceId>}: a consistent Query there sees a token
+     * registered a moment before, which GSI1 may not. The partition is read again after the deletes, until it
+     * is empty, so a token a concurrent use moved to its current-key id meanwhile is deleted too.
+     */
+    private List<DeviceToken> deleteDeviceTokens(String userId, String deviceId) {
+        QueryRequest request = QueryRequest.builder()
+                .tableName(table.tableName)
+                .keyConditionExpression(DEVICE_TOKENS)
+                .filterExpression(OF_USER)
+                .expressionAttributeNames(Map.of("#userId", ItemAttributes.USER_ID))
+                .expressionAttributeValues(Map.of(":pk", s(TableKeys.devicePartition(deviceId)),
+                        ":userId", s(userId)))
+                .consistentRead(true)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        List<DeviceToken> deleted = new ArrayList<>();
+        for (int round = 0; round < MAX_REVOKE_ROUNDS; round++) {
+            List<Map<String, AttributeValue>> items =
+                    table.query(request, AccessPattern.REVOKE_DEVICES, Integer.MAX_VALUE);
+            if (items.isEmpty()) {
+                break;
+            }
+            table.deleteAll(items, AccessPattern.REVOKE_DEVICES);
+            items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::device).forEach(deleted::add);
+        }
+        return deleted;
+    }
+}
