@@ -48,7 +48,6 @@ final class SqliteTable implements AutoCloseable {
     private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
     /** The database and the files SQLite keeps beside it. */
     private static final List<String> DATABASE_FILES = List.of("", "-wal", "-shm", "-journal");
-    private static final int SWEEP_BATCH = 500;
 
     // Statements, each the SQL form of one DynamoDB request of the same access pattern. JDBC binds the ?
     // parameters by position; the binding code beside each use says which value goes where.
@@ -65,8 +64,6 @@ final class SqliteTable implements AutoCloseable {
     private static final String SELECT_ACTIVE_BY_GSI1_PREFIX =
             "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? AND ttl > ? ORDER BY gsi1sk";
     static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
-    private static final String SWEEP = "DELETE FROM items WHERE (pk, sk) IN"
-            + " (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl < ? LIMIT " + SWEEP_BATCH + ")";
 
     private static final TypeReference<LinkedHashMap<String, Object>> ITEM_TYPE = new TypeReference<>() {
     };
@@ -189,26 +186,6 @@ final class SqliteTable implements AutoCloseable {
         } catch (SQLException e) {
             throw failure("create the schema", e);
         }
-    }
-
-    /**
-     * Deletes rows whose ttl passed before {@code cutoff} (epoch seconds), one batch per transaction; returns how
-     * many.
-     */
-    int sweepExpired(long cutoff) {
-        int total = 0;
-        int deleted;
-        do {
-            // One batch per transaction, so that the sweep never holds the writer for long.
-            deleted = inTransaction("sweep expired rows", connection -> {
-                try (PreparedStatement sweep = connection.prepareStatement(SWEEP)) {
-                    sweep.setLong(1, cutoff);
-                    return sweep.executeUpdate();
-                }
-            });
-            total += deleted;
-        } while (deleted == SWEEP_BATCH);
-        return total;
     }
 
     @Override

@@ -22,11 +22,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The single table in one SQLite file: the store that runs with no configuration at all.
@@ -52,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * Lock waits are bounded ({@link #DEFAULT_LOCK_WAIT} by default for the lock, the same for a pooled connection); past them a
  * request fails with a {@link StoreException}. The database files are created owner-only.
  *
- * <p><b>Expiry.</b> A background sweep deletes rows whose ttl passed long ago. It is housekeeping only,
- * exactly like DynamoDB TTL: every read and conditional write decides validity from {@code ttl} itself.
+ * <p><b>Expiry.</b> A background sweep ({@link SqliteSweep}) deletes rows whose ttl passed long ago. It is
+ * housekeeping only, exactly like DynamoDB TTL: every read and conditional write decides validity from
+ * {@code ttl} itself.
  */
 public final class SqliteVerificationStore implements VerificationStore {
 
@@ -62,7 +58,6 @@ public final class SqliteVerificationStore implements VerificationStore {
     /** How long past its ttl a row is kept before the sweep removes it. */
     public static final Duration DEFAULT_SWEEP_GRACE = Duration.ofHours(1);
 
-    private static final Logger LOG = LoggerFactory.getLogger(SqliteVerificationStore.class);
     /**
      * How long a statement waits for another writer's lock, and how long a request waits for a pooled
      * connection: together they bound how long a request can hang on a busy or stuck database (at most about
@@ -76,9 +71,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteAudit audit;
     private final SqliteCounters counters;
     private final SqliteIdempotency idempotency;
-    private final Clock clock;
-    private final Duration sweepGrace;
-    private final ScheduledExecutorService sweeper;
+    private final SqliteSweep sweep;
 
     private SqliteVerificationStore(SqliteTable table, Clock clock, Duration sweepInterval, Duration sweepGrace) {
         this.table = table;
@@ -87,15 +80,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.devices = new SqliteDevices(table);
         this.audit = new SqliteAudit(table);
         this.idempotency = new SqliteIdempotency(table);
-        this.clock = clock;
-        this.sweepGrace = sweepGrace;
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "verification-sqlite-sweep");
-            thread.setDaemon(true);
-            return thread;
-        });
-        long intervalMillis = sweepInterval.toMillis();
-        sweeper.scheduleWithFixedDelay(this::sweepQuietly, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
     }
 
     /** Opens (creating if needed) {@value #DATABASE_FILE} in {@code dataDirectory}, with the default sweep. */
@@ -289,23 +274,12 @@ public final class SqliteVerificationStore implements VerificationStore {
      * Housekeeping only: nothing depends on it for correctness.
      */
     public int sweepExpired(Instant now) {
-        return table.sweepExpired(now.minus(sweepGrace).getEpochSecond());
-    }
-
-    private void sweepQuietly() {
-        try {
-            int deleted = sweepExpired(clock.instant());
-            if (deleted > 0) {
-                LOG.debug("Swept {} long-expired rows", deleted);
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("Housekeeping sweep failed (it will run again): {}", e.getMessage());
-        }
+        return sweep.sweepExpired(now);
     }
 
     @Override
     public void close() {
-        sweeper.shutdownNow();
+        sweep.close();
         table.close();
     }
 
