@@ -41,6 +41,7 @@ final class TransactionConflicts {
         }
     }
 
+    /** Tells the holds in force that a request was turned away because a transaction is running. */
     void turnedAway() {
         holds.stream().filter(hold -> !hold.isReleased()).forEach(TransactionHold::turnedAway);
     }
