@@ -127,9 +127,13 @@ public final class SqliteFiles {
      */
     public static List<String> setSynchronous(SqliteVerificationStore store, String mode) {
         try {
-            Field field = SqliteVerificationStore.class.getDeclaredField("dataSource");
+            // The pool and the writer live in the store's SqliteTable.
+            Field tableField = SqliteVerificationStore.class.getDeclaredField("table");
+            tableField.setAccessible(true);
+            Object table = tableField.get(store);
+            Field field = table.getClass().getDeclaredField("dataSource");
             field.setAccessible(true);
-            HikariDataSource pool = (HikariDataSource) field.get(store);
+            HikariDataSource pool = (HikariDataSource) field.get(table);
             ((SQLiteDataSource) pool.getDataSource()).setSynchronous(mode);
             pool.getHikariPoolMXBean().softEvictConnections();
             List<Connection> held = new ArrayList<>();
@@ -151,9 +155,9 @@ public final class SqliteFiles {
             }
             // Every write goes through the store's one writer connection (group commit): set it there too, while
             // the store is idle (the benchmark has not started).
-            Field writerField = SqliteVerificationStore.class.getDeclaredField("writer");
+            Field writerField = table.getClass().getDeclaredField("writer");
             writerField.setAccessible(true);
-            Object writer = writerField.get(store);
+            Object writer = writerField.get(table);
             Field connectionField = writer.getClass().getDeclaredField("connection");
             connectionField.setAccessible(true);
             Connection writerConnection = (Connection) connectionField.get(writer);

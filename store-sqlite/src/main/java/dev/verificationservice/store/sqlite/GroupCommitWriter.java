@@ -245,7 +245,7 @@ final class GroupCommitWriter implements AutoCloseable {
             job.result = job.body.run(connection);
         } catch (SQLException | RuntimeException e) {
             job.failure = e instanceof SQLException sql
-                    ? SqliteVerificationStore.failure(job.what, sql) : e;
+                    ? SqliteTable.failure(job.what, sql) : e;
             execute("ROLLBACK TO job");
         }
         execute("RELEASE job");

@@ -1,42 +1,21 @@
 package dev.verificationservice.testsupport.dynamodb.faults;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.BindException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
-import java.util.zip.CRC32;
+
 
 /**
  * A fault-injecting HTTP proxy between a DynamoDB client (the AWS SDK) and a DynamoDB-compatible engine
@@ -63,7 +42,8 @@ import java.util.zip.CRC32;
  * engine's {@code x-amz-crc32}); only chunked or close-delimited bodies are re-framed with a
  * {@code Content-Length}, and {@code Expect: 100-continue} is answered by the proxy. Answers the proxy makes
  * up carry no {@code x-amz-crc32}; an answer it rewrites ({@link Fault#rewriteAnswer}) carries its own. The
- * operation is the part of {@code X-Amz-Target} after the dot.
+ * operation is the part of {@code X-Amz-Target} after the dot. The connections are served by
+ * {@code ProxyListener}, each request's fate (a fault or forwarding) is decided by {@code ProxyRequests}.
  *
  * <p>Thread-safe: tests inject, stop and read the recording from their own thread while connection threads
  * serve requests. Faults are tried in the order they were injected; the first that matches hits the request.
@@ -117,53 +97,30 @@ import java.util.zip.CRC32;
  */
 public final class DynamoDbFaultProxy implements AutoCloseable {
 
-    private static final String LOOPBACK = "127.0.0.1";
-    private static final String TARGET_HEADER = "X-Amz-Target";
-    /** How long {@link #resume()} keeps trying to listen on the port again before it gives up. */
-    private static final Duration REBIND_TIMEOUT = Duration.ofSeconds(5);
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-
     private final URI target;
-    private final InetSocketAddress engine;
     private final int port;
     private final URI endpoint;
-    private final ExecutorService workers;
-    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final List<FaultHandle> faults = new ArrayList<>(); // guarded by itself
     private final List<Exchange> exchanges = new ArrayList<>(); // guarded by itself
     private final AtomicLong sequence = new AtomicLong();
-    private final AtomicInteger acceptedConnections = new AtomicInteger();
     private final Options options;
     /** Answers TransactWriteItems where the options ask for it; null otherwise. */
     private final TransactionEmulator transactions;
     /** Holds index changes until the test releases them, where the options ask for it; null otherwise. */
     private final IndexLag indexLag;
-    /** Exclusive for an emulated transaction, shared for every other forwarded request (only with emulation). */
-    private final ReentrantReadWriteLock isolation = new ReentrantReadWriteLock(true);
-
-    private final Object lifecycle = new Object();
-    private ServerSocket server; // guarded by lifecycle; null while stopped or closed
-    private Thread acceptor; // guarded by lifecycle; the thread accepting on server, null while stopped or closed
-    private boolean stopped; // guarded by lifecycle
-    private boolean closed; // guarded by lifecycle
+    /** Connection handling: listening, accepting, serving, stopping. */
+    private final ProxyListener listener;
 
     private DynamoDbFaultProxy(URI target, InetSocketAddress engine, ServerSocket server, Options options) {
         this.target = target;
-        this.engine = engine;
         this.options = options;
         this.transactions = options.emulateTransactions()
                 ? new TransactionEmulator(engine, options.clientRequestTokenMemory(), options.nanoClock())
                 : null;
         this.indexLag = options.lagIndexes() ? new IndexLag(engine) : null;
-        this.server = server;
         this.port = server.getLocalPort();
-        this.endpoint = URI.create("http://" + LOOPBACK + ":" + port);
-        AtomicInteger threads = new AtomicInteger();
-        this.workers = Executors.newCachedThreadPool(task -> {
-            Thread thread = new Thread(task, "dynamodb-fault-proxy-" + port + "-" + threads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.endpoint = URI.create("http://" + ProxyListener.LOOPBACK + ":" + port);
+        this.listener = new ProxyListener(engine, server, new ProxyRequests(this, target, port, transactions, indexLag));
     }
 
     /**
@@ -200,14 +157,13 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         }
         ServerSocket server;
         try {
-            server = listen(port);
+            server = ProxyListener.listen(port);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen on " + LOOPBACK + ":" + port + " for the fault proxy", e);
+            throw new UncheckedIOException("cannot listen on " + ProxyListener.LOOPBACK + ":" + port
+                    + " for the fault proxy", e);
         }
         DynamoDbFaultProxy proxy = new DynamoDbFaultProxy(target, engine, server, options);
-        synchronized (proxy.lifecycle) {
-            proxy.startAccepting(server);
-        }
+        proxy.listener.start();
         return proxy;
     }
 
@@ -273,7 +229,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     }
 
     /** The first fault in force that matches, counted as hit; lock order: faults, then the handle. */
-    private Optional<FaultHandle> claim(String operation, String body) {
+    Optional<FaultHandle> claim(String operation, String body) {
         synchronized (faults) {
             Iterator<FaultHandle> candidates = faults.iterator();
             while (candidates.hasNext()) {
@@ -304,44 +260,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      * is therefore refused, never accepted and left without an answer.
      */
     public void stop() {
-        Thread accepting;
-        synchronized (lifecycle) {
-            requireOpen();
-            if (stopped) {
-                return;
-            }
-            stopped = true;
-            closeQuietly(server);
-            server = null;
-            accepting = acceptor;
-            acceptor = null;
-        }
-        List<Connection> open = List.copyOf(connections);
-        open.forEach(Connection::abort);
-        awaitEnd(accepting, open);
-    }
-
-    /** Waits until the thread that accepted on a closed listening socket and the aborted connections' threads end. */
-    private void awaitEnd(Thread accepting, List<Connection> aborted) {
-        long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
-        try {
-            if (accepting != null && accepting != Thread.currentThread()) {
-                accepting.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-                if (accepting.isAlive()) {
-                    throw new IllegalStateException("the fault proxy on port " + port
-                            + " still accepts connections " + CLOSE_TIMEOUT + " after closing its socket");
-                }
-            }
-            for (Connection connection : aborted) {
-                if (!connection.awaitEnd(deadline - System.nanoTime())) {
-                    throw new IllegalStateException("a connection of the fault proxy on port " + port
-                            + " is still served " + CLOSE_TIMEOUT + " after it was closed");
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while stopping the fault proxy on port " + port, e);
-        }
+        listener.stop();
     }
 
     /**
@@ -349,68 +268,29 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      * it meanwhile (unlikely on loopback), this keeps trying for a few seconds and then throws.
      */
     public void resume() {
-        synchronized (lifecycle) {
-            requireOpen();
-            if (!stopped) {
-                return;
-            }
-            ServerSocket reopened = listenAgain();
-            server = reopened;
-            stopped = false;
-            startAccepting(reopened);
-        }
+        listener.resume();
     }
 
     /** Whether the proxy is {@linkplain #stop() stopped}. */
     public boolean isStopped() {
-        synchronized (lifecycle) {
-            return stopped;
-        }
+        return listener.isStopped();
     }
 
     /** Stops listening, closes every connection (delayed requests are not forwarded) and ends its threads. */
     @Override
     public void close() {
-        Thread accepting;
-        synchronized (lifecycle) {
-            if (closed) {
-                return;
+        listener.close(() -> {
+            if (transactions != null) {
+                transactions.close();
             }
-            closed = true;
-            closeQuietly(server);
-            server = null;
-            accepting = acceptor;
-            acceptor = null;
-        }
-        connections.forEach(Connection::abort);
-        if (accepting != null) {
-            try {
-                accepting.join(CLOSE_TIMEOUT.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (indexLag != null) {
+                indexLag.close();
             }
-        }
-        workers.shutdownNow();
-        if (transactions != null) {
-            transactions.close();
-        }
-        if (indexLag != null) {
-            indexLag.close();
-        }
-        try {
-            if (!workers.awaitTermination(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                System.err.println("DynamoDbFaultProxy on port " + port + ": connection threads still running after "
-                        + CLOSE_TIMEOUT);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        });
     }
 
-    private void requireOpen() {
-        if (closed) {
-            throw new IllegalStateException("the fault proxy on port " + port + " is closed");
-        }
+    boolean isStoppedOrClosed() {
+        return listener.isStoppedOrClosed();
     }
 
     // --------------------------------------------------------------------------------------------- recording
@@ -447,275 +327,13 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
 
     /** How many client connections the proxy accepted, e.g. to see that a client reconnected. */
     public int acceptedConnections() {
-        return acceptedConnections.get();
+        return listener.acceptedConnections();
     }
 
-    private void record(String operation, Exchange.Outcome outcome, Optional<FaultHandle> fault) {
+    void record(String operation, Exchange.Outcome outcome, Optional<FaultHandle> fault) {
         synchronized (exchanges) {
             exchanges.add(new Exchange(sequence.incrementAndGet(), Instant.now(), operation, outcome,
                     fault.map(FaultHandle::fault)));
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------ connections
-
-    private static ServerSocket listen(int port) throws IOException {
-        ServerSocket socket = new ServerSocket();
-        try {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getByName(LOOPBACK), port), 128);
-            return socket;
-        } catch (IOException e) {
-            socket.close();
-            throw e;
-        }
-    }
-
-    private ServerSocket listenAgain() {
-        long deadline = System.nanoTime() + REBIND_TIMEOUT.toNanos();
-        while (true) {
-            try {
-                return listen(port);
-            } catch (BindException e) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cannot listen on " + LOOPBACK + ":" + port + " again after "
-                            + REBIND_TIMEOUT + "; another socket took the port while the proxy was stopped", e);
-                }
-                try {
-                    TimeUnit.MILLISECONDS.sleep(20); // polling the OS for a free port; nothing to wait on
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while listening on port " + port + " again", e);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot listen on " + LOOPBACK + ":" + port + " again", e);
-            }
-        }
-    }
-
-    /** Starts the thread that accepts on {@code listening}; called with {@code lifecycle} held or before publication. */
-    private void startAccepting(ServerSocket listening) {
-        Thread accepting = new Thread(() -> accept(listening), "dynamodb-fault-proxy-" + port + "-accept");
-        accepting.setDaemon(true);
-        acceptor = accepting;
-        accepting.start();
-    }
-
-    /** Accepts until {@code listening} is closed by {@link #stop()} or {@link #close()}. */
-    private void accept(ServerSocket listening) {
-        while (true) {
-            Socket socket;
-            try {
-                socket = listening.accept();
-            } catch (IOException e) {
-                return;
-            }
-            Connection connection = new Connection(socket, new Upstream(engine));
-            synchronized (lifecycle) {
-                if (server != listening) { // stopped or closed meanwhile
-                    connection.abort();
-                    continue;
-                }
-                connections.add(connection);
-                acceptedConnections.incrementAndGet();
-            }
-            try {
-                workers.execute(() -> serve(connection));
-            } catch (RejectedExecutionException e) {
-                connection.abort();
-                connections.remove(connection);
-                connection.ended();
-            }
-        }
-    }
-
-    /** Serves one client connection, one request after the other, until either side closes it. */
-    private void serve(Connection connection) {
-        connection.bind(Thread.currentThread());
-        try {
-            Socket client = connection.client;
-            client.setTcpNoDelay(true);
-            InputStream in = new BufferedInputStream(client.getInputStream());
-            OutputStream out = new BufferedOutputStream(client.getOutputStream());
-            boolean open = true;
-            while (open) {
-                Optional<Http.Head> head = Http.readHead(in);
-                if (head.isEmpty()) {
-                    return;
-                }
-                Http.Head requestHead = head.get();
-                if (requestHead.hasToken("Expect", "100-continue")) {
-                    out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-                    out.flush();
-                    requestHead = requestHead.without("Expect");
-                }
-                open = handle(connection, Http.readRequest(in, requestHead), out);
-            }
-        } catch (IOException e) {
-            // the client went away, the proxy aborted the connection, or the engine failed (reported in forward)
-        } catch (InterruptedException e) {
-            // stop() or close() ended a delay: the request is not forwarded
-        } catch (RuntimeException e) {
-            System.err.println("DynamoDbFaultProxy on port " + port + ": closing a connection after " + e);
-            e.printStackTrace();
-        } finally {
-            connection.abort();
-            connections.remove(connection);
-            connection.unbind();
-            connection.ended();
-        }
-    }
-
-    /** Handles one request; returns whether the connection stays open for the next. */
-    private boolean handle(Connection connection, Http.Message request, OutputStream out)
-            throws IOException, InterruptedException {
-        String operation = operationOf(request.head());
-        if (isStoppedOrClosed()) {
-            record(operation, Exchange.Outcome.REFUSED_WHILE_STOPPED, Optional.empty());
-            return false;
-        }
-        Optional<FaultHandle> hit = claim(operation, new String(request.body(), StandardCharsets.UTF_8));
-        Fault.Action action = hit.map(handle -> handle.fault().action()).orElse(null);
-        record(operation, outcomeOf(action), hit);
-        hit.ifPresent(FaultHandle::markApplied);
-
-        if (action == null) {
-            return forward(connection, request, out);
-        } else if (action instanceof Fault.Action.DropAnswer) {
-            forwardedAnswer(connection, request); // applied; the answer is read and thrown away
-            return false;
-        } else if (action instanceof Fault.Action.Reset) {
-            connection.reset();
-            return false;
-        } else if (action instanceof Fault.Action.Delay delay) {
-            TimeUnit.NANOSECONDS.sleep(delay.duration().toNanos());
-            return forward(connection, request, out);
-        } else if (action instanceof Fault.Action.Throttle throttle) {
-            answerError(out, 400, "Bad Request", "com.amazonaws.dynamodb.v20120810#" + throttle.error().code(),
-                    throttle.error().message());
-            return !request.head().closes();
-        } else if (action instanceof Fault.Action.ServerError error) {
-            answerError(out, 500, "Internal Server Error", "com.amazon.coral.service#InternalFailure", error.message());
-            return !request.head().closes();
-        } else if (action instanceof Fault.Action.UnexpectedError error) {
-            answerError(out, 400, "Bad Request", "com.amazonaws.dynamodb.v20120810#" + error.type(), error.message());
-            return !request.head().closes();
-        } else if (action instanceof Fault.Action.LeaveUnprocessed partly) {
-            return processPartly(connection, request, partly.processed(), out);
-        } else if (action instanceof Fault.Action.RewriteAnswer rewrite) {
-            return answerRewritten(connection, request, rewrite, out);
-        }
-        throw new IllegalStateException("unknown fault action " + action);
-    }
-
-    /** Forwards the request and answers with the engine's successful answer rewritten; an error goes through as it is. */
-    private boolean answerRewritten(Connection connection, Http.Message request, Fault.Action.RewriteAnswer rewrite,
-                                    OutputStream out) throws IOException, InterruptedException {
-        Http.Message answer = forwardedAnswer(connection, request);
-        if (answer.head().status() != 200) {
-            Http.write(out, answer.head(), answer.body());
-            return !(request.head().closes() || answer.head().closes());
-        }
-        Map<String, Object> body;
-        try {
-            body = Json.object(Json.parse(new String(answer.body(), StandardCharsets.UTF_8)), "the engine's answer");
-        } catch (Json.ParseException e) {
-            throw new IllegalStateException("a REWRITE_ANSWER fault met an answer that is not a JSON object", e);
-        }
-        byte[] rewritten = Json.write(rewrite.rewrite().apply(body)).getBytes(StandardCharsets.UTF_8);
-        // DynamoDB signs its answer's body with a CRC32 the SDK checks: the rewritten body gets its own.
-        CRC32 crc = new CRC32();
-        crc.update(rewritten);
-        Http.write(out, answer.head().without("Content-Length").with("Content-Length", Integer.toString(rewritten.length))
-                .without("x-amz-crc32").with("x-amz-crc32", Long.toString(crc.getValue())), rewritten);
-        return !(request.head().closes() || answer.head().closes());
-    }
-
-    /**
-     * Forwards the first {@code processed} write requests of a {@code BatchWriteItem} (a request of the same shape
-     * holding only those) and answers the rest as {@code UnprocessedItems}; the engine's answer to the forwarded
-     * part must itself have left nothing unprocessed.
-     */
-    @SuppressWarnings("unchecked")
-    private boolean processPartly(Connection connection, Http.Message request, int processed, OutputStream out)
-            throws IOException, InterruptedException {
-        Map<String, Object> body;
-        try {
-            body = Json.object(Json.parse(new String(request.body(), StandardCharsets.UTF_8)), "BatchWriteItem request");
-        } catch (Json.ParseException e) {
-            throw new IllegalStateException("a LEAVE_UNPROCESSED fault hit a request that is not BatchWriteItem JSON", e);
-        }
-        Map<String, Object> forwarded = new LinkedHashMap<>();
-        Map<String, Object> unprocessed = new LinkedHashMap<>();
-        int left = processed;
-        for (Map.Entry<String, Object> table : ((Map<String, Object>) body.get("RequestItems")).entrySet()) {
-            List<Object> writes = (List<Object>) table.getValue();
-            int take = Math.min(left, writes.size());
-            left -= take;
-            if (take > 0) {
-                forwarded.put(table.getKey(), new ArrayList<>(writes.subList(0, take)));
-            }
-            if (take < writes.size()) {
-                unprocessed.put(table.getKey(), new ArrayList<>(writes.subList(take, writes.size())));
-            }
-        }
-        if (!forwarded.isEmpty()) {
-            Map<String, Object> part = Json.copy(body);
-            part.put("RequestItems", forwarded);
-            byte[] partBody = Json.write(part).getBytes(StandardCharsets.UTF_8);
-            Http.Message answer = forwardedAnswer(connection, new Http.Message(request.head().without("Content-Length")
-                    .with("Content-Length", Integer.toString(partBody.length)), partBody));
-            if (answer.head().status() != 200) {
-                Http.write(out, answer.head(), answer.body());
-                return false;
-            }
-        }
-        byte[] answerBody = Json.write(Map.of("UnprocessedItems", unprocessed)).getBytes(StandardCharsets.UTF_8);
-        Http.Head head = new Http.Head("HTTP/1.1 200 OK", List.of(
-                new Http.Header("x-amzn-RequestId", requestId()),
-                new Http.Header("Content-Type", "application/x-amz-json-1.0"),
-                new Http.Header("Content-Length", Integer.toString(answerBody.length))));
-        Http.write(out, head, answerBody);
-        return !request.head().closes();
-    }
-
-    private boolean forward(Connection connection, Http.Message request, OutputStream out)
-            throws IOException, InterruptedException {
-        Http.Message response = forwardedAnswer(connection, request);
-        Http.write(out, response.head(), response.body());
-        return !(request.head().closes() || response.head().closes());
-    }
-
-    /**
-     * The engine's answer, or with transaction emulation the emulated transaction's answer (under the exclusive
-     * lock) and every other answer under the shared lock.
-     */
-    private Http.Message forwardedAnswer(Connection connection, Http.Message request)
-            throws IOException, InterruptedException {
-        if (transactions == null) {
-            return lagged(connection, request);
-        }
-        String operation = operationOf(request.head());
-        if (TransactionEmulator.OPERATION.equals(operation)) {
-            try {
-                Http.Message answer = transactions.execute(request, isolation.writeLock());
-                if (indexLag != null) {
-                    indexLag.afterForward(TransactionEmulator.OPERATION, request, answer);
-                }
-                return answer;
-            } catch (IOException e) {
-                System.err.println("DynamoDbFaultProxy on port " + port + ": the emulated " + TransactionEmulator.OPERATION
-                        + " failed (" + e + "); closing the client connection");
-                throw e;
-            }
-        }
-        Lock lock = isolation.readLock();
-        lock.lockInterruptibly();
-        try {
-            Optional<Http.Message> conflict = transactions.conflictOf(operation, request);
-            return conflict.isPresent() ? conflict.get() : lagged(connection, request);
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -732,79 +350,6 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         return transactions.hold(bodyContains);
     }
 
-    /** The engine's answer, with index queries answered from the lagging view where the options ask for one. */
-    private Http.Message lagged(Connection connection, Http.Message request) throws IOException {
-        if (indexLag == null) {
-            return exchange(connection, request);
-        }
-        String operation = operationOf(request.head());
-        Http.Message sent = indexLag.rewriteRequest(operation, request);
-        Http.Message answer = exchange(connection, sent);
-        if (sent != request) {
-            return indexLag.rewriteAnswer(sent, answer);
-        }
-        indexLag.afterForward(operation, request, answer);
-        return answer;
-    }
-
-    private Http.Message exchange(Connection connection, Http.Message request) throws IOException {
-        try {
-            return connection.upstream.exchange(request);
-        } catch (IOException e) {
-            if (!isStoppedOrClosed()) {
-                System.err.println("DynamoDbFaultProxy on port " + port + ": no answer from the engine at " + target
-                        + " to " + operationOf(request.head()) + " (" + e + "); closing the client connection");
-            }
-            throw e;
-        }
-    }
-
-    private static void answerError(OutputStream out, int status, String reason, String type, String message)
-            throws IOException {
-        byte[] body = ("{\"__type\":\"" + json(type) + "\",\"message\":\"" + json(message) + "\"}")
-                .getBytes(StandardCharsets.UTF_8);
-        Http.Head head = new Http.Head("HTTP/1.1 " + status + " " + reason, List.of(
-                new Http.Header("x-amzn-RequestId", requestId()),
-                new Http.Header("Content-Type", "application/x-amz-json-1.0"),
-                new Http.Header("Content-Length", Integer.toString(body.length))));
-        Http.write(out, head, body);
-    }
-
-    private static Exchange.Outcome outcomeOf(Fault.Action action) {
-        if (action == null) {
-            return Exchange.Outcome.FORWARDED;
-        } else if (action instanceof Fault.Action.DropAnswer) {
-            return Exchange.Outcome.ANSWER_DROPPED;
-        } else if (action instanceof Fault.Action.Reset) {
-            return Exchange.Outcome.RESET;
-        } else if (action instanceof Fault.Action.Delay) {
-            return Exchange.Outcome.DELAYED;
-        } else if (action instanceof Fault.Action.Throttle) {
-            return Exchange.Outcome.THROTTLED;
-        } else if (action instanceof Fault.Action.ServerError) {
-            return Exchange.Outcome.SERVER_ERROR;
-        } else if (action instanceof Fault.Action.UnexpectedError) {
-            return Exchange.Outcome.UNEXPECTED_ERROR;
-        } else if (action instanceof Fault.Action.LeaveUnprocessed) {
-            return Exchange.Outcome.PARTLY_PROCESSED;
-        } else if (action instanceof Fault.Action.RewriteAnswer) {
-            return Exchange.Outcome.ANSWER_REWRITTEN;
-        }
-        throw new IllegalStateException("unknown fault action " + action);
-    }
-
-    /** {@code DynamoDB_20120810.UpdateItem} -> {@code UpdateItem}; empty without the header. */
-    private static String operationOf(Http.Head head) {
-        String target = head.header(TARGET_HEADER).orElse("");
-        return target.substring(target.lastIndexOf('.') + 1);
-    }
-
-    private boolean isStoppedOrClosed() {
-        synchronized (lifecycle) {
-            return stopped || closed;
-        }
-    }
-
     /** A request id as DynamoDB's {@code x-amzn-RequestId}: 52 upper-case letters and digits. */
     static String requestId() {
         String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -813,31 +358,6 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             id.append(alphabet.charAt(ThreadLocalRandom.current().nextInt(alphabet.length())));
         }
         return id.toString();
-    }
-
-    private static String json(String text) {
-        StringBuilder escaped = new StringBuilder(text.length() + 8);
-        for (char c : text.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                escaped.append('\\').append(c);
-            } else if (c < 0x20) {
-                escaped.append(String.format("\\u%04x", (int) c));
-            } else {
-                escaped.append(c);
-            }
-        }
-        return escaped.toString();
-    }
-
-    private static void closeQuietly(Closeable closeable) {
-        if (closeable == null) {
-            return;
-        }
-        try {
-            closeable.close();
-        } catch (IOException ignored) {
-            // closing is all that is wanted
-        }
     }
 
     @Override
@@ -904,55 +424,4 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
         }
     }
 
-    /** A client connection, its connection to the engine, and the thread serving them. */
-    private static final class Connection {
-        final Socket client;
-        final Upstream upstream;
-        private final CountDownLatch end = new CountDownLatch(1);
-        private Thread thread; // guarded by this
-
-        Connection(Socket client, Upstream upstream) {
-            this.client = client;
-            this.upstream = upstream;
-        }
-
-        synchronized void bind(Thread serving) {
-            thread = serving;
-        }
-
-        /** Called when serving ends; clears an interrupt from {@link #abort()} before the pool reuses the thread. */
-        synchronized void unbind() {
-            thread = null;
-            Thread.interrupted();
-        }
-
-        /** Marks the connection as no longer served: its thread has left every socket call. */
-        void ended() {
-            end.countDown();
-        }
-
-        /** Whether the connection ended within {@code nanos}. */
-        boolean awaitEnd(long nanos) throws InterruptedException {
-            return end.await(Math.max(0, nanos), TimeUnit.NANOSECONDS);
-        }
-
-        /** Closes both sides and wakes the serving thread if it sleeps in a delay. */
-        synchronized void abort() {
-            closeQuietly(client);
-            upstream.close();
-            if (thread != null && thread != Thread.currentThread()) {
-                thread.interrupt();
-            }
-        }
-
-        /** Closes the client connection with a TCP RST instead of a FIN. */
-        void reset() {
-            try {
-                client.setSoLinger(true, 0);
-            } catch (IOException ignored) {
-                // closing is what matters
-            }
-            closeQuietly(client);
-        }
-    }
 }

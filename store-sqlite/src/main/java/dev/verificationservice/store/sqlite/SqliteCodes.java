@@ -1,0 +1,178 @@
+package dev.verificationservice.store.sqlite;
+
+import static dev.verificationservice.table.ItemAttributes.CODE_TYPE;
+import static dev.verificationservice.table.ItemAttributes.CONSUMED_BY;
+import static dev.verificationservice.table.ItemAttributes.CONTEXT_DIGEST;
+import static dev.verificationservice.table.ItemAttributes.IS_USED;
+import static dev.verificationservice.table.ItemAttributes.USER_ID;
+
+import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeRepository;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.ConsumeOutcome;
+import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Verification codes in the SQLite table.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>insert a code: {@code INSERT ... ON CONFLICT DO NOTHING} ({@code attribute_not_exists(PK)}); one row
+ *   means written; none means the key is taken, and the stored item's {@code issuedBy} says whether by this
+ *   very request (stored, a retry) or by another code (the caller generates a new one);</li>
+ *   <li>consume a code: in one transaction, {@code UPDATE ... SET isUsed = true, consumedBy = :attempt WHERE
+ *   isUsed = false AND ttl > :now AND userId AND codeType match} ({@link #CONSUME_CODE}), then the
+ *   {@code CODE_VERIFIED} entry inserted and the attempt's failure-count place given back
+ *   ({@link SqliteCounters}); if the entry's key were taken the whole transaction rolls back. No row updated:
+ *   the item as it is says why (like {@code ALL_OLD}), and one whose {@code consumedBy} is this attempt is this
+ *   attempt's own earlier success;</li>
+ *   <li>keep only the newest code, and delete the codes of one format: in one transaction, the user's codes of
+ *   the type read through GSI1 and the doomed ones deleted by key;</li>
+ *   <li>find and delete all of a user's codes of a type: one statement on GSI1 ({@code gsi1sk} prefix range).</li>
+ * </ul>
+ */
+final class SqliteCodes implements CodeRepository {
+
+    /** attribute_exists(PK) AND isUsed = false AND ttl > :now AND userId = :userId AND codeType = :codeType. */
+    private static final String CONSUME_CODE = "UPDATE items SET item = json_set(item, '$." + IS_USED + "', json('true'),"
+            + " '$." + CONSUMED_BY + "', ?)"
+            + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + IS_USED + "') = 0 AND ttl > ?"
+            + " AND json_extract(item, '$." + USER_ID + "') = ? AND json_extract(item, '$." + CODE_TYPE + "') = ?"
+            + " AND json_extract(item, '$." + CONTEXT_DIGEST + "') IS ?";
+
+    private final SqliteTable table;
+    private final SqliteCounters counters;
+
+    SqliteCodes(SqliteTable table, SqliteCounters counters) {
+        this.table = table;
+        this.counters = counters;
+    }
+
+    @Override
+    public boolean insertCode(VerificationCode code, String issueId) {
+        Map<String, Object> item = TableItems.codeItem(code, issueId);
+        return table.inTransaction("write a code", connection -> {
+            if (table.insertIfAbsent(connection, item) == 1) {
+                return true;
+            }
+            // The key is taken: by this very insert (a retry) or by another code, which the caller replaces.
+            return table.selectItem(connection, TableKeys.code(code.digest()))
+                    .flatMap(TableItems::issuedBy).filter(issueId::equals).isPresent();
+        });
+    }
+
+    @Override
+    public Optional<VerificationCode> findCode(String digest) {
+        TableKeys.PrimaryKey key = TableKeys.code(digest);
+        try (Connection connection = table.readConnection()) {
+            return table.selectItem(connection, key).map(TableItems::code);
+        } catch (SQLException e) {
+            throw SqliteTable.failure("read a code", e);
+        }
+    }
+
+    @Override
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
+        Map<String, Object> auditItem = TableItems.auditItem(consumption.verified());
+        return table.inTransaction("consume a code", connection -> {
+            boolean updated;
+            try (PreparedStatement update = connection.prepareStatement(CONSUME_CODE)) {
+                update.setString(1, consumption.attemptId());
+                update.setString(2, key.pk());
+                update.setString(3, key.sk());
+                update.setLong(4, consumption.now().getEpochSecond());
+                update.setString(5, consumption.userId());
+                update.setString(6, consumption.codeType().name());
+                // IS compares NULL with NULL as equal: both without a context, or the same context's HMAC.
+                update.setString(7, consumption.contextDigest().orElse(null));
+                updated = update.executeUpdate() == 1;
+            }
+            if (!updated) {
+                Optional<Map<String, Object>> current = table.selectItem(connection, key);
+                if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                    // This attempt used the code up already, with its audit entry: a retry, not a second use.
+                    return new ConsumeOutcome.Consumed();
+                }
+                return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+            }
+            if (table.insertIfAbsent(connection, auditItem) != 1) {
+                throw new StoreException("the CODE_VERIFIED audit key " + TableItems.string(auditItem, ItemAttributes.SK)
+                        + " is taken; nothing was written, retry the verification");
+            }
+            if (consumption.placeToGiveBack().isPresent()) {
+                counters.givePlaceBack(connection, consumption.placeToGiveBack().get());
+            }
+            return new ConsumeOutcome.Consumed();
+        });
+    }
+
+    @Override
+    public List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format) {
+        if (format.isEmpty()) {
+            return table.deleteByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType)).stream()
+                    .map(TableItems::code).toList();
+        }
+        return table.inTransaction("delete codes of one format", connection -> {
+            List<VerificationCode> deleted = codesOfType(connection, userId, codeType).stream()
+                    .filter(code -> code.format() == format.get()).toList();
+            deleteCodes(connection, deleted);
+            return deleted;
+        });
+    }
+
+    /**
+     * This file's index has no lag: in one transaction the stored codes of the user and type that the code
+     * replaces ({@link VerificationCode#replacedBy}) are deleted, which is what the marker item of a store with a
+     * lagging index achieves.
+     */
+    @Override
+    public List<VerificationCode> makeCurrent(VerificationCode code) {
+        return table.inTransaction("keep only the newest code", connection -> {
+            List<VerificationCode> deleted = VerificationCode.replacedBy(code,
+                    codesOfType(connection, code.userId(), code.codeType()));
+            deleteCodes(connection, deleted);
+            return deleted;
+        });
+    }
+
+    private List<VerificationCode> codesOfType(Connection connection, String userId, CodeType codeType)
+            throws SQLException {
+        return table.selectByIndexPrefix(connection, TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType),
+                Optional.empty()).stream().map(TableItems::code).toList();
+    }
+
+    private static void deleteCodes(Connection connection, List<VerificationCode> doomed) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(SqliteTable.DELETE_ITEM)) {
+            for (VerificationCode code : doomed) {
+                TableKeys.PrimaryKey key = TableKeys.code(code.digest());
+                delete.setString(1, key.pk());
+                delete.setString(2, key.sk());
+                delete.executeUpdate();
+            }
+        }
+    }
+
+    @Override
+    public List<VerificationCode> findCodes(String userId, CodeType codeType) {
+        return table.selectByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType),
+                        Optional.empty())
+                .stream().map(TableItems::code).toList();
+    }
+
+    @Override
+    public void deleteCode(String digest) {
+        table.deleteItem(TableKeys.code(digest));
+    }
+}

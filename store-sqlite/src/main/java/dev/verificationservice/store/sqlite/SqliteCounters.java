@@ -1,0 +1,190 @@
+package dev.verificationservice.store.sqlite;
+
+import static dev.verificationservice.table.ItemAttributes.COUNT;
+
+import dev.verificationservice.ratelimit.Cooldown;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Rate-limit counters and cooldowns in the SQLite table.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>take a place: in one transaction, read the window's counter; the attempt's mark
+ *   ({@code place_<attemptId>}) answers a retry; at the ceiling nothing is written; else {@code count + 1} and
+ *   the mark are written. Give a place back: count down and remove the mark, only while the mark is there.
+ *   Keep a place: remove the mark only (the count stays), only while it is there;</li>
+ *   <li>claim a cooldown: in one transaction, read the cooldown item; held by another attempt and still
+ *   running: refused with its end; otherwise written with this attempt's id and end. Release it: delete the
+ *   item, only while this attempt's id is its {@code claimedBy};</li>
+ *   <li>delete a user's counters of an action: one statement on the partition, counting those that had
+ *   counted anything;</li>
+ *   <li>read counters: by key or by a window range of the partition, filtering {@code ttl > :now} themselves.</li>
+ * </ul>
+ */
+final class SqliteCounters implements RateLimitRepository {
+
+    private static final String DELETE_PARTITION = "DELETE FROM items WHERE pk = ? RETURNING item";
+    private static final String SELECT_ACTIVE_SK_RANGE =
+            "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ? AND ttl > ? ORDER BY sk";
+
+    private final SqliteTable table;
+
+    SqliteCounters(SqliteTable table) {
+        this.table = table;
+    }
+
+    @Override
+    public long takePlace(Place place, long ceiling) {
+        CounterWindow window = place.window();
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        return table.inTransaction("count a rate-limited event", connection -> {
+            Optional<Map<String, Object>> current = table.selectItem(connection, key);
+            Optional<Long> taken = place.attemptId()
+                    .flatMap(attemptId -> current.flatMap(item -> TableItems.place(item, attemptId)));
+            if (taken.isPresent()) {
+                return taken.get();
+            }
+            long count = current.map(item -> TableItems.number(item, COUNT)).orElse(0L);
+            if (count >= ceiling) {
+                return count + 1;
+            }
+            Map<String, Object> item = new LinkedHashMap<>(current.orElseGet(() -> TableItems.counterItem(
+                    window.userId(), window.action(), window.windowStart(), window.expiresAt(), 0)));
+            item.put(COUNT, count + 1);
+            place.attemptId().ifPresent(attemptId -> item.put(TableItems.placeAttribute(attemptId), count + 1));
+            table.putItem(connection, item);
+            return count + 1;
+        });
+    }
+
+    @Override
+    public void givePlaceBack(Place place) {
+        table.inTransaction("give back a rate-limit place", connection -> {
+            givePlaceBack(connection, place);
+            return null;
+        });
+    }
+
+    /** Count down by one and drop the attempt's mark, only while the mark is there: never twice. */
+    void givePlaceBack(Connection connection, Place place) throws SQLException {
+        CounterWindow window = place.window();
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        if (place.attemptId().isEmpty()) {
+            return;
+        }
+        String attemptId = place.attemptId().get();
+        Optional<Map<String, Object>> current = table.selectItem(connection, key);
+        if (current.isEmpty() || TableItems.place(current.get(), attemptId).isEmpty()) {
+            return;
+        }
+        Map<String, Object> item = new LinkedHashMap<>(current.get());
+        item.put(COUNT, TableItems.number(item, COUNT) - 1);
+        item.remove(TableItems.placeAttribute(attemptId));
+        table.putItem(connection, item);
+    }
+
+    @Override
+    public void keepPlace(Place place) {
+        if (place.attemptId().isEmpty()) {
+            return;
+        }
+        String attemptId = place.attemptId().get();
+        CounterWindow window = place.window();
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        table.inTransaction("keep a rate-limit place", connection -> {
+            Optional<Map<String, Object>> current = table.selectItem(connection, key);
+            if (current.isPresent() && TableItems.place(current.get(), attemptId).isPresent()) {
+                Map<String, Object> item = new LinkedHashMap<>(current.get());
+                item.remove(TableItems.placeAttribute(attemptId));
+                table.putItem(connection, item);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public int deleteCounters(String userId, String action) {
+        String partition = TableKeys.rateLimitPartition(userId, action);
+        return table.inTransaction("delete rate-limit counters", connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(DELETE_PARTITION)) {
+                delete.setString(1, partition);
+                return (int) table.allItems(delete).stream().filter(item -> TableItems.number(item, COUNT) > 0).count();
+            }
+        });
+    }
+
+    @Override
+    public List<RateLimitCounter> findCounters(String userId, String action, Instant fromWindowStart,
+                                               Instant toWindowStart, Instant now) {
+        try (Connection connection = table.readConnection();
+             PreparedStatement select = connection.prepareStatement(SELECT_ACTIVE_SK_RANGE)) {
+            select.setString(1, TableKeys.rateLimitPartition(userId, action));
+            select.setString(2, TableKeys.rateLimitWindow(userId, action, fromWindowStart).sk());
+            select.setString(3, TableKeys.rateLimitWindow(userId, action, toWindowStart).sk());
+            select.setLong(4, now.getEpochSecond());
+            return table.allItems(select).stream().map(TableItems::counter).toList();
+        } catch (SQLException e) {
+            throw SqliteTable.failure("read rate-limit counters", e);
+        }
+    }
+
+    @Override
+    public Optional<Instant> claimCooldown(Cooldown cooldown) {
+        TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
+        return table.inTransaction("claim a cooldown", connection -> {
+            Optional<Map<String, Object>> current = table.selectItem(connection, key);
+            if (current.isPresent()
+                    && !cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))
+                    && TableItems.busyUntil(current.get()).isAfter(cooldown.now())) {
+                return Optional.of(TableItems.busyUntil(current.get()));
+            }
+            if (current.isEmpty() || !cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))) {
+                table.putItem(connection,
+                        TableItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE)));
+            }
+            return Optional.<Instant>empty();
+        });
+    }
+
+    @Override
+    public void releaseCooldown(Cooldown cooldown) {
+        TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
+        table.inTransaction("release a cooldown", connection -> {
+            Optional<Map<String, Object>> current = table.selectItem(connection, key);
+            if (current.isPresent() && cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))) {
+                table.deleteItem(connection, key);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now) {
+        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(userId, action, windowStart);
+        try (Connection connection = table.readConnection();
+             PreparedStatement select = connection.prepareStatement(SqliteTable.SELECT_ACTIVE_ITEM)) {
+            select.setString(1, key.pk());
+            select.setString(2, key.sk());
+            select.setLong(3, now.getEpochSecond());
+            return table.allItems(select).stream().findFirst().map(TableItems::counter);
+        } catch (SQLException e) {
+            throw SqliteTable.failure("read a rate-limit counter", e);
+        }
+    }
+}

@@ -1,0 +1,338 @@
+package dev.verificationservice.store.sqlite;
+
+import static dev.verificationservice.table.ItemAttributes.TTL;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The plumbing every repository of the SQLite store shares: the database file (created owner-only), its
+ * connection pool for reads, the one writer every write transaction goes through ({@link GroupCommitWriter}),
+ * the statements on single items and on GSI1, the mapping of a row to its item (the JSON in {@code item}) and
+ * of a failed statement to a {@link StoreException}. The repositories ({@link SqliteCodes}, ...) hold the
+ * statements and algorithms of their access patterns; {@link SqliteVerificationStore} tells the whole.
+ */
+final class SqliteTable implements AutoCloseable {
+
+    // The store's logger, under the name operators already configure.
+    private static final Logger LOG = LoggerFactory.getLogger(SqliteVerificationStore.class);
+    private static final int POOL_SIZE = 4;
+    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
+    /** The database and the files SQLite keeps beside it. */
+    private static final List<String> DATABASE_FILES = List.of("", "-wal", "-shm", "-journal");
+
+    // Statements, each the SQL form of one DynamoDB request of the same access pattern. JDBC binds the ?
+    // parameters by position; the binding code beside each use says which value goes where.
+    private static final String SELECT_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ?";
+    private static final String INSERT_IF_ABSENT =
+            "INSERT INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pk, sk) DO NOTHING";
+    private static final String PUT_ITEM =
+            "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?)";
+    static final String DELETE_ITEM = "DELETE FROM items WHERE pk = ? AND sk = ?";
+    private static final String DELETE_BY_GSI1_PREFIX =
+            "DELETE FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? RETURNING item";
+    private static final String SELECT_BY_GSI1_PREFIX =
+            "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? ORDER BY gsi1sk";
+    private static final String SELECT_ACTIVE_BY_GSI1_PREFIX =
+            "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? AND ttl > ? ORDER BY gsi1sk";
+    static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
+
+    private static final TypeReference<LinkedHashMap<String, Object>> ITEM_TYPE = new TypeReference<>() {
+    };
+
+    private final HikariDataSource dataSource;
+    private final JsonMapper json = JsonMapper.builder().build();
+    private final GroupCommitWriter writer;
+
+    private SqliteTable(Path databaseFile, Duration lockWait) {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        // FULL: a commit is on disk before it is acknowledged. With NORMAL, a power loss can roll back the last
+        // commits: a used code usable again, failure counts lowered, a handed-out device secret gone.
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        config.setBusyTimeout((int) lockWait.toMillis());
+        // Transactions are begun as BEGIN IMMEDIATE (see inTransaction): they take the write lock when they begin,
+        // so two read-then-write transactions never deadlock.
+        SQLiteDataSource sqlite = new SQLiteDataSource(config);
+        sqlite.setUrl("jdbc:sqlite:" + databaseFile.toAbsolutePath());
+        HikariConfig pool = new HikariConfig();
+        pool.setDataSource(sqlite);
+        pool.setPoolName("verification-sqlite");
+        pool.setMaximumPoolSize(POOL_SIZE);
+        pool.setMinimumIdle(1);
+        // Hikari's floor is 250 ms.
+        pool.setConnectionTimeout(Math.max(250, lockWait.toMillis()));
+        try {
+            this.dataSource = new HikariDataSource(pool);
+        } catch (RuntimeException e) {
+            throw cannotOpen(databaseFile, e);
+        }
+        try {
+            createSchema();
+        } catch (StoreException e) {
+            dataSource.close();
+            throw cannotOpen(databaseFile, e);
+        }
+        try {
+            // The one connection every write goes through (group commit); the pool serves the reads.
+            this.writer = new GroupCommitWriter(sqlite.getConnection(), lockWait, "verification-sqlite-writer");
+        } catch (SQLException e) {
+            dataSource.close();
+            throw cannotOpen(databaseFile, e);
+        }
+        restrictFilesToOwner(databaseFile);
+    }
+
+    /**
+     * Opens (creating if needed) {@value SqliteVerificationStore#DATABASE_FILE} in {@code dataDirectory}, creating
+     * the directory owner-only if it is missing.
+     */
+    static SqliteTable open(Path dataDirectory, Duration lockWait) {
+        try {
+            if (!Files.isDirectory(dataDirectory)) {
+                Files.createDirectories(dataDirectory);
+                restrictToOwner(dataDirectory);
+            }
+        } catch (IOException e) {
+            throw new StoreException("cannot create the data directory " + dataDirectory.toAbsolutePath()
+                    + ": " + e.getMessage() + "; set VERIFICATION_DATA_DIR to a writable directory", e);
+        }
+        Path databaseFile = dataDirectory.resolve(SqliteVerificationStore.DATABASE_FILE);
+        createOwnerOnly(databaseFile);
+        return new SqliteTable(databaseFile, lockWait);
+    }
+
+    /**
+     * Creates the database file owner-only before SQLite opens it, whatever the directory and the umask: SQLite
+     * gives its WAL and shared-memory files the database file's permissions. The files hold user ids, IP
+     * addresses and push tokens.
+     */
+    private static void createOwnerOnly(Path databaseFile) {
+        if (Files.exists(databaseFile)) {
+            return;
+        }
+        try {
+            Files.createFile(databaseFile, PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
+        } catch (UnsupportedOperationException e) {
+            LOG.warn("Could not create {} owner-only: the file system has no POSIX permissions", databaseFile);
+        } catch (IOException e) {
+            throw new StoreException("cannot create the embedded database " + databaseFile.toAbsolutePath() + ": "
+                    + e.getMessage() + "; set VERIFICATION_DATA_DIR to a directory this user can write", e);
+        }
+    }
+
+    /** Files that existed before (an older version, a copy) are made owner-only too. */
+    private static void restrictFilesToOwner(Path databaseFile) {
+        for (String suffix : DATABASE_FILES) {
+            Path file = databaseFile.resolveSibling(databaseFile.getFileName() + suffix);
+            try {
+                if (Files.exists(file)) {
+                    Files.setPosixFilePermissions(file, OWNER_ONLY_FILE);
+                }
+            } catch (UnsupportedOperationException | IOException e) {
+                LOG.warn("Could not restrict {} to its owner: {}", file, e.getMessage());
+            }
+        }
+    }
+
+    private static StoreException cannotOpen(Path databaseFile, Exception e) {
+        String reason = e.getCause() != null && e.getCause().getMessage() != null ? e.getCause().getMessage() : e.getMessage();
+        return new StoreException("cannot open the embedded database " + databaseFile.toAbsolutePath() + ": " + reason
+                + "; check that it is a database this service wrote and that this user may read and write it"
+                + " (or point VERIFICATION_DATA_DIR at another directory)", e);
+    }
+
+    private static void restrictToOwner(Path directory) {
+        try {
+            Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
+        } catch (UnsupportedOperationException | IOException e) {
+            LOG.warn("Could not restrict {} to its owner: {}", directory, e.getMessage());
+        }
+    }
+
+    private void createSchema() {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(SqliteSchema.CREATE_TABLE);
+            statement.execute(SqliteSchema.CREATE_GSI1);
+            statement.execute(SqliteSchema.CREATE_TTL_INDEX);
+        } catch (SQLException e) {
+            throw failure("create the schema", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        writer.close();
+        dataSource.close();
+    }
+
+    GroupCommitWriter writer() {
+        return writer;
+    }
+
+    /** A connection of the pool, for a read; the caller closes it. */
+    Connection readConnection() throws SQLException {
+        return dataSource.getConnection();
+    }
+
+    /** The value of a PRAGMA on the store's own connections (settings are per connection). For tests. */
+    String pragma(String name) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery("PRAGMA " + name)) {
+            return result.next() ? result.getString(1) : null;
+        } catch (SQLException e) {
+            throw failure("read PRAGMA " + name, e);
+        }
+    }
+
+    void putItem(Connection connection, Map<String, Object> item) throws SQLException {
+        try (PreparedStatement put = connection.prepareStatement(PUT_ITEM)) {
+            bindItem(put, item);
+            put.executeUpdate();
+        }
+    }
+
+    /**
+     * Runs {@code body} as one transaction on the store's writer ({@link GroupCommitWriter}): atomic, isolated from
+     * the transactions committed with it (each in a savepoint of its own, one after another), and acknowledged
+     * only once the batch it was committed in is on disk. A body that throws leaves nothing written.
+     */
+    <T> T inTransaction(String what, GroupCommitWriter.Body<T> body) {
+        return writer.run(what, body);
+    }
+
+    int insertIfAbsent(Connection connection, Map<String, Object> item) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(INSERT_IF_ABSENT)) {
+            bindItem(insert, item);
+            return insert.executeUpdate();
+        }
+    }
+
+    private void bindItem(PreparedStatement statement, Map<String, Object> item) throws SQLException {
+        statement.setString(1, TableItems.string(item, ItemAttributes.PK));
+        statement.setString(2, TableItems.string(item, ItemAttributes.SK));
+        statement.setString(3, TableItems.optionalString(item, ItemAttributes.GSI1PK).orElse(null));
+        statement.setString(4, TableItems.optionalString(item, ItemAttributes.GSI1SK).orElse(null));
+        if (item.get(TTL) instanceof Number ttl) {
+            statement.setLong(5, ttl.longValue());
+        } else {
+            statement.setNull(5, java.sql.Types.INTEGER);
+        }
+        statement.setString(6, json.writeValueAsString(item));
+    }
+
+    void deleteItem(TableKeys.PrimaryKey key) {
+        inTransaction("delete an item", connection -> deleteItem(connection, key));
+    }
+
+    /** Deletes the item with the key, in the caller's transaction; returns how many rows went (0 or 1). */
+    int deleteItem(Connection connection, TableKeys.PrimaryKey key) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(DELETE_ITEM)) {
+            delete.setString(1, key.pk());
+            delete.setString(2, key.sk());
+            return delete.executeUpdate();
+        }
+    }
+
+    /** The items of one GSI1 partition whose sort key has the prefix; with {@code activeAt}, only unexpired ones. */
+    List<Map<String, Object>> selectByIndexPrefix(String gsi1pk, String gsi1skPrefix, Optional<Instant> activeAt) {
+        try (Connection connection = dataSource.getConnection()) {
+            return selectByIndexPrefix(connection, gsi1pk, gsi1skPrefix, activeAt);
+        } catch (SQLException e) {
+            throw failure("query through the user index", e);
+        }
+    }
+
+    List<Map<String, Object>> selectByIndexPrefix(Connection connection, String gsi1pk, String gsi1skPrefix,
+                                                          Optional<Instant> activeAt) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                activeAt.isPresent() ? SELECT_ACTIVE_BY_GSI1_PREFIX : SELECT_BY_GSI1_PREFIX)) {
+            select.setString(1, gsi1pk);
+            select.setString(2, gsi1skPrefix);
+            select.setString(3, gsi1skPrefix + SqliteSchema.PREFIX_END);
+            if (activeAt.isPresent()) {
+                select.setLong(4, activeAt.get().getEpochSecond());
+            }
+            return allItems(select);
+        }
+    }
+
+    List<Map<String, Object>> deleteByIndexPrefix(String gsi1pk, String gsi1skPrefix) {
+        return inTransaction("delete through the user index", connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(DELETE_BY_GSI1_PREFIX)) {
+                delete.setString(1, gsi1pk);
+                delete.setString(2, gsi1skPrefix);
+                delete.setString(3, gsi1skPrefix + SqliteSchema.PREFIX_END);
+                return allItems(delete);
+            }
+        });
+    }
+
+    Optional<Map<String, Object>> selectItem(Connection connection, TableKeys.PrimaryKey key)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(SELECT_ITEM)) {
+            select.setString(1, key.pk());
+            select.setString(2, key.sk());
+            return firstItem(select);
+        }
+    }
+
+    private Optional<Map<String, Object>> firstItem(PreparedStatement statement) throws SQLException {
+        List<Map<String, Object>> items = allItems(statement);
+        return items.isEmpty() ? Optional.empty() : Optional.of(items.get(0));
+    }
+
+    List<Map<String, Object>> allItems(PreparedStatement statement) throws SQLException {
+        List<Map<String, Object>> items = new ArrayList<>();
+        try (ResultSet result = statement.executeQuery()) {
+            while (result.next()) {
+                items.add(json.readValue(result.getString(1), ITEM_TYPE));
+            }
+        }
+        return items;
+    }
+
+    /**
+     * A failed statement. SQLITE_BUSY (another process held the database's lock past the wait) and a pooled
+     * connection not free within the wait (the pool's SQLTransientConnectionException) are BUSY.
+     */
+    static StoreException failure(String what, SQLException e) {
+        int primary = e.getErrorCode() & 0xff; // an extended code (SQLITE_BUSY_SNAPSHOT, ...) holds the primary one
+        boolean busy = primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+                || e instanceof java.sql.SQLTransientConnectionException;
+        StoreException.Kind kind = busy ? StoreException.Kind.BUSY : StoreException.Kind.FAILED;
+        return new StoreException(kind, "the embedded store could not " + what + ": " + e.getMessage(), e);
+    }
+
+    /** SQLite's primary result codes for a lock held by another connection (sqlite-jdbc's getErrorCode). */
+    private static final int SQLITE_BUSY = 5;
+    private static final int SQLITE_LOCKED = 6;
+}
