@@ -60,7 +60,7 @@ import java.util.function.LongSupplier;
  * other request it forwards holds the shared lock. The requests made here go to the engine on a connection of
  * their own; they are neither recorded nor hit by faults.
  *
- * <p>Its parts: {@link TransactionRequests} reads and checks the request, {@link TransactionConflicts} holds the
+ * <p>Its parts: {@link TransactionRequests} reads and checks the request, {@link EmulatedConflicts} holds the
  * running transactions' items and the test's holds, {@link TransactionApplier} applies and restores the items on
  * the engine, {@link TransactionAnswers} makes up the answers; this class runs them in order and remembers tokens.
  */
@@ -72,7 +72,7 @@ final class TransactionEmulator implements AutoCloseable {
     private final LongSupplier nanoClock;
     /** ClientRequestToken -> the remembered request, of successful transactions; guarded by this. */
     private final Map<String, RememberedToken> tokens = new HashMap<>();
-    private final TransactionConflicts conflicts = new TransactionConflicts();
+    private final EmulatedConflicts conflicts = new EmulatedConflicts();
     private final TransactionApplier applier;
 
     TransactionEmulator(InetSocketAddress engine, Duration tokenMemory, LongSupplier nanoClock) {

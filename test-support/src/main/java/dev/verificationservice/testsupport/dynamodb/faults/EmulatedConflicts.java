@@ -17,7 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * write on a held item answers {@code TransactionConflictException}. Also the test's {@link TransactionHold}s, which
  * keep matching transactions running until released.
  */
-final class TransactionConflicts {
+final class EmulatedConflicts {
 
     private final RunningTransactions running = new RunningTransactions();
     private final List<TransactionHold> holds = new CopyOnWriteArrayList<>();
