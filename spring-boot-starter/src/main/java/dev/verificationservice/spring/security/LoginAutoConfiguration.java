@@ -1,0 +1,63 @@
+package dev.verificationservice.spring.security;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.core.VerificationAutoConfiguration;
+import java.time.Clock;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.authentication.ott.OneTimeTokenService;
+import org.springframework.security.web.authentication.ott.OneTimeTokenGenerationSuccessHandler;
+
+/**
+ * Spring Security's one-time-token login on this store, when the application has Spring Security's web module and
+ * says how its usernames map onto the store's users (a {@link LoginAccounts} bean). {@code oneTimeTokenLogin()}
+ * finds both beans by type; each backs off when the application declares its own.
+ */
+@AutoConfiguration(after = VerificationAutoConfiguration.class)
+@ConditionalOnClass({OneTimeTokenService.class, OneTimeTokenGenerationSuccessHandler.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBean({LoginAccounts.class, Verification.class})
+@EnableConfigurationProperties(LoginProperties.class)
+public class LoginAutoConfiguration {
+
+    /** The bean that sends login links: a thread of its own, so no request waits for the store or the channel. */
+    public static final String EXECUTOR = "verificationLoginLinkExecutor";
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OneTimeTokenService verificationOneTimeTokenService(Verification verification, LoginAccounts accounts,
+                                                               LoginProperties login, Clock clock,
+                                                               VerificationProperties properties) {
+        return new VerificationOneTimeTokenService(verification.codes(), accounts, login, clock, properties.codeTtl());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OneTimeTokenGenerationSuccessHandler verificationLoginLinkSender(
+            Verification verification, LoginAccounts accounts, LoginProperties login,
+            @Qualifier(EXECUTOR) Executor executor) {
+        return new LoginLinkSender(verification.codes(), accounts, login, executor);
+    }
+
+    @Bean(name = EXECUTOR, destroyMethod = "shutdown")
+    @ConditionalOnMissingBean(name = EXECUTOR)
+    public ExecutorService verificationLoginLinkExecutor() {
+        AtomicInteger count = new AtomicInteger();
+        return Executors.newFixedThreadPool(2, task -> {
+            Thread thread = new Thread(task, "verification-login-link-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+}
