@@ -17,12 +17,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.authentication.ott.OneTimeTokenService;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.web.authentication.RememberMeServices;
 import org.springframework.security.web.authentication.ott.OneTimeTokenGenerationSuccessHandler;
 
 /**
- * Spring Security's one-time-token login on this store, when the application has Spring Security's web module and
- * says how its usernames map onto the store's users (a {@link LoginAccounts} bean). {@code oneTimeTokenLogin()}
- * finds both beans by type; each backs off when the application declares its own.
+ * Spring Security's one-time-token login and remember-me on this store, when the application has Spring Security's
+ * web module and says how its usernames map onto the store's users (a {@link LoginAccounts} bean).
+ * {@code oneTimeTokenLogin()} finds the token service and the link sender by type; every bean backs off when the
+ * application declares its own.
  */
 @AutoConfiguration(after = VerificationAutoConfiguration.class)
 @ConditionalOnClass({OneTimeTokenService.class, OneTimeTokenGenerationSuccessHandler.class})
@@ -48,6 +51,19 @@ public class LoginAutoConfiguration {
             Verification verification, LoginAccounts accounts, LoginProperties login,
             @Qualifier(EXECUTOR) Executor executor) {
         return new LoginLinkSender(verification.codes(), accounts, login, executor);
+    }
+
+    /**
+     * Remember-me on remembered devices, when the application has its users in a {@code UserDetailsService}; the
+     * application hands it to {@code rememberMe(remember -> remember.rememberMeServices(services))}.
+     */
+    @Bean
+    @ConditionalOnBean(UserDetailsService.class)
+    @ConditionalOnMissingBean(RememberMeServices.class)
+    public DeviceRememberMeServices verificationRememberMeServices(Verification verification, LoginAccounts accounts,
+                                                                  UserDetailsService users, Clock clock,
+                                                                  VerificationProperties properties) {
+        return new DeviceRememberMeServices(verification.devices(), accounts, users, properties.deviceTtl(), clock);
     }
 
     @Bean(name = EXECUTOR, destroyMethod = "shutdown")

@@ -1,7 +1,9 @@
 package dev.verificationservice.spring.security.loginapp;
 
+import dev.verificationservice.spring.security.DeviceRememberMeServices;
 import dev.verificationservice.spring.security.LoginAccount;
 import dev.verificationservice.spring.security.LoginAccounts;
+import java.security.Principal;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,10 +15,13 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A Spring Security application as a team would write it: form login and {@code oneTimeTokenLogin()} with nothing
- * but its users and a {@link LoginAccounts} bean; the starter provides the token service and the link sender.
+ * A Spring Security application as a team would write it: form login, {@code oneTimeTokenLogin()} and remember-me with nothing
+ * but its users and a {@link LoginAccounts} bean; the starter provides the token service, the link
+ * sender and the remember-me services.
  */
 @SpringBootApplication
 public class LoginHostApplication {
@@ -28,12 +33,22 @@ public class LoginHostApplication {
             "carol", new LoginAccount("user-carol", "carol@example.com"));
 
     @Bean
-    SecurityFilterChain security(HttpSecurity http) throws Exception {
+    SecurityFilterChain security(HttpSecurity http, DeviceRememberMeServices rememberMe) throws Exception {
         http.authorizeHttpRequests(requests -> requests.requestMatchers("/ott/sent").permitAll()
                         .anyRequest().authenticated())
                 .formLogin(Customizer.withDefaults())
-                .oneTimeTokenLogin(Customizer.withDefaults());
+                .oneTimeTokenLogin(Customizer.withDefaults())
+                .rememberMe(remember -> remember.rememberMeServices(rememberMe));
         return http.build();
+    }
+
+    /** The page behind the login: who is logged in. */
+    @RestController
+    static class Home {
+        @GetMapping("/")
+        String home(Principal principal) {
+            return principal.getName();
+        }
     }
 
     @Bean
