@@ -82,9 +82,7 @@ class LoginExampleBrowserTest {
 
     @BeforeAll
     static void startBrowser() throws IOException {
-        if (HeadlessChromium.missing().isEmpty() || HeadlessChromium.inCi()) {
-            browser = HeadlessChromium.start();
-        }
+        browser = HeadlessChromium.startUnlessSkipped();
     }
 
     @AfterAll
