@@ -4,10 +4,12 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -49,8 +51,9 @@ public class LoginAutoConfiguration {
     @ConditionalOnMissingBean
     public OneTimeTokenGenerationSuccessHandler verificationLoginLinkSender(
             Verification verification, LoginAccounts accounts, LoginProperties login,
-            @Qualifier(EXECUTOR) Executor executor) {
-        return new LoginLinkSender(verification.codes(), accounts, login, executor);
+            @Qualifier(EXECUTOR) Executor executor, ObjectProvider<UserDetailsService> users) {
+        return new LoginLinkSender(verification.codes(), accounts, login, executor,
+                Optional.ofNullable(users.getIfUnique()));
     }
 
     /**

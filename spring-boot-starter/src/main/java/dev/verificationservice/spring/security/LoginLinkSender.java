@@ -15,6 +15,9 @@ import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.security.authentication.ott.OneTimeToken;
+import org.springframework.security.core.userdetails.UserDetails;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.core.userdetails.UsernameNotFoundException;
 import org.springframework.security.web.DefaultRedirectStrategy;
 import org.springframework.security.web.RedirectStrategy;
 import org.springframework.security.web.authentication.ott.OneTimeTokenGenerationSuccessHandler;
@@ -22,8 +25,9 @@ import org.springframework.security.web.authentication.ott.OneTimeTokenGeneratio
 /**
  * Sends the login link Spring Security's generate filter asked for, off the request thread: the answer (a
  * redirect to {@link LoginProperties#sentUrl()}) is the same and as fast for a username that exists, one that
- * does not, and one over a limit. Off the thread, the username is looked up ({@link LoginAccounts}); a username
- * with no account sends and audits nothing; for an account the core issues a LINK code through every send limit
+ * does not, and one over a limit. Off the thread, the username is looked up (the application's
+ * {@code UserDetailsService} when it has one, then {@link LoginAccounts}); a username with no account, or a
+ * disabled, locked or expired one, sends and audits nothing; for an account the core issues a LINK code through every send limit
  * and the resend cooldown (a refused request sends nothing) and writes {@code CODE_SENT}.
  */
 public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandler {
@@ -34,13 +38,20 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
     private final LoginAccounts accounts;
     private final LoginProperties properties;
     private final Executor executor;
+    private final Optional<UserDetailsService> users;
     private final RedirectStrategy redirects = new DefaultRedirectStrategy();
 
-    public LoginLinkSender(CodeService codes, LoginAccounts accounts, LoginProperties properties, Executor executor) {
+    /**
+     * @param users the application's users, when it has a {@code UserDetailsService}: a username it does not
+     *              know, or knows as disabled, locked or expired, is treated as one without an account
+     */
+    public LoginLinkSender(CodeService codes, LoginAccounts accounts, LoginProperties properties, Executor executor,
+                           Optional<UserDetailsService> users) {
         this.codes = codes;
         this.accounts = accounts;
         this.properties = properties;
         this.executor = executor;
+        this.users = users;
     }
 
     @Override
@@ -55,6 +66,9 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
     /** The link for {@code username}, if it has an account; empty when it has none (nothing sent or audited). */
     Optional<IssueResult> send(String username, ClientContext client) {
         try {
+            if (!mayLogIn(username)) {
+                return Optional.empty();
+            }
             Optional<IssueResult> result = accounts.findByUsername(username).map(account -> {
                 CodeRequest request = new CodeRequest(account.userId(), CodeType.EMAIL_VERIFICATION,
                         DeliveryMethod.EMAIL, account.email(), Optional.of(CodeFormat.LINK), Optional.empty(), client,
@@ -68,6 +82,19 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
             // No one waits for this thread: the failure is logged (never the address or the username's account).
             LOG.warn("A login link could not be sent: {}", e.getClass().getSimpleName());
             return Optional.empty();
+        }
+    }
+
+    /** Whether the application's users (if it gave them) know the username as one that may log in now. */
+    private boolean mayLogIn(String username) {
+        if (users.isEmpty()) {
+            return true;
+        }
+        try {
+            UserDetails user = users.get().loadUserByUsername(username);
+            return user.isEnabled() && user.isAccountNonLocked() && user.isAccountNonExpired();
+        } catch (UsernameNotFoundException unknown) {
+            return false;
         }
     }
 }

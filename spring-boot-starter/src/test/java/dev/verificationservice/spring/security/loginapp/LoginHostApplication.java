@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
@@ -30,7 +31,8 @@ public class LoginHostApplication {
     static final Map<String, LoginAccount> ACCOUNTS = Map.of(
             "alice", new LoginAccount("user-alice", "alice@example.com"),
             "bob", new LoginAccount("user-bob", "bob@example.com"),
-            "carol", new LoginAccount("user-carol", "carol@example.com"));
+            "carol", new LoginAccount("user-carol", "carol@example.com"),
+            "dave", new LoginAccount("user-dave", "dave@example.com"));
 
     @Bean
     SecurityFilterChain security(HttpSecurity http, DeviceRememberMeServices rememberMe) throws Exception {
@@ -52,11 +54,29 @@ public class LoginHostApplication {
     }
 
     @Bean
-    UserDetailsService users() {
+    RecordingUsers users() {
         InMemoryUserDetailsManager users = new InMemoryUserDetailsManager();
+        // dave has an address, but his account is disabled: he gets no link.
         ACCOUNTS.keySet().forEach(name -> users.createUser(User.withUsername(name).password("{noop}unused-" + name)
-                .roles("USER").build()));
-        return users;
+                .disabled(name.equals("dave")).roles("USER").build()));
+        return new RecordingUsers(users);
+    }
+
+    /** The application's users, noting the thread each lookup ran on (the last one per username). */
+    public static final class RecordingUsers implements UserDetailsService {
+
+        final Map<String, Thread> lookedUpOn = new ConcurrentHashMap<>();
+        private final UserDetailsService users;
+
+        RecordingUsers(UserDetailsService users) {
+            this.users = users;
+        }
+
+        @Override
+        public UserDetails loadUserByUsername(String username) {
+            lookedUpOn.put(username, Thread.currentThread());
+            return users.loadUserByUsername(username);
+        }
     }
 
     @Bean

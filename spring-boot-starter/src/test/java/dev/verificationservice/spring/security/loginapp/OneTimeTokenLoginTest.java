@@ -77,6 +77,9 @@ class OneTimeTokenLoginTest {
     LoginHostApplication.RecordingAccounts accounts;
 
     @Autowired
+    LoginHostApplication.RecordingUsers users;
+
+    @Autowired
     DeliveryChannels channels;
 
     @Autowired
@@ -105,8 +108,10 @@ class OneTimeTokenLoginTest {
         executor.awaitAll();
         Thread requestThread = Thread.currentThread();
         assertThat(executor.handedOverOn).as("both handed over by the request's thread").contains(requestThread);
+        assertThat(users.lookedUpOn.get("alice")).isNotNull().isNotSameAs(requestThread);
+        assertThat(users.lookedUpOn.get("nobody")).as("refused by the UserDetailsService, off the request thread")
+                .isNotNull().isNotSameAs(requestThread);
         assertThat(accounts.lookedUpOn.get("alice")).isNotNull().isNotSameAs(requestThread);
-        assertThat(accounts.lookedUpOn.get("nobody")).isNotNull().isNotSameAs(requestThread);
         assertThat(executor.ranOn).doesNotContain(requestThread);
 
         List<DevelopmentOutbox.Message> sent = sentSinceStart();
@@ -117,6 +122,15 @@ class OneTimeTokenLoginTest {
         assertThat(types(auditSinceStart("user-alice"))).containsExactly(AuditEventType.CODE_SENT);
         assertThat(auditSinceStart("nobody")).isEmpty();
         assertThat(auditSinceStart("user-nobody")).isEmpty();
+    }
+
+    @Test
+    void aDisabledUserGetsTheSameAnswerAndNoLink() throws Exception {
+        MvcResult disabled = generate("dave", "10.0.0.5");
+        executor.awaitAll();
+        assertThat(disabled.getResponse().getRedirectedUrl()).isEqualTo("/ott/sent");
+        assertThat(sentSinceStart()).isEmpty();
+        assertThat(auditSinceStart("user-dave")).isEmpty();
     }
 
     @Test
