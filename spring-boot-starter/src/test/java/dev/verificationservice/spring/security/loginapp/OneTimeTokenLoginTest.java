@@ -31,6 +31,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.context.annotation.Bean;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
@@ -122,6 +123,15 @@ class OneTimeTokenLoginTest {
         assertThat(types(auditSinceStart("user-alice"))).containsExactly(AuditEventType.CODE_SENT);
         assertThat(auditSinceStart("nobody")).isEmpty();
         assertThat(auditSinceStart("user-nobody")).isEmpty();
+    }
+
+    @Test
+    void aMalformedOrUnknownTokenIsARefusedLoginNeverAServerError() throws Exception {
+        for (String token : List.of("x", "a".repeat(43), "a b", "z".repeat(5000))) {
+            MockHttpServletResponse response = mvc.perform(post("/login/ott").param("token", token).with(csrf()))
+                    .andReturn().getResponse();
+            assertThat(response.getRedirectedUrl()).as(token.length() + " characters").isEqualTo("/login?error");
+        }
     }
 
     @Test
