@@ -10,6 +10,7 @@ import dev.verificationservice.codes.IssueResult;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -59,12 +60,15 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
             throws IOException {
         ClientContext client = Clients.of(request);
         String username = token.getUsername();
-        executor.execute(() -> send(username, client));
+        // Another token service's token (the application's own) has no lifetime of ours: the store's then.
+        Optional<Duration> lifetime = token instanceof PendingLoginLink pending ? Optional.of(pending.lifetime())
+                : Optional.empty();
+        executor.execute(() -> send(username, lifetime, client));
         redirects.sendRedirect(request, response, properties.sentUrl());
     }
 
     /** The link for {@code username}, if it has an account; empty when it has none (nothing sent or audited). */
-    Optional<IssueResult> send(String username, ClientContext client) {
+    Optional<IssueResult> send(String username, Optional<Duration> lifetime, ClientContext client) {
         try {
             if (!mayLogIn(username)) {
                 return Optional.empty();
@@ -73,7 +77,7 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
                 CodeRequest request = new CodeRequest(account.userId(), CodeType.EMAIL_VERIFICATION,
                         DeliveryMethod.EMAIL, account.email(), Optional.of(CodeFormat.LINK), Optional.empty(), client,
                         account.locale(), Optional.of(properties.context()));
-                return codes.issue(request);
+                return lifetime.map(duration -> codes.issue(request, duration)).orElseGet(() -> codes.issue(request));
             });
             result.filter(IssueResult.RateLimited.class::isInstance)
                     .ifPresent(refused -> LOG.info("A login link was not sent: {}", refused));

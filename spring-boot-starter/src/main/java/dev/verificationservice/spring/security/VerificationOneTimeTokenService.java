@@ -39,13 +39,14 @@ public final class VerificationOneTimeTokenService implements OneTimeTokenServic
     }
 
     /**
-     * A pending link, the same for every username. Its lifetime is the store's code lifetime
-     * ({@code VERIFICATION_CODE_TTL}): the core gives every code of the service one lifetime, so the
-     * {@code expiresIn} of Spring's request is not used.
+     * A pending link, the same for every username, with the lifetime Spring's request asks for (five minutes
+     * unless the application sets another), capped at the store's code lifetime ({@code VERIFICATION_CODE_TTL}).
      */
     @Override
     public OneTimeToken generate(GenerateOneTimeTokenRequest request) {
-        return new PendingLoginLink(request.getUsername(), clock.instant().plus(codeTtl));
+        Duration asked = request.getExpiresIn();
+        Duration lifetime = asked == null || asked.compareTo(codeTtl) > 0 ? codeTtl : asked;
+        return new PendingLoginLink(request.getUsername(), lifetime, clock.instant().plus(lifetime));
     }
 
     /** The token's user once its link is used up by this call; null when it is unknown, used, expired or malformed. */

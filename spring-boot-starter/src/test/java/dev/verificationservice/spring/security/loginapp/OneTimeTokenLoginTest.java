@@ -135,6 +135,19 @@ class OneTimeTokenLoginTest {
     }
 
     @Test
+    void aLinkLivesTheFiveMinutesSpringsRequestAsksForNotTheStoresFifteen() throws Exception {
+        generate("alice", "10.0.0.6");
+        executor.awaitAll();
+        String token = sentSinceStart().get(0).code();
+
+        CLOCK.advance(Duration.ofMinutes(5));
+        assertThat(mvc.perform(post("/login/ott").param("token", token).with(csrf())).andReturn().getResponse()
+                .getRedirectedUrl()).isEqualTo("/login?error");
+        assertThat(auditSinceStart("user-alice")).filteredOn(entry -> !entry.success()).singleElement()
+                .satisfies(entry -> assertThat(entry.failureReason()).contains("EXPIRED"));
+    }
+
+    @Test
     void aDisabledUserGetsTheSameAnswerAndNoLink() throws Exception {
         MvcResult disabled = generate("dave", "10.0.0.5");
         executor.awaitAll();
