@@ -5,10 +5,14 @@ import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -38,6 +42,10 @@ public class LoginAutoConfiguration {
 
     /** The bean that sends login links: a thread of its own, so no request waits for the store or the channel. */
     public static final String EXECUTOR = "verificationLoginLinkExecutor";
+    /** Login links that may wait for the link sender's threads. */
+    public static final int QUEUED_LINKS = 1000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(LoginAutoConfiguration.class);
 
     @Bean
     @ConditionalOnMissingBean
@@ -69,14 +77,19 @@ public class LoginAutoConfiguration {
         return new DeviceRememberMeServices(verification.devices(), accounts, users, properties.deviceTtl(), clock);
     }
 
+    /**
+     * Two threads and at most {@value #QUEUED_LINKS} links waiting: a flood of requests (which the limits only
+     * count once a link's turn comes) cannot fill the memory; a link that finds the queue full is not sent, and
+     * its request gets the same answer as every other.
+     */
     @Bean(name = EXECUTOR, destroyMethod = "shutdown")
     @ConditionalOnMissingBean(name = EXECUTOR)
     public ExecutorService verificationLoginLinkExecutor() {
         AtomicInteger count = new AtomicInteger();
-        return Executors.newFixedThreadPool(2, task -> {
+        return new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUED_LINKS), task -> {
             Thread thread = new Thread(task, "verification-login-link-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
-        });
+        }, (task, executor) -> LOG.warn("A login link was not sent: {} links are waiting already", QUEUED_LINKS));
     }
 }

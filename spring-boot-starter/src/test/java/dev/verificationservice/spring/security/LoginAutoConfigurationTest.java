@@ -8,6 +8,10 @@ import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -56,6 +60,31 @@ class LoginAutoConfigurationTest {
                     assertThat(context.getBean(OneTimeTokenGenerationSuccessHandler.class))
                             .isInstanceOf(LoginLinkSender.class);
                 });
+    }
+
+    @Test
+    void theLinkSendersQueueIsBoundedAndAFullOneRefusesQuietly() {
+        web.withBean(LoginAccounts.class, () -> NOBODY).run(context -> {
+            ExecutorService executor = context.getBean(LoginAutoConfiguration.EXECUTOR, ExecutorService.class);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicInteger ran = new AtomicInteger();
+            Runnable blocked = () -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ran.incrementAndGet();
+            };
+            int accepted = 2 + LoginAutoConfiguration.QUEUED_LINKS;
+            for (int i = 0; i < accepted + 5; i++) {
+                executor.execute(blocked);
+            }
+            release.countDown();
+            executor.shutdown();
+            assertThat(executor.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
+            assertThat(ran).as("two running, the queue full, five dropped without an exception").hasValue(accepted);
+        });
     }
 
     @Test
