@@ -14,6 +14,7 @@ import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -95,6 +96,19 @@ public final class CodeService {
     }
 
     public IssueResult issue(CodeRequest request) {
+        return issue(request, policy.codeTtl());
+    }
+
+    /**
+     * As {@link #issue(CodeRequest)}, for a code that lives at most {@code lifetime}: shorter than the service's
+     * code lifetime when the caller asks for it (Spring Security's one-time tokens carry their own), never longer.
+     * At least a second, since expiry is kept in whole seconds.
+     */
+    public IssueResult issue(CodeRequest request, Duration lifetime) {
+        if (lifetime == null || lifetime.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new InvalidInputException("lifetime", "must be at least one second");
+        }
+        Duration ttl = lifetime.compareTo(policy.codeTtl()) < 0 ? lifetime : policy.codeTtl();
         String userId = Inputs.userId(request.userId());
         CodeType type = Inputs.required("codeType", request.codeType());
         DeliveryMethod method = Inputs.required("deliveryMethod", request.deliveryMethod());
@@ -130,7 +144,7 @@ public final class CodeService {
         SendAdmission.Admitted admitted = (SendAdmission.Admitted) outcome;
         Written written;
         try {
-            written = write(userId, type, format, method, maskedTarget, length, context, earlier, client);
+            written = write(userId, type, format, method, maskedTarget, length, context, earlier, client, ttl);
         } catch (RuntimeException failure) {
             // Nothing went out: the send counts against nothing, and the user may try again at once.
             admission.withdraw(admitted).ifPresent(failure::addSuppressed);
@@ -178,11 +192,11 @@ public final class CodeService {
      */
     private Written write(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String maskedTarget,
                           int length, Optional<String> context, CompletableFuture<List<VerificationCode>> earlier,
-                          ClientContext client) {
+                          ClientContext client, Duration ttl) {
         List<VerificationCode> shown = RateLimiter.join(earlier);
         Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
-        Instant expiresAt = Instants.wholeSecond(createdAt.plus(policy.codeTtl()));
+        Instant expiresAt = Instants.wholeSecond(createdAt.plus(ttl));
         String plaintext = null;
         VerificationCode stored = null;
         for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS && stored == null; attempt++) {

@@ -93,6 +93,14 @@ public final class HeadlessChromium implements AutoCloseable {
         return browser;
     }
 
+    /**
+     * Starts the browser for a class of tests marked with {@link Required}: null when Required skips them (no
+     * browser outside CI); in CI a missing browser fails here.
+     */
+    public static HeadlessChromium startUnlessSkipped() throws IOException {
+        return missing().isEmpty() || inCi() ? start() : null;
+    }
+
     /** The page's size in CSS pixels, as a phone or a laptop screen would give it. */
     public void viewport(int width, int height) {
         driver.executeCdpCommand("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height", height,

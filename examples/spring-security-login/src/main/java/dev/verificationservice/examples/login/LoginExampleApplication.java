@@ -1,0 +1,66 @@
+package dev.verificationservice.examples.login;
+
+import dev.verificationservice.spring.security.DeviceRememberMeServices;
+import dev.verificationservice.spring.security.LoginAccount;
+import dev.verificationservice.spring.security.LoginAccounts;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * Form login, one-time-token login by email and remember-me, with Spring Security's own pages, on the starter:
+ * the application writes its filter chain, its users and how a username maps to a store user and an address
+ * ({@link LoginAccounts}); the starter provides the token service, the link sender and the remember-me services.
+ */
+@SpringBootApplication
+public class LoginExampleApplication {
+
+    /** The example's people (a real application reads its user table). Passwords: the username + "-password". */
+    static final Map<String, String> EMAILS = Map.of("alice", "alice@example.com", "bob", "bob@example.com");
+
+    public static void main(String[] args) {
+        SpringApplication.run(LoginExampleApplication.class, args);
+    }
+
+    @Bean
+    SecurityFilterChain security(HttpSecurity http, DeviceRememberMeServices rememberMe) throws Exception {
+        http.authorizeHttpRequests(requests -> requests.requestMatchers("/ott/sent", "/outbox").permitAll()
+                        .anyRequest().authenticated())
+                .formLogin(Customizer.withDefaults())
+                .oneTimeTokenLogin(Customizer.withDefaults())
+                .rememberMe(remember -> remember.rememberMeServices(rememberMe));
+        return http.build();
+    }
+
+    @Bean
+    UserDetailsService users() {
+        InMemoryUserDetailsManager users = new InMemoryUserDetailsManager();
+        EMAILS.keySet().forEach(name -> users.createUser(User.withUsername(name)
+                .password("{noop}" + name + "-password").roles("USER").build()));
+        return users;
+    }
+
+    /** Usernames here are of the store's alphabet, so each is its own user id. */
+    @Bean
+    LoginAccounts loginAccounts() {
+        return new LoginAccounts() {
+            @Override
+            public Optional<LoginAccount> findByUsername(String username) {
+                return Optional.ofNullable(EMAILS.get(username)).map(email -> new LoginAccount(username, email));
+            }
+
+            @Override
+            public Optional<String> usernameOf(String userId) {
+                return EMAILS.containsKey(userId) ? Optional.of(userId) : Optional.empty();
+            }
+        };
+    }
+}

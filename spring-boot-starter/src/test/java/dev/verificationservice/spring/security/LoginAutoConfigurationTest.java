@@ -1,0 +1,114 @@
+package dev.verificationservice.spring.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.spring.core.VerificationAutoConfiguration;
+import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
+import dev.verificationservice.spring.store.StoreAutoConfiguration;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.security.authentication.ott.InMemoryOneTimeTokenService;
+import org.springframework.security.authentication.ott.OneTimeTokenService;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.authentication.RememberMeServices;
+import org.springframework.security.web.authentication.ott.OneTimeTokenGenerationSuccessHandler;
+
+/** When the Spring Security beans are made, and that each backs off for the application's own. */
+class LoginAutoConfigurationTest {
+
+    private static final LoginAccounts NOBODY = new LoginAccounts() {
+        @Override
+        public Optional<LoginAccount> findByUsername(String username) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<String> usernameOf(String userId) {
+            return Optional.empty();
+        }
+    };
+
+    private final WebApplicationContextRunner web = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
+                    VerificationAutoConfiguration.class, LoginAutoConfiguration.class))
+            .withPropertyValues("verification.data-dir=" + temporaryDirectory());
+
+    private static String temporaryDirectory() {
+        try {
+            return Files.createTempDirectory("verification-login-config").toString();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void withLoginAccountsAndUsersEveryBeanIsMade() {
+        web.withBean(LoginAccounts.class, () -> NOBODY)
+                .withBean(UserDetailsService.class, InMemoryUserDetailsManager::new).run(context -> {
+                    assertThat(context).hasSingleBean(VerificationOneTimeTokenService.class)
+                            .hasSingleBean(LoginLinkSender.class).hasSingleBean(DeviceRememberMeServices.class);
+                    assertThat(context.getBean(OneTimeTokenGenerationSuccessHandler.class))
+                            .isInstanceOf(LoginLinkSender.class);
+                });
+    }
+
+    @Test
+    void theLinkSendersQueueIsBoundedAndAFullOneRefusesQuietly() {
+        web.withBean(LoginAccounts.class, () -> NOBODY).run(context -> {
+            ExecutorService executor = context.getBean(LoginAutoConfiguration.EXECUTOR, ExecutorService.class);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicInteger ran = new AtomicInteger();
+            Runnable blocked = () -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ran.incrementAndGet();
+            };
+            int accepted = 2 + LoginAutoConfiguration.QUEUED_LINKS;
+            for (int i = 0; i < accepted + 5; i++) {
+                executor.execute(blocked);
+            }
+            release.countDown();
+            executor.shutdown();
+            assertThat(executor.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
+            assertThat(ran).as("two running, the queue full, five dropped without an exception").hasValue(accepted);
+        });
+    }
+
+    @Test
+    void withoutLoginAccountsNothingIsMade() {
+        web.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OneTimeTokenService.class)
+                .doesNotHaveBean(OneTimeTokenGenerationSuccessHandler.class).doesNotHaveBean(RememberMeServices.class));
+    }
+
+    @Test
+    void theApplicationsOwnTokenServiceWinsAndWithoutUsersThereIsNoRememberMe() {
+        web.withBean(LoginAccounts.class, () -> NOBODY)
+                .withBean(OneTimeTokenService.class, InMemoryOneTimeTokenService::new).run(context -> {
+                    assertThat(context).getBean(OneTimeTokenService.class).isInstanceOf(InMemoryOneTimeTokenService.class);
+                    assertThat(context).doesNotHaveBean(RememberMeServices.class);
+                });
+    }
+
+    @Test
+    void outsideAServletApplicationNothingIsMade() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
+                        VerificationAutoConfiguration.class, LoginAutoConfiguration.class))
+                .withPropertyValues("verification.data-dir=" + temporaryDirectory())
+                .withBean(LoginAccounts.class, () -> NOBODY)
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OneTimeTokenService.class));
+    }
+}

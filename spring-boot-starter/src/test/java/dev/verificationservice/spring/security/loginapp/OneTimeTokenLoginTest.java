@@ -1,0 +1,240 @@
+package dev.verificationservice.spring.security.loginapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.csrf;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.delivery.DeliveryChannels;
+import dev.verificationservice.spring.security.LoginAutoConfiguration;
+import dev.verificationservice.testsupport.time.MutableClock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.annotation.Bean;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.MvcResult;
+
+/**
+ * Spring Security's one-time-token login on this store, through Spring's own filters: the answer to a request for
+ * a link is the same for every username and comes before anything is looked up or sent; the link is made, limited
+ * and sent off the request thread; of 50 concurrent uses of one link exactly one logs in.
+ */
+@SpringBootTest(classes = {LoginHostApplication.class, OneTimeTokenLoginTest.Parts.class})
+@AutoConfigureMockMvc
+class OneTimeTokenLoginTest {
+
+    static final MutableClock CLOCK = new MutableClock(Instant.parse("2026-03-01T09:00:00Z"));
+
+    @DynamicPropertySource
+    static void settings(DynamicPropertyRegistry registry) throws IOException {
+        registry.add("verification.data-dir", Files.createTempDirectory("verification-login-host")::toString);
+        registry.add("verification.link-url", () -> "http://localhost/login/ott?token={code}");
+        registry.add("verification.limits.ip", () -> "2/PT1H");
+    }
+
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Parts {
+        @Bean
+        Clock clock() {
+            return CLOCK;
+        }
+
+        @Bean(name = LoginAutoConfiguration.EXECUTOR, destroyMethod = "close")
+        TrackingExecutor linkExecutor() {
+            return new TrackingExecutor();
+        }
+    }
+
+    @Autowired
+    MockMvc mvc;
+
+    @Autowired
+    TrackingExecutor executor;
+
+    @Autowired
+    LoginHostApplication.RecordingAccounts accounts;
+
+    @Autowired
+    LoginHostApplication.RecordingUsers users;
+
+    @Autowired
+    DeliveryChannels channels;
+
+    @Autowired
+    Verification verification;
+
+    private Instant start;
+
+    @BeforeEach
+    void freshWindows() {
+        // Every test starts past every window and cooldown an earlier one may have left.
+        CLOCK.advance(Duration.ofDays(1));
+        start = CLOCK.instant();
+    }
+
+    @Test
+    void aUsernameWithoutAccountGetsTheSameAnswerAndNothingIsSentOrAuditedAndNeitherIsLookedUpOnTheRequestThread()
+            throws Exception {
+        MvcResult known = generate("alice", "10.0.0.1");
+        MvcResult unknown = generate("nobody", "10.0.0.1");
+
+        assertThat(unknown.getResponse().getStatus()).isEqualTo(known.getResponse().getStatus()).isEqualTo(302);
+        assertThat(unknown.getResponse().getRedirectedUrl()).isEqualTo(known.getResponse().getRedirectedUrl())
+                .isEqualTo("/ott/sent");
+        assertThat(unknown.getResponse().getContentAsString()).isEqualTo(known.getResponse().getContentAsString());
+
+        executor.awaitAll();
+        Thread requestThread = Thread.currentThread();
+        assertThat(executor.handedOverOn).as("both handed over by the request's thread").contains(requestThread);
+        assertThat(users.lookedUpOn.get("alice")).isNotNull().isNotSameAs(requestThread);
+        assertThat(users.lookedUpOn.get("nobody")).as("refused by the UserDetailsService, off the request thread")
+                .isNotNull().isNotSameAs(requestThread);
+        assertThat(accounts.lookedUpOn.get("alice")).isNotNull().isNotSameAs(requestThread);
+        assertThat(executor.ranOn).doesNotContain(requestThread);
+
+        List<DevelopmentOutbox.Message> sent = sentSinceStart();
+        assertThat(sent).as("one message, alice's").hasSize(1);
+        assertThat(sent.get(0).to()).isEqualTo("alice@example.com");
+        assertThat(sent.get(0).body()).contains("http://localhost/login/ott?token=" + sent.get(0).code())
+                .contains("Sign in");
+        assertThat(types(auditSinceStart("user-alice"))).containsExactly(AuditEventType.CODE_SENT);
+        assertThat(auditSinceStart("nobody")).isEmpty();
+        assertThat(auditSinceStart("user-nobody")).isEmpty();
+    }
+
+    @Test
+    void aMalformedOrUnknownTokenIsARefusedLoginNeverAServerError() throws Exception {
+        for (String token : List.of("x", "a".repeat(43), "a b", "z".repeat(5000))) {
+            MockHttpServletResponse response = mvc.perform(post("/login/ott").param("token", token).with(csrf()))
+                    .andReturn().getResponse();
+            assertThat(response.getRedirectedUrl()).as(token.length() + " characters").isEqualTo("/login?error");
+        }
+    }
+
+    @Test
+    void aLinkLivesTheFiveMinutesSpringsRequestAsksForNotTheStoresFifteen() throws Exception {
+        generate("alice", "10.0.0.6");
+        executor.awaitAll();
+        String token = sentSinceStart().get(0).code();
+
+        CLOCK.advance(Duration.ofMinutes(5));
+        assertThat(mvc.perform(post("/login/ott").param("token", token).with(csrf())).andReturn().getResponse()
+                .getRedirectedUrl()).isEqualTo("/login?error");
+        assertThat(auditSinceStart("user-alice")).filteredOn(entry -> !entry.success()).singleElement()
+                .satisfies(entry -> assertThat(entry.failureReason()).contains("EXPIRED"));
+    }
+
+    @Test
+    void aDisabledUserGetsTheSameAnswerAndNoLink() throws Exception {
+        MvcResult disabled = generate("dave", "10.0.0.5");
+        executor.awaitAll();
+        assertThat(disabled.getResponse().getRedirectedUrl()).isEqualTo("/ott/sent");
+        assertThat(sentSinceStart()).isEmpty();
+        assertThat(auditSinceStart("user-dave")).isEmpty();
+    }
+
+    @Test
+    void fiftyConcurrentUsesOfOneLinkLogInExactlyOnce() throws Exception {
+        generate("bob", "10.0.0.2");
+        executor.awaitAll();
+        String token = sentSinceStart().get(0).code();
+
+        int users = 50;
+        CountDownLatch gate = new CountDownLatch(1);
+        ExecutorService browsers = Executors.newFixedThreadPool(users);
+        try {
+            List<Future<String>> answers = new ArrayList<>();
+            for (int i = 0; i < users; i++) {
+                answers.add(browsers.submit((Callable<String>) () -> {
+                    gate.await();
+                    return mvc.perform(post("/login/ott").param("token", token).with(csrf())).andReturn()
+                            .getResponse().getRedirectedUrl();
+                }));
+            }
+            gate.countDown();
+            List<String> redirects = new ArrayList<>();
+            for (Future<String> answer : answers) {
+                redirects.add(answer.get());
+            }
+            assertThat(redirects).as("logged in").filteredOn("/"::equals).hasSize(1);
+            assertThat(redirects).as("refused").filteredOn("/login?error"::equals).hasSize(users - 1);
+        } finally {
+            browsers.shutdownNow();
+        }
+        List<AuditEntry> audited = auditSinceStart("user-bob");
+        assertThat(types(audited)).filteredOn(AuditEventType.CODE_VERIFIED::equals).hasSize(1);
+        assertThat(audited).filteredOn(entry -> entry.eventType() == AuditEventType.CODE_VERIFICATION_FAILED)
+                .hasSize(users - 1).allSatisfy(entry -> assertThat(entry.failureReason()).contains("USED"));
+    }
+
+    @Test
+    void theResendCooldownAndThePerAddressLimitReachedThroughTheFilterSendNothing() throws Exception {
+        MvcResult first = generate("carol", "10.0.0.3");
+        MvcResult again = generate("carol", "10.0.0.4");
+        executor.awaitAll();
+        assertThat(again.getResponse().getRedirectedUrl()).isEqualTo(first.getResponse().getRedirectedUrl());
+        assertThat(sentSinceStart()).as("the second request came within the cooldown").hasSize(1);
+        assertThat(auditSinceStart("user-carol")).filteredOn(entry -> entry.eventType() == AuditEventType.RATE_LIMITED)
+                .singleElement().satisfies(entry -> assertThat(entry.details())
+                        .containsEntry("action", "RESEND_EMAIL_VERIFICATION"));
+
+        CLOCK.advance(Duration.ofSeconds(31));
+        generate("carol", "10.0.0.4");
+        executor.awaitAll();
+        assertThat(sentSinceStart()).as("past the cooldown").hasSize(2);
+
+        generate("bob", "10.0.0.4");
+        generate("alice", "10.0.0.4");
+        executor.awaitAll();
+        assertThat(sentSinceStart()).as("10.0.0.4 has used its 2 sends an hour: carol's and bob's")
+                .extracting(DevelopmentOutbox.Message::to).doesNotContain("alice@example.com").hasSize(3);
+        assertThat(auditSinceStart("user-alice")).singleElement().satisfies(entry -> {
+            assertThat(entry.eventType()).isEqualTo(AuditEventType.RATE_LIMITED);
+            assertThat(entry.details()).containsEntry("action", "SEND_FROM_IP");
+        });
+    }
+
+    private MvcResult generate(String username, String address) throws Exception {
+        return mvc.perform(post("/ott/generate").param("username", username).with(csrf()).with(request -> {
+            request.setRemoteAddr(address);
+            return request;
+        })).andReturn();
+    }
+
+    private List<DevelopmentOutbox.Message> sentSinceStart() {
+        return channels.outbox().orElseThrow().messages().stream()
+                .filter(message -> !message.sentAt().isBefore(start)).toList();
+    }
+
+    private List<AuditEntry> auditSinceStart(String userId) {
+        return verification.audit().query(userId, Optional.of(start), Optional.empty(), Optional.of(100),
+                Optional.empty()).entries();
+    }
+
+    private static List<AuditEventType> types(List<AuditEntry> entries) {
+        return entries.stream().map(AuditEntry::eventType).toList();
+    }
+}
