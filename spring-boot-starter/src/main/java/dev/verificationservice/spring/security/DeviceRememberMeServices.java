@@ -5,6 +5,7 @@ import dev.verificationservice.devices.DeviceService;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -112,6 +113,12 @@ public final class DeviceRememberMeServices extends AbstractRememberMeServices {
                 }
             } catch (InvalidCookieException | InvalidInputException ignored) {
                 // Nothing of ours to revoke: the cookie is dropped below all the same.
+            } catch (StoreException unavailable) {
+                // The logout itself must not fail with the store: Spring runs the handlers that end the session
+                // after this one, so a throw here would leave the person signed in. The device stays remembered
+                // until revoke-all; the cookie goes all the same.
+                logger.warn("Logout could not revoke the remembered device (" + unavailable.kind()
+                        + "); the session ends and the cookie is dropped, revoke-all ends the device");
             }
         }
         super.logout(request, response, authentication);
