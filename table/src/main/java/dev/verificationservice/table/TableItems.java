@@ -13,6 +13,7 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.RateLimitCounter;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -131,6 +132,15 @@ public final class TableItems {
      * The marker of the user's current code of its type, naming {@code code}: it lives as long as the code
      * (a newer code's marker lives as long as that one).
      */
+    /**
+     * How much longer a current-code marker lives than the code it names. Once TTL deletes the marker, every unexpired
+     * code of the user and type passes the consume's check again, so the marker must outlive each code issued before
+     * it whose deletion may have failed: a code made current may live shorter than the one it replaced (a login link
+     * asks for 5 minutes, a code lives 15). A day covers every code lifetime of up to a day; the marker is one small
+     * item per user and type.
+     */
+    public static final Duration CURRENT_CODE_MARKER_GRACE = Duration.ofDays(1);
+
     public static Map<String, Object> currentCodeItem(VerificationCode code) {
         TableKeys.PrimaryKey key = TableKeys.currentCode(code.userId(), code.codeType());
         Map<String, Object> item = new LinkedHashMap<>();
@@ -140,7 +150,7 @@ public final class TableItems {
         item.put(CURRENT, code.digest());
         item.put(CURRENT_AT, Timestamps.format(code.createdAt()));
         item.put(CURRENT_FORMAT, code.format().name());
-        item.put(TTL, epochSeconds(code.expiresAt()));
+        item.put(TTL, epochSeconds(code.expiresAt().plus(CURRENT_CODE_MARKER_GRACE)));
         return item;
     }
 
