@@ -316,11 +316,6 @@ final class DynamoDbCodes implements CodeRepository {
 
     @Override
     public void deleteCode(String digest) {
-        TableKeys.PrimaryKey key = TableKeys.code(digest);
-        // A consume of this code holds it for a moment: the delete is sent again then (TransactionConflicts).
-        table.call("delete a code", () -> table.capacity.record(AccessPattern.DELETE_CODE, WRITE,
-                TransactionConflicts.retryingConflicts(() -> table.client.deleteItem(request -> request
-                        .tableName(table.tableName).key(keyOf(key))
-                        .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))).consumedCapacity()));
+        deleteCodeReturning(digest, AccessPattern.DELETE_CODE);
     }
 }
