@@ -89,6 +89,7 @@ public final class DevelopmentOutbox implements CodeSender {
             case EMAIL_VERIFICATION -> "email verification";
             case PHONE_VERIFICATION -> "phone verification";
             case PASSWORD_RESET -> "password reset";
+            case LOGIN -> "login";
         };
     }
 }

@@ -82,6 +82,13 @@ class HttpRequestsTest extends EmbeddedOnlyApiTest {
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\"}", 400, "INVALID_INPUT", "codeType"),
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"SOMETHING\"}", 400,
                         "INVALID_INPUT", "codeType"),
+                // LOGIN codes are the embedding application's own (Spring Security login links): never over this API.
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"LOGIN\","
+                        + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\"}", 400, "INVALID_INPUT", "codeType"),
+                new Case("POST", "/v1/codes/verify", "application/json", "{\"code\":\"" + "A".repeat(43)
+                        + "\",\"codeType\":\"LOGIN\"}", 400, "INVALID_INPUT", "codeType"),
+                new Case("POST", "/v1/codes/check", "application/json", "{\"code\":\"" + "A".repeat(43)
+                        + "\",\"codeType\":\"LOGIN\"}", 400, "INVALID_INPUT", "codeType"),
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
                         + "\"deliveryMethod\":\"PIGEON\"}", 400, "INVALID_INPUT", "deliveryMethod"),
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","

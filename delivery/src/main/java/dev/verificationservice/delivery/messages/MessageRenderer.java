@@ -68,6 +68,8 @@ public final class MessageRenderer {
 
     private final MessageTemplates templates;
     private final String linkUrl;
+    /** The link URL of a type whose links open elsewhere (LOGIN: the application's login page). */
+    private final Map<CodeType, String> linkUrls;
     private final Optional<String> webOtpDomain;
     private final Clock clock;
 
@@ -76,10 +78,23 @@ public final class MessageRenderer {
      * @param webOtpDomain the host name of the WebOTP line, if any
      */
     public MessageRenderer(MessageTemplates templates, String linkUrl, Optional<String> webOtpDomain, Clock clock) {
+        this(templates, linkUrl, Map.of(), webOtpDomain, clock);
+    }
+
+    private MessageRenderer(MessageTemplates templates, String linkUrl, Map<CodeType, String> linkUrls,
+                            Optional<String> webOtpDomain, Clock clock) {
         this.templates = templates;
         this.linkUrl = linkUrl;
+        this.linkUrls = Map.copyOf(linkUrls);
         this.webOtpDomain = webOtpDomain;
         this.clock = clock;
+    }
+
+    /** This renderer with the LINK codes of {@code type} put into {@code url} ({@code {code}} marks where). */
+    public MessageRenderer withLinkUrl(CodeType type, String url) {
+        Map<CodeType, String> urls = new HashMap<>(linkUrls);
+        urls.put(type, url);
+        return new MessageRenderer(templates, linkUrl, urls, webOtpDomain, clock);
     }
 
     /** The shipped texts with these overrides ({@code verification.templates.*}), and no WebOTP line. */
@@ -239,7 +254,7 @@ public final class MessageRenderer {
         long minutes = Math.max(1, (Duration.between(clock.instant(), message.expiresAt()).toSeconds() + 59) / 60);
         Map<String, String> values = new HashMap<>();
         values.put("code", message.code());
-        values.put("link", linkUrl.replace("{code}", URLEncoder.encode(message.code(), StandardCharsets.UTF_8)));
+        values.put("link", linkUrls.getOrDefault(message.codeType(), linkUrl).replace("{code}", URLEncoder.encode(message.code(), StandardCharsets.UTF_8)));
         values.put("minutes", Long.toString(minutes));
         values.put("context", message.context().orElse(""));
         return values;

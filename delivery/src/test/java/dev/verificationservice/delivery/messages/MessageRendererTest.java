@@ -95,6 +95,22 @@ class MessageRendererTest {
     }
 
     @Test
+    void aLoginLinkHasItsOwnTextsAndGoesToTheLoginLinkUrlWhileOtherTypesKeepTheirs() {
+        MessageRenderer login = renderer.withLinkUrl(CodeType.LOGIN, "https://app.example.com/login/ott?token={code}");
+        String code = "C".repeat(43);
+        MessageRenderer.RenderedEmail english = login.renderEmail(email(CodeType.LOGIN, CodeFormat.LINK, code, "en",
+                "Sign in"));
+        assertThat(english.subject()).isEqualTo("Your sign-in link");
+        assertThat(english.text()).contains("Open the link below to sign in.",
+                "https://app.example.com/login/ott?token=" + code).doesNotContain("reset", "confirm");
+        assertThat(english.html()).contains(">Sign in</a>");
+        assertThat(login.renderEmail(email(CodeType.LOGIN, CodeFormat.LINK, code, "de", null)).subject())
+                .isEqualTo("Ihr Anmeldelink");
+        assertThat(login.renderEmail(email(CodeType.PASSWORD_RESET, CodeFormat.LINK, code, "en", null)).text())
+                .contains("https://app.example.com/reset?code=" + code).doesNotContain("/login/ott");
+    }
+
+    @Test
     void theOldOverridesStillWorkForBothChannelsAndLocaleOverridesWin() {
         MessageRenderer custom = new MessageRenderer(Map.of(
                 "PASSWORD_RESET.LINK.body", "ACME reset: {link}\nValid {minutes} min.\nFor: {context}",

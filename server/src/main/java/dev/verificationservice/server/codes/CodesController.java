@@ -21,6 +21,7 @@ import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.validation.InvalidInputException;
 import io.swagger.v3.oas.annotations.media.Schema;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -109,7 +110,7 @@ public class CodesController {
     @ResponseStatus(HttpStatus.ACCEPTED)
     public SendCodeResponse send(@RequestBody SendCodeBody body) {
         Requests.body(body);
-        CodeType type = Requests.requiredEnum(CodeType.class, "codeType", body.codeType());
+        CodeType type = publicType(Requests.requiredEnum(CodeType.class, "codeType", body.codeType()));
         DeliveryMethod method = Requests.requiredEnum(DeliveryMethod.class, "deliveryMethod", body.deliveryMethod());
         Optional<CodeFormat> format = Requests.optionalEnum(CodeFormat.class, "format", body.format());
         if (!channels.supports(method)) {
@@ -183,8 +184,18 @@ public class CodesController {
         Requests.body(body);
         // The core checks the context's form (a malformed one is a 400, not a failed attempt).
         return new VerifyRequest(body.code(), Optional.ofNullable(body.userId()),
-                Requests.optionalEnum(CodeType.class, "codeType", body.codeType()),
+                Requests.optionalEnum(CodeType.class, "codeType", body.codeType()).map(CodesController::publicType),
                 ClientContext.of(body.ipAddress(), body.userAgent(), body.deviceId()), Optional.ofNullable(body.context()));
+    }
+
+    /** A type this API sends and verifies: a LOGIN code is only ever the embedding application's (CodeType). */
+    private static CodeType publicType(CodeType type) {
+        if (!type.publicApi()) {
+            throw new InvalidInputException("codeType", type + " codes are sent and used only by the application "
+                    + "they log in to (the Spring Boot starter's one-time-token login), never over this API; one of "
+                    + Arrays.stream(CodeType.values()).filter(CodeType::publicApi).toList());
+        }
+        return type;
     }
 
     private void record(VerificationResult result, boolean consumed) {

@@ -197,6 +197,27 @@ public abstract class CodeContract extends ContractPart {
     }
 
     @Test
+    void aLoginLinkIsATypeOfItsOwnBesideAPendingEmailCodeAndOnlyItsContextUsesIt() {
+        String emailCode = sendEmailCode("lena");
+        // At once: the resend cooldown and the send limit are counted per type.
+        IssueResult issued = verification().codes().issue(new CodeRequest("lena", CodeType.LOGIN, DeliveryMethod.EMAIL,
+                "lena@example.com", Optional.empty(), Optional.empty(), ClientContext.none(), Optional.empty(),
+                Optional.of("Sign in")));
+        assertThat(issued).isInstanceOf(IssueResult.Issued.class);
+        assertThat(((IssueResult.Issued) issued).format()).isEqualTo(CodeFormat.LINK);
+        String link = latestCode();
+
+        VerifyRequest login = new VerifyRequest(link, Optional.empty(), Optional.of(CodeType.LOGIN), ClientContext.none());
+        assertThat(reasonOf(verification().codes().verify(new VerifyRequest(link, Optional.empty(),
+                Optional.of(CodeType.EMAIL_VERIFICATION), ClientContext.none()).withContext("Sign in"))))
+                .isEqualTo(FailureReason.NOT_FOUND);
+        assertThat(verification().codes().verify(login).valid()).as("without its context").isFalse();
+        assertThat(verification().codes().verify(login.withContext("Sign in")))
+                .isEqualTo(new VerificationResult.Valid("lena", CodeType.LOGIN, Optional.empty()));
+        assertThat(verifyEmailCode("lena", emailCode).valid()).as("the email code was not replaced").isTrue();
+    }
+
+    @Test
     void ofFiftyConcurrentVerificationsOfOneCodeExactlyOneSucceeds() throws Exception {
         // A LINK code: its attempts are not counted, so all fifty race for the one conditional write.
         verification().codes().issue(CodeRequest.of("ivy", CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL, "ivy@example.com"));
