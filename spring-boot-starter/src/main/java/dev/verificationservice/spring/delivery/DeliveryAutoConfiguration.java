@@ -1,6 +1,7 @@
 package dev.verificationservice.spring.delivery;
 
 import dev.verificationservice.codes.CodeSender;
+import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.MessageLocales;
@@ -19,6 +20,7 @@ import dev.verificationservice.delivery.sms.WebhookSmsSender;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
+import dev.verificationservice.spring.security.LoginProperties;
 import java.net.URI;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -31,6 +33,7 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -79,9 +82,12 @@ public class DeliveryAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public MessageRenderer verificationMessageRenderer(VerificationProperties properties, MessageTemplates templates, Clock clock) {
+    public MessageRenderer verificationMessageRenderer(VerificationProperties properties, MessageTemplates templates, Clock clock,
+                                                       ObjectProvider<LoginProperties> login) {
+        // Login links (Spring Security's one-time-token login, when it is on) open the application's login page.
         MessageRenderer renderer = new MessageRenderer(templates, properties.linkUrl(),
-                webOtpDomain(properties.sms().webotpDomain()), clock);
+                webOtpDomain(properties.sms().webotpDomain()), clock).withLinkUrl(CodeType.LOGIN,
+                Optional.ofNullable(login.getIfAvailable()).map(LoginProperties::linkUrl).orElse(LoginProperties.DEFAULT_LINK_URL));
         SmsBudget.warnAboutLongTemplates(renderer, clock, properties.codeTtl());
         return renderer;
     }

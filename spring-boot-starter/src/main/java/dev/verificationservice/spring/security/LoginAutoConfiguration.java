@@ -50,9 +50,11 @@ public class LoginAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public OneTimeTokenService verificationOneTimeTokenService(Verification verification, LoginAccounts accounts,
+                                                               ObjectProvider<UserDetailsService> users,
                                                                LoginProperties login, Clock clock,
                                                                VerificationProperties properties) {
-        return new VerificationOneTimeTokenService(verification.codes(), accounts, login, clock, properties.codeTtl());
+        return new VerificationOneTimeTokenService(verification.codes(), accounts,
+                Optional.ofNullable(users.getIfUnique()), login, clock, properties.codeTtl());
     }
 
     @Bean
@@ -73,8 +75,14 @@ public class LoginAutoConfiguration {
     @ConditionalOnMissingBean(RememberMeServices.class)
     public DeviceRememberMeServices verificationRememberMeServices(Verification verification, LoginAccounts accounts,
                                                                   UserDetailsService users, Clock clock,
-                                                                  VerificationProperties properties) {
-        return new DeviceRememberMeServices(verification.devices(), accounts, users, properties.deviceTtl(), clock);
+                                                                  VerificationProperties properties,
+                                                                  LoginProperties login) {
+        DeviceRememberMeServices services = new DeviceRememberMeServices(verification.devices(), accounts, users,
+                properties.deviceTtl(), clock);
+        // Secure unless turned off: Spring's default follows the request, and behind a TLS-terminating proxy that
+        // forwards plain HTTP the cookie would then go out without it.
+        services.setUseSecureCookie(login.cookieSecure());
+        return services;
     }
 
     /**

@@ -16,9 +16,7 @@ import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.security.authentication.ott.OneTimeToken;
-import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
-import org.springframework.security.core.userdetails.UsernameNotFoundException;
 import org.springframework.security.web.DefaultRedirectStrategy;
 import org.springframework.security.web.RedirectStrategy;
 import org.springframework.security.web.authentication.ott.OneTimeTokenGenerationSuccessHandler;
@@ -28,10 +26,15 @@ import org.springframework.security.web.authentication.ott.OneTimeTokenGeneratio
  * redirect to {@link LoginProperties#sentUrl()}) is the same and as fast for a username that exists, one that
  * does not, and one over a limit. Off the thread, the username is looked up (the application's
  * {@code UserDetailsService} when it has one, then {@link LoginAccounts}); a username with no account, or a
- * disabled, locked or expired one, sends and audits nothing; for an account the core issues a LINK code through every send limit
- * and the resend cooldown (a refused request sends nothing) and writes {@code CODE_SENT}.
+ * disabled, locked or expired one, sends and audits nothing; for an account the core issues a {@code LOGIN} link
+ * through every send limit and the resend cooldown of that type (a refused request sends nothing) and writes
+ * {@code CODE_SENT}. A username longer than {@value #MAX_USERNAME_LENGTH} characters gets the same answer and is not
+ * even queued: no one's account has such a name, and it must not take a place in the bounded queue.
  */
 public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandler {
+
+    /** The longest username a link is looked up for; a longer one is answered as one without an account. */
+    public static final int MAX_USERNAME_LENGTH = 256;
 
     private static final Logger LOG = LoggerFactory.getLogger(LoginLinkSender.class);
 
@@ -39,7 +42,7 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
     private final LoginAccounts accounts;
     private final LoginProperties properties;
     private final Executor executor;
-    private final Optional<UserDetailsService> users;
+    private final AccountStatus status;
     private final RedirectStrategy redirects = new DefaultRedirectStrategy();
 
     /**
@@ -52,7 +55,7 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
         this.accounts = accounts;
         this.properties = properties;
         this.executor = executor;
-        this.users = users;
+        this.status = new AccountStatus(users);
     }
 
     @Override
@@ -63,18 +66,20 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
         // Another token service's token (the application's own) has no lifetime of ours: the store's then.
         Optional<Duration> lifetime = token instanceof PendingLoginLink pending ? Optional.of(pending.lifetime())
                 : Optional.empty();
-        executor.execute(() -> send(username, lifetime, client));
+        if (username != null && username.length() <= MAX_USERNAME_LENGTH) {
+            executor.execute(() -> send(username, lifetime, client));
+        }
         redirects.sendRedirect(request, response, properties.sentUrl());
     }
 
     /** The link for {@code username}, if it has an account; empty when it has none (nothing sent or audited). */
     Optional<IssueResult> send(String username, Optional<Duration> lifetime, ClientContext client) {
         try {
-            if (!mayLogIn(username)) {
+            if (!status.mayLogIn(username)) {
                 return Optional.empty();
             }
             Optional<IssueResult> result = accounts.findByUsername(username).map(account -> {
-                CodeRequest request = new CodeRequest(account.userId(), CodeType.EMAIL_VERIFICATION,
+                CodeRequest request = new CodeRequest(account.userId(), CodeType.LOGIN,
                         DeliveryMethod.EMAIL, account.email(), Optional.of(CodeFormat.LINK), Optional.empty(), client,
                         account.locale(), Optional.of(properties.context()));
                 return lifetime.map(duration -> codes.issue(request, duration)).orElseGet(() -> codes.issue(request));
@@ -86,19 +91,6 @@ public final class LoginLinkSender implements OneTimeTokenGenerationSuccessHandl
             // No one waits for this thread: the failure is logged (never the address or the username's account).
             LOG.warn("A login link could not be sent: {}", e.getClass().getSimpleName());
             return Optional.empty();
-        }
-    }
-
-    /** Whether the application's users (if it gave them) know the username as one that may log in now. */
-    private boolean mayLogIn(String username) {
-        if (users.isEmpty()) {
-            return true;
-        }
-        try {
-            UserDetails user = users.get().loadUserByUsername(username);
-            return user.isEnabled() && user.isAccountNonLocked() && user.isAccountNonExpired();
-        } catch (UsernameNotFoundException unknown) {
-            return false;
         }
     }
 }

@@ -13,26 +13,35 @@ import org.springframework.security.authentication.ott.GenerateOneTimeTokenReque
 import org.springframework.security.authentication.ott.OneTimeToken;
 import org.springframework.security.authentication.ott.OneTimeTokenAuthenticationToken;
 import org.springframework.security.authentication.ott.OneTimeTokenService;
+import org.springframework.security.core.userdetails.UserDetailsService;
 
 /**
- * Spring Security's one-time tokens on this store: LINK codes (256 random bits, stored as HMAC digests, bound to
+ * Spring Security's one-time tokens on this store: {@code LOGIN} codes, a type of their own so that a login link
+ * never replaces or spends the limits of the user's other codes (LINK format: 256 random bits, stored as HMAC digests, bound to
  * {@link LoginProperties#context()} so that no other link of the user logs in), used up by one atomic write
  * (of any number of concurrent or retried consumes, exactly one succeeds) with its {@code CODE_VERIFIED} entry.
  * {@link #generate} makes nothing: the link is made, counted against every send limit, stored, audited and sent by
- * {@link LoginLinkSender}, off the request thread.
+ * {@link LoginLinkSender}, off the request thread. A used link logs in only an account that may still log in
+ * ({@link AccountStatus}: the same check the sender makes), so disabling an account ends its pending links too.
  */
 public final class VerificationOneTimeTokenService implements OneTimeTokenService {
 
     private final CodeService codes;
     private final LoginAccounts accounts;
+    private final AccountStatus status;
     private final LoginProperties properties;
     private final Clock clock;
     private final Duration codeTtl;
 
-    public VerificationOneTimeTokenService(CodeService codes, LoginAccounts accounts, LoginProperties properties,
-                                           Clock clock, Duration codeTtl) {
+    /**
+     * @param users the application's users, when it has a {@code UserDetailsService}: a link of a username it does
+     *              not know, or knows as disabled, locked or expired, logs no one in
+     */
+    public VerificationOneTimeTokenService(CodeService codes, LoginAccounts accounts, Optional<UserDetailsService> users,
+                                           LoginProperties properties, Clock clock, Duration codeTtl) {
         this.codes = codes;
         this.accounts = accounts;
+        this.status = new AccountStatus(users);
         this.properties = properties;
         this.clock = clock;
         this.codeTtl = codeTtl;
@@ -49,7 +58,10 @@ public final class VerificationOneTimeTokenService implements OneTimeTokenServic
         return new PendingLoginLink(request.getUsername(), lifetime, clock.instant().plus(lifetime));
     }
 
-    /** The token's user once its link is used up by this call; null when it is unknown, used, expired or malformed. */
+    /**
+     * The token's user once its link is used up by this call; null when it is unknown, used, expired or malformed, or
+     * when its account may no longer log in (the link is used up all the same).
+     */
     @Override
     public OneTimeToken consume(OneTimeTokenAuthenticationToken authenticationToken) {
         String token = authenticationToken.getTokenValue();
@@ -58,13 +70,13 @@ public final class VerificationOneTimeTokenService implements OneTimeTokenServic
         }
         VerificationResult result;
         try {
-            result = codes.verify(new VerifyRequest(token, Optional.empty(), Optional.of(CodeType.EMAIL_VERIFICATION),
+            result = codes.verify(new VerifyRequest(token, Optional.empty(), Optional.of(CodeType.LOGIN),
                     Clients.current(), Optional.of(properties.context())));
         } catch (InvalidInputException malformed) {
             return null;
         }
         if (result instanceof VerificationResult.Valid valid) {
-            return accounts.usernameOf(valid.userId())
+            return accounts.usernameOf(valid.userId()).filter(status::mayLogIn)
                     .map(username -> new DefaultOneTimeToken(token, username, clock.instant()))
                     .orElse(null);
         }

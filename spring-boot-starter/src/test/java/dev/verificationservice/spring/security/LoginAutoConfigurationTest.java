@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
+import jakarta.servlet.http.Cookie;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Optional;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.security.authentication.ott.InMemoryOneTimeTokenService;
 import org.springframework.security.authentication.ott.OneTimeTokenService;
 import org.springframework.security.core.userdetails.UserDetailsService;
@@ -60,6 +63,31 @@ class LoginAutoConfigurationTest {
                     assertThat(context.getBean(OneTimeTokenGenerationSuccessHandler.class))
                             .isInstanceOf(LoginLinkSender.class);
                 });
+    }
+
+    @Test
+    void theRememberMeCookieIsSecureEvenOverPlainHttpUnlessTurnedOff() {
+        web.withBean(LoginAccounts.class, () -> NOBODY)
+                .withBean(UserDetailsService.class, InMemoryUserDetailsManager::new).run(context -> {
+                    MockHttpServletRequest http = new MockHttpServletRequest();
+                    assertThat(droppedCookie(context.getBean(DeviceRememberMeServices.class), http).getSecure())
+                            .as("Spring's default would follow the request").isTrue();
+                });
+        web.withBean(LoginAccounts.class, () -> NOBODY)
+                .withBean(UserDetailsService.class, InMemoryUserDetailsManager::new)
+                .withPropertyValues("verification.login.cookie-secure=false").run(context -> {
+                    MockHttpServletRequest https = new MockHttpServletRequest();
+                    https.setSecure(true);
+                    assertThat(droppedCookie(context.getBean(DeviceRememberMeServices.class), https).getSecure())
+                            .isFalse();
+                });
+    }
+
+    /** The cookie a logout sets to drop the remember-me cookie: it carries the same flags as the one set on login. */
+    private static Cookie droppedCookie(DeviceRememberMeServices services, MockHttpServletRequest request) {
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        services.logout(request, response, null);
+        return response.getCookie("remember-me");
     }
 
     @Test

@@ -63,6 +63,7 @@ class DeviceRememberMeTest {
         Cookie cookie = logIn("alice");
         assertThat(cookie.getMaxAge()).isEqualTo((int) Duration.ofDays(30).toSeconds());
         assertThat(cookie.isHttpOnly()).isTrue();
+        assertThat(cookie.getSecure()).as("Secure by default, though this request came over plain HTTP").isTrue();
 
         CLOCK.advance(Duration.ofDays(20));
         MockHttpServletResponse first = mvc.perform(get("/").cookie(cookie)).andReturn().getResponse();

@@ -32,7 +32,8 @@ public class LoginHostApplication {
             "alice", new LoginAccount("user-alice", "alice@example.com"),
             "bob", new LoginAccount("user-bob", "bob@example.com"),
             "carol", new LoginAccount("user-carol", "carol@example.com"),
-            "dave", new LoginAccount("user-dave", "dave@example.com"));
+            "dave", new LoginAccount("user-dave", "dave@example.com"),
+            "erin", new LoginAccount("user-erin", "erin@example.com"));
 
     @Bean
     SecurityFilterChain security(HttpSecurity http, DeviceRememberMeServices rememberMe) throws Exception {
@@ -66,9 +67,10 @@ public class LoginHostApplication {
     public static final class RecordingUsers implements UserDetailsService {
 
         final Map<String, Thread> lookedUpOn = new ConcurrentHashMap<>();
-        private final UserDetailsService users;
+        /** The users themselves: a test disables one as an administrator would. */
+        final InMemoryUserDetailsManager users;
 
-        RecordingUsers(UserDetailsService users) {
+        RecordingUsers(InMemoryUserDetailsManager users) {
             this.users = users;
         }
 

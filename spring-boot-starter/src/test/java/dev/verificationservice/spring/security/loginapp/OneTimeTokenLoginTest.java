@@ -7,9 +7,14 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.spring.security.LoginAutoConfiguration;
+import dev.verificationservice.spring.security.LoginLinkSender;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,6 +37,8 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
 import org.springframework.context.annotation.Bean;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.MockMvc;
@@ -51,7 +58,9 @@ class OneTimeTokenLoginTest {
     @DynamicPropertySource
     static void settings(DynamicPropertyRegistry registry) throws IOException {
         registry.add("verification.data-dir", Files.createTempDirectory("verification-login-host")::toString);
-        registry.add("verification.link-url", () -> "http://localhost/login/ott?token={code}");
+        // The other types' links: a login link never goes there.
+        registry.add("verification.link-url", () -> "http://localhost/reset?code={code}");
+        registry.add("verification.login.link-url", () -> "http://localhost/login/ott?token={code}");
         registry.add("verification.limits.ip", () -> "2/PT1H");
     }
 
@@ -118,8 +127,9 @@ class OneTimeTokenLoginTest {
         List<DevelopmentOutbox.Message> sent = sentSinceStart();
         assertThat(sent).as("one message, alice's").hasSize(1);
         assertThat(sent.get(0).to()).isEqualTo("alice@example.com");
+        assertThat(sent.get(0).codeType()).isEqualTo(CodeType.LOGIN);
         assertThat(sent.get(0).body()).contains("http://localhost/login/ott?token=" + sent.get(0).code())
-                .contains("Sign in");
+                .contains("Sign in").doesNotContain("/reset");
         assertThat(types(auditSinceStart("user-alice"))).containsExactly(AuditEventType.CODE_SENT);
         assertThat(auditSinceStart("nobody")).isEmpty();
         assertThat(auditSinceStart("user-nobody")).isEmpty();
@@ -154,6 +164,49 @@ class OneTimeTokenLoginTest {
         assertThat(disabled.getResponse().getRedirectedUrl()).isEqualTo("/ott/sent");
         assertThat(sentSinceStart()).isEmpty();
         assertThat(auditSinceStart("user-dave")).isEmpty();
+    }
+
+    @Test
+    void aLoginLinkNeitherReplacesAPendingEmailCodeNorWaitsForItsCooldown() throws Exception {
+        verification.codes().issue(CodeRequest.of("user-alice", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "alice@example.com"));
+        String emailCode = sentSinceStart().get(0).code();
+
+        generate("alice", "10.0.0.7");
+        executor.awaitAll();
+        assertThat(sentSinceStart()).as("the link went at once, within the email code's resend cooldown").hasSize(2);
+        assertThat(verification.codes().verify(VerifyRequest.numeric(emailCode, "user-alice",
+                CodeType.EMAIL_VERIFICATION)).valid()).as("the pending email code still works").isTrue();
+    }
+
+    @Test
+    void aLinkSentBeforeTheAccountWasDisabledLogsNoOneIn() throws Exception {
+        generate("erin", "10.0.0.8");
+        executor.awaitAll();
+        String token = sentSinceStart().get(0).code();
+        UserDetails erin = users.users.loadUserByUsername("erin");
+        users.users.updateUser(User.withUserDetails(erin).disabled(true).build());
+        try {
+            assertThat(mvc.perform(post("/login/ott").param("token", token).with(csrf())).andReturn().getResponse()
+                    .getRedirectedUrl()).isEqualTo("/login?error");
+        } finally {
+            users.users.updateUser(User.withUserDetails(erin).disabled(false).build());
+        }
+        assertThat(mvc.perform(post("/login/ott").param("token", token).with(csrf())).andReturn().getResponse()
+                .getRedirectedUrl()).as("the link was used up by the refused login").isEqualTo("/login?error");
+    }
+
+    @Test
+    void aUsernameLongerThanAnyAccountsGetsTheSameAnswerAndIsNeverQueued() throws Exception {
+        int handedOver = executor.handedOverOn.size();
+        MvcResult known = generate("alice", "10.0.0.9");
+        MvcResult tooLong = generate("a".repeat(LoginLinkSender.MAX_USERNAME_LENGTH + 1), "10.0.0.9");
+
+        assertThat(tooLong.getResponse().getRedirectedUrl()).isEqualTo(known.getResponse().getRedirectedUrl());
+        assertThat(tooLong.getResponse().getContentAsString()).isEqualTo(known.getResponse().getContentAsString());
+        assertThat(executor.handedOverOn).as("alice's only").hasSize(handedOver + 1);
+        executor.awaitAll();
+        assertThat(sentSinceStart()).extracting(DevelopmentOutbox.Message::to).containsExactly("alice@example.com");
     }
 
     @Test
@@ -199,7 +252,7 @@ class OneTimeTokenLoginTest {
         assertThat(sentSinceStart()).as("the second request came within the cooldown").hasSize(1);
         assertThat(auditSinceStart("user-carol")).filteredOn(entry -> entry.eventType() == AuditEventType.RATE_LIMITED)
                 .singleElement().satisfies(entry -> assertThat(entry.details())
-                        .containsEntry("action", "RESEND_EMAIL_VERIFICATION"));
+                        .containsEntry("action", "RESEND_LOGIN"));
 
         CLOCK.advance(Duration.ofSeconds(31));
         generate("carol", "10.0.0.4");
