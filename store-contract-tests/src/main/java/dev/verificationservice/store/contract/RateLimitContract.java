@@ -63,7 +63,7 @@ public abstract class RateLimitContract extends ContractPart {
         verifyEmailCode("hal", "000000");
 
         List<RateLimitDecision> limits = verification().codes().rateLimits("hal");
-        assertThat(limits).hasSize(6);
+        assertThat(limits).as("send and verify of each of the four code types").hasSize(8);
         assertThat(limits).filteredOn(limit -> limit.action().equals("SEND_EMAIL_VERIFICATION")).singleElement()
                 .satisfies(limit -> {
                     assertThat(limit.count()).isEqualTo(2);
