@@ -120,6 +120,32 @@ public final class SqliteFiles {
     }
 
     /**
+     * The write transactions the open store's one writer has run and the COMMITs (each one sync of the file with
+     * {@code synchronous=FULL}) it has made so far: group commit makes fewer commits than transactions under
+     * concurrency. Read from the store's private writer: a benchmark's tool.
+     */
+    public static long[] writerCounts(SqliteVerificationStore store) {
+        try {
+            Object writer = privateField(privateField(store, "table"), "writer");
+            return new long[] {(long) privateCall(writer, "transactions"), (long) privateCall(writer, "commits")};
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot read the writer's counts", e);
+        }
+    }
+
+    private static Object privateField(Object owner, String name) throws ReflectiveOperationException {
+        Field field = owner.getClass().getDeclaredField(name);
+        field.setAccessible(true);
+        return field.get(owner);
+    }
+
+    private static Object privateCall(Object owner, String name) throws ReflectiveOperationException {
+        java.lang.reflect.Method method = owner.getClass().getDeclaredMethod(name);
+        method.setAccessible(true);
+        return method.invoke(owner);
+    }
+
+    /**
      * Sets {@code PRAGMA synchronous} on every connection the open store will use from now on ({@code NORMAL}:
      * commits are not synced to disk, a power loss may roll back the last ones). Reaches into the store's
      * private pool: a benchmark's tool, so that the product offers no such switch. Returns the value every

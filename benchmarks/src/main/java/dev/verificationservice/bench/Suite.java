@@ -26,7 +26,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * The whole benchmark suite, as {@code bench/run} starts it from the repository root: JMH (core, each store's
  * access patterns, a whole verification at 1,000 and 1,000,000 stored codes and with synchronous FULL and
- * NORMAL, interleaved), the DynamoDB cost probe, the HTTP load run with wrk on both stores, and start-up time and memory.
+ * NORMAL, interleaved), the DynamoDB cost probe, the HTTP load run with wrk on both stores, start-up time and memory,
+ * and Spring Security's one-time tokens on this store against its {@code JdbcOneTimeTokenService} ({@code ott}).
  * Prints one table per API operation, then the targets and the supporting figures, and writes the same text to
  * {@code benchmarks/target/bench-results.md}. {@code --quick} runs everything briefly (for working on the suite;
  * its figures are not meant to be quoted).
@@ -55,7 +56,8 @@ public final class Suite {
         Files.createDirectories(work);
         long started = System.nanoTime();
         String loadBefore = loadAverage();
-        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "startup").contains(flag));
+        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "startup", "ott")
+                .contains(flag));
 
         Map<String, Double> jmh = new LinkedHashMap<>();
         if (all || flags.contains("jmh")) {
@@ -94,8 +96,14 @@ public final class Suite {
             log.accept("Start-up and memory");
             startup = StartupRun.run(work, quick ? 1 : 3, log);
         }
+        List<OttComparison.Result> ott = List.of();
+        if (all || flags.contains("ott")) {
+            log.accept("Spring Security one-time tokens: this store against JdbcOneTimeTokenService (interleaved)");
+            ott = OttComparison.run(List.of(1, 8), quick ? 2 : 5, quick ? 1000 : 5000, log);
+        }
         String report = new Report(jmh, verify, costs, embedded, dynamodb, startup, loadBefore, loadAverage(),
-                Duration.ofNanos(System.nanoTime() - started), quick).render();
+                Duration.ofNanos(System.nanoTime() - started), quick).render()
+                + (ott.isEmpty() ? "" : "\n" + OttComparison.table(ott));
         System.out.println();
         System.out.println(report);
         Files.writeString(Path.of("benchmarks/target/bench-results.md"), report, StandardCharsets.UTF_8);
