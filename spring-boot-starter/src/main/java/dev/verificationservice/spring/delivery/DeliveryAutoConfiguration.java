@@ -85,9 +85,10 @@ public class DeliveryAutoConfiguration {
     public MessageRenderer verificationMessageRenderer(VerificationProperties properties, MessageTemplates templates, Clock clock,
                                                        ObjectProvider<LoginProperties> login) {
         // Login links (Spring Security's one-time-token login, when it is on) open the application's login page.
+        String loginLinkUrl = Optional.ofNullable(login.getIfAvailable()).map(LoginProperties::linkUrl)
+                .orElse(LoginProperties.DEFAULT_LINK_URL);
         MessageRenderer renderer = new MessageRenderer(templates, properties.linkUrl(),
-                webOtpDomain(properties.sms().webotpDomain()), clock).withLinkUrl(CodeType.LOGIN,
-                Optional.ofNullable(login.getIfAvailable()).map(LoginProperties::linkUrl).orElse(LoginProperties.DEFAULT_LINK_URL));
+                webOtpDomain(properties.sms().webotpDomain()), clock).withLinkUrl(CodeType.LOGIN, loginLinkUrl);
         SmsBudget.warnAboutLongTemplates(renderer, clock, properties.codeTtl());
         return renderer;
     }
