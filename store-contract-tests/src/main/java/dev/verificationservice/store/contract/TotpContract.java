@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.codec.binary.Base32;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,8 @@ import org.junit.jupiter.api.Test;
  * a newer one, fifty at once), recovery codes used once, retries by attempt id, deletes, and no secret in clear.
  */
 public abstract class TotpContract extends ContractPart {
+
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
 
     protected TotpContract(ContractFixture fixture) {
         super(fixture);
@@ -95,7 +98,7 @@ public abstract class TotpContract extends ContractPart {
                 .hasValueSatisfying(factor -> assertThat(factor.isExpiredAt(clock().instant())).isTrue());
         assertThat(verification().totp().list("cai")).isEmpty();
         assertThat(confirm("cai", enrolment)).isEqualTo(new Confirmation.NotConfirmed(Confirmation.Reason.NOT_FOUND));
-        assertThat(store().confirmFactor(acceptance("cai", enrolment.factorId(), currentStep(), "late-1",
+        assertThat(store().confirmFactor(acceptance("cai", enrolment.factorId(), currentStep(), attempt("late-1"),
                 AuditEventType.TOTP_CONFIRMED, Optional.empty())))
                 .as("the store's own condition: ttl > now").isInstanceOf(StepOutcome.Refused.class);
         assertThat(store().findFactor("cai", enrolment.factorId()).orElseThrow().confirmed()).isFalse();
@@ -105,14 +108,14 @@ public abstract class TotpContract extends ContractPart {
     void aConfirmationRetriedByItsAttemptIdIsConfirmedAgainWritingOnceAndGivingBackOnce() {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         Enrolment enrolment = enrol("dan");
-        Place place = placeOf("dan", TotpService.VERIFY_ACTION, "confirm-1");
+        Place place = placeOf("dan", TotpService.VERIFY_ACTION, attempt("confirm-1"));
         store().takePlace(place, 5);
-        StepAcceptance confirmation = acceptance("dan", enrolment.factorId(), currentStep(), "confirm-1",
+        StepAcceptance confirmation = acceptance("dan", enrolment.factorId(), currentStep(), attempt("confirm-1"),
                 AuditEventType.TOTP_CONFIRMED, Optional.of(place));
 
         assertThat(store().confirmFactor(confirmation)).isEqualTo(new StepOutcome.Accepted());
         assertThat(store().confirmFactor(confirmation)).as("the same attempt again").isEqualTo(new StepOutcome.Accepted());
-        assertThat(store().confirmFactor(acceptance("dan", enrolment.factorId(), currentStep(), "confirm-2",
+        assertThat(store().confirmFactor(acceptance("dan", enrolment.factorId(), currentStep(), attempt("confirm-2"),
                 AuditEventType.TOTP_CONFIRMED, Optional.empty())))
                 .isInstanceOfSatisfying(StepOutcome.Refused.class, refused -> assertThat(refused.current())
                         .hasValueSatisfying(factor -> assertThat(factor.confirmed()).isTrue()));
@@ -135,9 +138,9 @@ public abstract class TotpContract extends ContractPart {
         assertThat(verify("eve", enrolment)).isEqualTo(new TotpVerification.Valid(enrolment.factorId()));
         assertThat(verify("eve", enrolment)).isEqualTo(replayed());
         long newest = currentStep();
-        assertThat(store().acceptStep(acceptance("eve", enrolment.factorId(), newest - 1, "older-1",
+        assertThat(store().acceptStep(acceptance("eve", enrolment.factorId(), newest - 1, attempt("older-1"),
                 AuditEventType.TOTP_VERIFIED, Optional.empty()))).as("an older step").isInstanceOf(StepOutcome.Refused.class);
-        assertThat(store().acceptStep(acceptance("eve", enrolment.factorId(), newest + 1, "newer-1",
+        assertThat(store().acceptStep(acceptance("eve", enrolment.factorId(), newest + 1, attempt("newer-1"),
                 AuditEventType.TOTP_VERIFIED, Optional.empty()))).isEqualTo(new StepOutcome.Accepted());
 
         TotpFactor factor = store().findFactor("eve", enrolment.factorId()).orElseThrow();
@@ -151,7 +154,7 @@ public abstract class TotpContract extends ContractPart {
     void aPendingFactorAcceptsNoStep() {
         Enrolment enrolment = enrol("fay");
 
-        assertThat(store().acceptStep(acceptance("fay", enrolment.factorId(), currentStep(), "early-1",
+        assertThat(store().acceptStep(acceptance("fay", enrolment.factorId(), currentStep(), attempt("early-1"),
                 AuditEventType.TOTP_VERIFIED, Optional.empty()))).isInstanceOf(StepOutcome.Refused.class);
         assertThat(verify("fay", enrolment)).isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.NO_FACTOR));
     }
@@ -164,7 +167,7 @@ public abstract class TotpContract extends ContractPart {
         AtomicInteger attempts = new AtomicInteger();
 
         List<StepAcceptance> winners = runConcurrently(50, () -> {
-            StepAcceptance acceptance = acceptance("gus", enrolment.factorId(), step, "race-" + attempts.incrementAndGet(),
+            StepAcceptance acceptance = acceptance("gus", enrolment.factorId(), step, attempt("race-" + attempts.incrementAndGet()),
                     AuditEventType.TOTP_VERIFIED, Optional.empty());
             return store().acceptStep(acceptance) instanceof StepOutcome.Accepted ? acceptance : null;
         }).stream().filter(acceptance -> acceptance != null).toList();
@@ -218,7 +221,7 @@ public abstract class TotpContract extends ContractPart {
 
         List<RecoveryCodeUse> winners = runConcurrently(50, () -> {
             RecoveryCodeUse use = new RecoveryCodeUse("jon", code.digest(), code.setId(), clock().instant(),
-                    "use-" + attempts.incrementAndGet(), newEntry("jon", AuditEventType.RECOVERY_CODE_USED),
+                    attempt("use-" + attempts.incrementAndGet()), newEntry("jon", AuditEventType.RECOVERY_CODE_USED),
                     Optional.empty());
             return store().useRecoveryCode(use) instanceof RecoveryUseOutcome.Used ? use : null;
         }).stream().filter(use -> use != null).toList();
@@ -249,7 +252,7 @@ public abstract class TotpContract extends ContractPart {
         IssuedRecoveryCodes first = confirmedWithCodes("lea");
         RecoveryCode stored = store().findRecoveryCodes("lea").get(0);
         assertThat(store().useRecoveryCode(new RecoveryCodeUse("lea", stored.digest(), "another-set", clock().instant(),
-                "use-1", newEntry("lea", AuditEventType.RECOVERY_CODE_USED), Optional.empty())))
+                attempt("use-1"), newEntry("lea", AuditEventType.RECOVERY_CODE_USED), Optional.empty())))
                 .isInstanceOf(RecoveryUseOutcome.Refused.class);
 
         IssuedRecoveryCodes second = verification().recovery().issue("lea", ClientContext.none());
@@ -325,6 +328,14 @@ public abstract class TotpContract extends ContractPart {
     }
 
     // Helpers
+
+    /**
+     * An attempt id of this test alone: a DynamoDB store sends it as a ClientRequestToken, which the engine remembers
+     * for ten minutes across tables, so a name another test used for another request would be refused.
+     */
+    private String attempt(String name) {
+        return name + "-" + run;
+    }
 
     private Enrolment enrol(String userId) {
         return verification().totp().enrol(userId, Optional.empty(), Optional.empty(), ClientContext.none());
