@@ -8,6 +8,7 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.OutgoingCode;
 import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.VerificationStore;
@@ -23,6 +24,8 @@ public final class Fixtures {
 
     /** The HMAC key of every benchmark (and of the servers the load run starts); not a secret of anything. */
     public static final String HMAC_KEY = "YmVuY2htYXJrLWhtYWMta2V5LTAxMjM0NTY3ODlhYmNkZWY=";
+    /** The AES-256 key TOTP secrets are sealed with (required on DynamoDB). */
+    public static final String ENCRYPTION_KEY = "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=";
     public static final String API_KEY = "bench-api-key-0123456789abcdefghijklmnop";
     public static final SecretKeyRing KEYS = SecretKeyRing.fromBase64(List.of(HMAC_KEY));
     public static final Duration CODE_TTL = Duration.ofMinutes(15);
@@ -80,7 +83,8 @@ public final class Fixtures {
 
     /** The core on a store, with the default settings and a sender that keeps the last code per user. */
     public static Verification verification(VerificationStore store, KeepingSender sender) {
-        return Verification.builder().store(store).keys(KEYS).sender(sender).build();
+        return Verification.builder().store(store).keys(KEYS)
+                .encryption(EncryptionKeyRing.fromBase64(List.of(ENCRYPTION_KEY))).sender(sender).build();
     }
 
     /** Delivers nothing; keeps the last code sent to each user, as the development outbox would show it. */

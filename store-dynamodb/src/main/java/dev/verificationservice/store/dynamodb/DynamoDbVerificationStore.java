@@ -16,7 +16,13 @@ import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeUse;
+import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.totp.StepAcceptance;
+import dev.verificationservice.totp.StepOutcome;
+import dev.verificationservice.totp.TotpFactor;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -39,6 +45,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *   <li>{@link DynamoDbCounters}: take, give back and keep a rate-limit place, claim and release a cooldown,
  *   read counters and lift a limit;</li>
  *   <li>{@link DynamoDbIdempotency}: claim, complete, release and read an Idempotency-Key;</li>
+ *   <li>{@link DynamoDbTotpFactors}: enrol, confirm, accept a time step (the replay rule), list and remove
+ *   authenticator factors; {@link DynamoDbRecoveryCodes}: replace a set, use a code, list and delete codes (both
+ *   with {@link DynamoDbAttempts}: one transaction per attempt, retried by its attempt id);</li>
  *   <li>{@link DynamoDbTable}: what they share: conditional puts and updates, consistent reads, queries followed
  *   to their last page, deletes in groups of 25 retried with backoff, capacity recording and failure mapping;
  *   {@link TransactionConflicts}: what a write does when it meets a running transaction.</li>
@@ -56,6 +65,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private final DynamoDbAudit audit;
     private final DynamoDbCounters counters;
     private final DynamoDbIdempotency idempotency;
+    private final DynamoDbTotpFactors totpFactors;
+    private final DynamoDbRecoveryCodes recoveryCodes;
 
     /**
      * @param conditionFailureReturnsItem true for Amazon DynamoDB, which honours
@@ -70,6 +81,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.audit = new DynamoDbAudit(table);
         this.counters = new DynamoDbCounters(table);
         this.idempotency = new DynamoDbIdempotency(table);
+        this.totpFactors = new DynamoDbTotpFactors(table);
+        this.recoveryCodes = new DynamoDbRecoveryCodes(table);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {
@@ -230,6 +243,61 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public Optional<IdempotencyRecord> findIdempotencyKey(String keyDigest, Instant now) {
         return idempotency.findIdempotencyKey(keyDigest, now);
+    }
+
+    // TOTP factors: DynamoDbTotpFactors
+
+    @Override
+    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
+        totpFactors.insertFactor(factor, enrolled);
+    }
+
+    @Override
+    public List<TotpFactor> findFactors(String userId) {
+        return totpFactors.findFactors(userId);
+    }
+
+    @Override
+    public Optional<TotpFactor> findFactor(String userId, String factorId) {
+        return totpFactors.findFactor(userId, factorId);
+    }
+
+    @Override
+    public StepOutcome confirmFactor(StepAcceptance confirmation) {
+        return totpFactors.confirmFactor(confirmation);
+    }
+
+    @Override
+    public StepOutcome acceptStep(StepAcceptance acceptance) {
+        return totpFactors.acceptStep(acceptance);
+    }
+
+    @Override
+    public List<TotpFactor> deleteFactors(String userId, Optional<String> factorId) {
+        return totpFactors.deleteFactors(userId, factorId);
+    }
+
+    // Recovery codes: DynamoDbRecoveryCodes
+
+    @Override
+    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
+                                     AuditEntry issuedEntry) {
+        recoveryCodes.replaceRecoveryCodes(userId, voided, issued, issuedEntry);
+    }
+
+    @Override
+    public List<RecoveryCode> findRecoveryCodes(String userId) {
+        return recoveryCodes.findRecoveryCodes(userId);
+    }
+
+    @Override
+    public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
+        return recoveryCodes.useRecoveryCode(use);
+    }
+
+    @Override
+    public List<RecoveryCode> deleteRecoveryCodes(String userId) {
+        return recoveryCodes.deleteRecoveryCodes(userId);
     }
 
     // Operations
