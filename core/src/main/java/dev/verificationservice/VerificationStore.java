@@ -3,6 +3,7 @@ package dev.verificationservice;
 import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.devices.DeviceRepository;
+import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
@@ -21,6 +22,12 @@ import dev.verificationservice.totp.TotpRepository;
  */
 public interface VerificationStore extends CodeRepository, DeviceRepository, AuditRepository,
         RateLimitRepository, IdempotencyRepository, TotpRepository, RecoveryCodeRepository, AutoCloseable {
+
+    /**
+     * Webhook endpoints, deliveries and the outbox (§15). Every audit entry a store writes is also an undelivered
+     * event there, in the same atomic step.
+     */
+    WebhookRepository webhooks();
 
     /** Throws {@link StoreException} when the store cannot serve requests; for readiness checks. */
     void checkReady();

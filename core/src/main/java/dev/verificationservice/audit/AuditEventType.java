@@ -29,5 +29,10 @@ public enum AuditEventType {
     /** A recovery code was used (details: remaining). */
     RECOVERY_CODE_USED,
     /** A recovery code was refused; the failure reason says why. */
-    RECOVERY_CODE_FAILED
+    RECOVERY_CODE_FAILED,
+    /**
+     * The webhook relay disabled an endpoint (failing three days, or a 410 answer); recorded under the endpoint's id
+     * in place of a user id (details: endpointId, reason).
+     */
+    WEBHOOK_ENDPOINT_DISABLED
 }

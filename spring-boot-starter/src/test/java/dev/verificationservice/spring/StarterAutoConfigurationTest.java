@@ -10,6 +10,7 @@ import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.keys.EncryptionKeys;
+import dev.verificationservice.spring.events.WebhookAutoConfiguration;
 import dev.verificationservice.spring.security.LoginAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import dev.verificationservice.VerificationStore;
@@ -63,7 +64,8 @@ class StarterAutoConfigurationTest {
             assertThat(imports).isNotNull();
             assertThat(new String(imports.readAllBytes(), StandardCharsets.UTF_8).lines().toList()).containsExactlyInAnyOrder(
                     StoreAutoConfiguration.class.getName(), DeliveryAutoConfiguration.class.getName(),
-                    VerificationAutoConfiguration.class.getName(), LoginAutoConfiguration.class.getName());
+                    VerificationAutoConfiguration.class.getName(), LoginAutoConfiguration.class.getName(),
+                    WebhookAutoConfiguration.class.getName());
         }
     }
 

@@ -214,4 +214,11 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
             super(AbstractVerificationStoreContractTest.this);
         }
     }
+
+    @Nested
+    class Events extends EventsContract {
+        Events() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
 }

@@ -12,6 +12,7 @@ import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
+import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
@@ -48,6 +49,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *   <li>{@link DynamoDbTotpFactors}: enrol, confirm, accept a time step (the replay rule), list and remove
  *   authenticator factors; {@link DynamoDbRecoveryCodes}: replace a set, use a code, list and delete codes (both
  *   with {@link DynamoDbAttempts}: one transaction per attempt, retried by its attempt id);</li>
+ *   <li>{@link DynamoDbWebhooks}: webhook endpoints, deliveries and the outbox (the audit item itself, in a sparse
+ *   index);</li>
  *   <li>{@link DynamoDbTable}: what they share: conditional puts and updates, consistent reads, queries followed
  *   to their last page, deletes in groups of 25 retried with backoff, capacity recording and failure mapping;
  *   {@link TransactionConflicts}: what a write does when it meets a running transaction.</li>
@@ -67,6 +70,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private final DynamoDbIdempotency idempotency;
     private final DynamoDbTotpFactors totpFactors;
     private final DynamoDbRecoveryCodes recoveryCodes;
+    private final DynamoDbWebhooks webhooks;
 
     /**
      * @param conditionFailureReturnsItem true for Amazon DynamoDB, which honours
@@ -83,6 +87,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.idempotency = new DynamoDbIdempotency(table);
         this.totpFactors = new DynamoDbTotpFactors(table);
         this.recoveryCodes = new DynamoDbRecoveryCodes(table);
+        this.webhooks = new DynamoDbWebhooks(table);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {
@@ -301,6 +306,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     }
 
     // Operations
+
+    @Override
+    public WebhookRepository webhooks() {
+        return webhooks;
+    }
 
     @Override
     public void checkReady() {

@@ -10,6 +10,7 @@ import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
+import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
@@ -38,8 +39,9 @@ import java.util.Optional;
  * condition and the writes it guards are one atomic step. Each repository holds its statements and tells its
  * algorithm: {@link SqliteCodes} (insert, consume, keep the newest), {@link SqliteDevices} (register, use with
  * a sliding expiry and re-key, revoke all), {@link SqliteAudit}, {@link SqliteCounters} (rate-limit places and
- * cooldowns), {@link SqliteIdempotency}, {@link SqliteTotpFactors} (the TOTP replay rule) and
- * {@link SqliteRecoveryCodes}; {@link SqliteTable} holds what they share. Queries through GSI1 and
+ * cooldowns), {@link SqliteIdempotency}, {@link SqliteTotpFactors} (the TOTP replay rule),
+ * {@link SqliteRecoveryCodes} and {@link SqliteWebhooks} (webhooks and the outbox); {@link SqliteTable} holds what
+ * they share. Queries through GSI1 and
  * the audit range filter {@code ttl > :now} themselves.
  *
  * <p><b>Concurrency.</b> The database runs in WAL mode. Reads go through a small connection pool; every
@@ -80,6 +82,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteIdempotency idempotency;
     private final SqliteTotpFactors totpFactors;
     private final SqliteRecoveryCodes recoveryCodes;
+    private final SqliteWebhooks webhooks;
     private final SqliteSweep sweep;
 
     private SqliteVerificationStore(SqliteTable table, Clock clock, Duration sweepInterval, Duration sweepGrace) {
@@ -88,6 +91,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.codes = new SqliteCodes(table, counters);
         this.devices = new SqliteDevices(table);
         this.audit = new SqliteAudit(table);
+        this.webhooks = new SqliteWebhooks(table);
         this.idempotency = new SqliteIdempotency(table);
         this.totpFactors = new SqliteTotpFactors(table, counters);
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
@@ -327,6 +331,11 @@ public final class SqliteVerificationStore implements VerificationStore {
      * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
+    @Override
+    public WebhookRepository webhooks() {
+        return webhooks;
+    }
+
     @Override
     public void checkReady() {
         table.inTransaction("check readiness (take the write lock)", connection -> {

@@ -1,0 +1,181 @@
+package dev.verificationservice.events;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The relay's steps, each on the injected clock and without threads of its own ({@link RelayRunner} schedules them):
+ * fan an undelivered event out to the endpoints subscribed to it, and attempt one delivery under a lease. Any number
+ * of relays (threads, service instances) may run these steps on one store at once: the conditional writes of the
+ * {@link WebhookRepository} let exactly one of them send a delivery at a time.
+ */
+public final class WebhookRelay {
+
+    /** Longer than a request may take, so a lease outlives every attempt made under it. */
+    public static final Duration LEASE = RetrySchedule.TIMEOUT.multipliedBy(4);
+
+    private final WebhookRepository store;
+    private final Webhooks webhooks;
+    private final EndpointUrls urls;
+    private final WebhookTransport transport;
+    private final AuditLog audit;
+    private final RelayMetrics metrics;
+    private final Clock clock;
+    private final String owner;
+
+    /**
+     * @param owner names this relay in the leases it takes (unique per instance, e.g. random)
+     */
+    public WebhookRelay(WebhookRepository store, Webhooks webhooks, EndpointUrls urls, WebhookTransport transport,
+                        AuditLog audit, RelayMetrics metrics, Clock clock, String owner) {
+        this.store = store;
+        this.webhooks = webhooks;
+        this.urls = urls;
+        this.transport = transport;
+        this.audit = audit;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.owner = owner;
+    }
+
+    /**
+     * Takes up to {@code limit} undelivered events out of the outbox, each with one delivery per subscribed endpoint
+     * (written FAILED for a disabled one, so a redelivery after enabling finds it). Answers how many it took.
+     */
+    public int fanOut(int limit) {
+        List<AuditEntry> events = store.undeliveredEvents(limit);
+        if (events.isEmpty()) {
+            return 0;
+        }
+        List<WebhookEndpoint> endpoints = store.listEndpoints();
+        Instant now = clock.instant();
+        for (AuditEntry entry : events) {
+            WebhookEvent event = WebhookEvent.of(entry);
+            List<Delivery> deliveries = new ArrayList<>();
+            for (WebhookEndpoint endpoint : endpoints) {
+                if (endpoint.subscribesTo(event.type())) {
+                    deliveries.add(endpoint.isEnabled() ? Delivery.pending(endpoint.endpointId(), event, now)
+                            : Delivery.skipped(endpoint.endpointId(), event));
+                }
+            }
+            store.fanOut(entry, deliveries);
+        }
+        return events.size();
+    }
+
+    /** Up to {@code limit} deliveries due now (hints: {@link #attempt} checks again under the lease). */
+    public List<Delivery> due(int limit) {
+        return store.dueDeliveries(clock.instant(), limit);
+    }
+
+    /** One attempt at a delivery: claim its lease, send it signed, write the outcome. */
+    public DeliveryOutcome attempt(Delivery due) {
+        Instant now = clock.instant();
+        Optional<Delivery> claimed = store.claimDelivery(due, owner, now, now.plus(LEASE));
+        if (claimed.isEmpty()) {
+            return counted(due, DeliveryOutcome.NOT_CLAIMED);
+        }
+        Delivery delivery = claimed.get();
+        Optional<WebhookEndpoint> found = store.findEndpoint(delivery.endpointId());
+        if (found.isEmpty() || !found.get().isEnabled()) {
+            String why = found.isEmpty() ? "the endpoint was deleted" : "the endpoint was disabled";
+            return record(delivery.failed(now, Optional.empty(), why, Optional.empty()), DeliveryOutcome.FAILED);
+        }
+        WebhookEndpoint endpoint = found.get();
+        Optional<String> refused = urls.checkDelivery(endpoint.url());
+        WebhookTransport.Response response = refused.<WebhookTransport.Response>map(WebhookTransport.NoAnswer::new)
+                .orElseGet(() -> send(endpoint, delivery, now));
+        Instant after = clock.instant();
+        if (response instanceof WebhookTransport.Answered answered && answered.status() / 100 == 2) {
+            if (endpoint.failingSince().isPresent()) {
+                changeEndpoint(endpoint.endpointId(), current -> current.isEnabled() && current.failingSince().isPresent()
+                        ? Optional.of(current.withStatus(EndpointStatus.ENABLED, Optional.empty(), Optional.empty()))
+                        : Optional.empty());
+            }
+            return record(delivery.delivered(after, answered.status()), DeliveryOutcome.DELIVERED);
+        }
+        Optional<Integer> status = response instanceof WebhookTransport.Answered answered
+                ? Optional.of(answered.status()) : Optional.empty();
+        String error = status.map(code -> "answered " + code)
+                .orElseGet(() -> ((WebhookTransport.NoAnswer) response).why());
+        if (status.equals(Optional.of(410))) {
+            disable(endpoint.endpointId(), "answered 410 Gone");
+            return record(delivery.failed(after, status, error, Optional.empty()), DeliveryOutcome.FAILED);
+        }
+        Instant failingSince = endpoint.failingSince().orElse(after);
+        if (!failingSince.plus(RetrySchedule.DISABLE_AFTER).isAfter(after)) {
+            disable(endpoint.endpointId(), "failed for " + RetrySchedule.DISABLE_AFTER.toDays() + " days");
+            return record(delivery.failed(after, status, error, Optional.empty()), DeliveryOutcome.FAILED);
+        }
+        if (endpoint.failingSince().isEmpty()) {
+            changeEndpoint(endpoint.endpointId(), current -> current.failingSince().isEmpty()
+                    ? Optional.of(current.withStatus(current.status(), Optional.of(after), current.disabledReason()))
+                    : Optional.empty());
+        }
+        Optional<Instant> retryAt = RetrySchedule.nextAttempt(delivery.attempts() + 1, after);
+        return record(delivery.failed(after, status, error, retryAt),
+                retryAt.isPresent() ? DeliveryOutcome.RETRYING : DeliveryOutcome.FAILED);
+    }
+
+    private WebhookTransport.Response send(WebhookEndpoint endpoint, Delivery delivery, Instant now) {
+        byte[] body = delivery.event().body().getBytes(StandardCharsets.UTF_8);
+        long timestamp = now.getEpochSecond();
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("content-type", "application/json");
+        headers.put("webhook-id", delivery.eventId());
+        headers.put("webhook-timestamp", Long.toString(timestamp));
+        headers.put("webhook-signature", WebhookSignatures.header(webhooks.signingSecrets(endpoint, now),
+                delivery.eventId(), timestamp, body));
+        return transport.post(endpoint.url(), headers, body, RetrySchedule.TIMEOUT);
+    }
+
+    private DeliveryOutcome record(Delivery outcome, DeliveryOutcome result) {
+        return counted(outcome, store.recordAttempt(outcome, owner) ? result : DeliveryOutcome.LEASE_LOST);
+    }
+
+    private DeliveryOutcome counted(Delivery delivery, DeliveryOutcome outcome) {
+        metrics.attempted(delivery.endpointId(), outcome);
+        return outcome;
+    }
+
+    /** Disables the endpoint once (a second relay finding it disabled does nothing), with an audit entry. */
+    private void disable(String endpointId, String reason) {
+        boolean changed = changeEndpoint(endpointId, current -> current.isEnabled()
+                ? Optional.of(current.withStatus(EndpointStatus.DISABLED, current.failingSince(), Optional.of(reason)))
+                : Optional.empty());
+        if (changed) {
+            metrics.endpointDisabled(endpointId);
+            // The endpoint's own history: its id stands where a user id stands in other entries.
+            audit.recordFailure(endpointId, AuditEventType.WEBHOOK_ENDPOINT_DISABLED, "ENDPOINT_FAILING",
+                    Map.of("endpointId", endpointId, "reason", reason), ClientContext.none());
+        }
+    }
+
+    /** Applies a change to the endpoint as stored now, retrying on a concurrent change; whether it wrote one. */
+    private boolean changeEndpoint(String endpointId,
+                                   Function<WebhookEndpoint, Optional<WebhookEndpoint>> change) {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            Optional<WebhookEndpoint> current = store.findEndpoint(endpointId);
+            Optional<WebhookEndpoint> changed = current.flatMap(change);
+            if (changed.isEmpty()) {
+                return false;
+            }
+            if (store.replaceEndpoint(changed.get(), current.get().version())) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,32 @@
+package dev.verificationservice.spring.events;
+
+import dev.verificationservice.events.WebhookSettings;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Events out (§15) under {@code verification.webhooks.*} ({@code VERIFICATION_WEBHOOKS_*}).
+ *
+ * @param enabled                {@code auto} (default): on with the embedded store, on with DynamoDB when
+ *                               {@code VERIFICATION_ENCRYPTION_KEYS} is set (endpoint secrets are stored sealed under
+ *                               them); {@code true} requires the keys there; {@code false} runs no relay
+ * @param allowPrivateAddresses  deliver to loopback, private and link-local addresses too (an internal receiver);
+ *                               off, only public addresses and http(s)://localhost are accepted
+ * @param workers                threads sending webhook requests, across all endpoints
+ * @param perEndpointConcurrency requests in flight to one endpoint at most (a slow endpoint holds no more workers)
+ * @param pollInterval           how often the relay looks for undelivered events and due retries
+ * @param batchSize              events and deliveries read per look
+ */
+@ConfigurationProperties(prefix = "verification.webhooks")
+public record WebhookProperties(@DefaultValue("auto") String enabled,
+                                @DefaultValue("false") boolean allowPrivateAddresses,
+                                @DefaultValue("8") int workers,
+                                @DefaultValue("2") int perEndpointConcurrency,
+                                @DefaultValue("PT1S") Duration pollInterval,
+                                @DefaultValue("100") int batchSize) {
+
+    public WebhookSettings settings() {
+        return new WebhookSettings(allowPrivateAddresses, workers, perEndpointConcurrency, pollInterval, batchSize);
+    }
+}
