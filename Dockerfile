@@ -21,7 +21,7 @@ SHELL ["/bin/bash", "-c"]
 RUN VERIFICATION_STORE=embedded VERIFICATION_DATA_DIR=/tmp/training SERVER_PORT=8080 \
     java -XX:+UseSerialGC -Xms32m -Xmx256m -XX:ArchiveClassesAtExit=/app/app.jsa \
     -jar /app/verification-server.jar > /tmp/training.log 2>&1 & pid=$! \
- && for _ in $(seq 1200); do grep -q 'Tomcat started on port' /tmp/training.log && break; sleep 0.1; done \
+ && for _ in $(seq 3000); do grep -q 'Tomcat started on port' /tmp/training.log && break; sleep 0.1; done \
  && exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /actuator/health/readiness HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3 \
  && head -1 <&3 | grep -q ' 200' && exec 3>&- \
  && kill -TERM $pid && { wait $pid || true; } && test -s /app/app.jsa \
