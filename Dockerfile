@@ -15,11 +15,17 @@ RUN groupadd --system --gid 10001 verification \
  && mkdir /data && chown verification:verification /data && chmod 700 /data
 COPY --from=build /app /app
 WORKDIR /app
-# The class-data archive, made by one training start on a throwaway store, as ./run does after each build.
-RUN VERIFICATION_STORE=embedded VERIFICATION_DATA_DIR=/tmp/training SERVER_PORT=0 \
-    java -XX:+UseSerialGC -Xms32m -Xmx256m -XX:ArchiveClassesAtExit=/app/app.jsa -Dspring.context.exit=onRefresh \
-    -jar /app/verification-server.jar > /dev/null \
- && rm -rf /tmp/training
+# The class-data archive, made by one training start on a throwaway store, as ./run does after each build: the
+# context, one readiness request (what answering it loads is archived too), then SIGTERM, at which the JVM writes it.
+SHELL ["/bin/bash", "-c"]
+RUN VERIFICATION_STORE=embedded VERIFICATION_DATA_DIR=/tmp/training SERVER_PORT=8080 \
+    java -XX:+UseSerialGC -Xms32m -Xmx256m -XX:ArchiveClassesAtExit=/app/app.jsa \
+    -jar /app/verification-server.jar > /tmp/training.log 2>&1 & pid=$! \
+ && for _ in $(seq 3000); do grep -q 'Tomcat started on port' /tmp/training.log && break; sleep 0.1; done \
+ && exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /actuator/health/readiness HTTP/1.0\r\nHost: localhost\r\n\r\n' >&3 \
+ && head -1 <&3 | grep -q ' 200' && exec 3>&- \
+ && kill -TERM $pid && { wait $pid || true; } && test -s /app/app.jsa \
+ && rm -rf /tmp/training /tmp/training.log
 USER 10001:10001
 ENV VERIFICATION_DATA_DIR=/data
 VOLUME /data
