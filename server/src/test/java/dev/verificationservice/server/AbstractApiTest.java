@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.server.ApiClient.Answer;
+import dev.verificationservice.testsupport.totp.AuthenticatorApp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -204,6 +205,50 @@ abstract class AbstractApiTest extends ApiTestSupport {
 
         assertThat(auditEventTypes(user)).containsExactly("DEVICES_REVOKED", "DEVICE_VERIFIED", "DEVICE_ADDED",
                 "DEVICE_ADDED");
+    }
+
+    /**
+     * An authenticator app (written from the RFCs in the tests) enrols by the QR code, confirms and verifies; then
+     * the replay rule on this store through HTTP: of fifty simultaneous verifications of one code, exactly one is
+     * valid, and none counts as a wrong guess (the next step's code still verifies).
+     */
+    @Test
+    void ofFiftySimultaneousVerificationsOfOneAuthenticatorCodeExactlyOneIsValid() throws Exception {
+        String user = newUser();
+        Answer enrolled = api.post("/v1/users/" + user + "/totp", Map.of("label", "phone"));
+        assertThat(enrolled.status()).isEqualTo(201);
+        AuthenticatorApp app = AuthenticatorApp.scan(enrolled.text("qrCode"));
+        Answer confirmed = api.post("/v1/users/" + user + "/totp/" + enrolled.text("factorId") + "/confirm",
+                Map.of("code", app.codeAt(clock.instant())));
+        assertThat(confirmed.json().get("confirmed").asBoolean()).isTrue();
+        clock.advance(Duration.ofSeconds(30));
+        Map<String, String> code = Map.of("code", app.codeAt(clock.instant()));
+
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(50);
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<Answer>> answers = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            answers.add(pool.submit(() -> {
+                start.await();
+                return api.post("/v1/users/" + user + "/totp/verify", code);
+            }));
+        }
+        start.countDown();
+        List<String> outcomes = new ArrayList<>();
+        for (java.util.concurrent.Future<Answer> answer : answers) {
+            assertThat(answer.get().status()).isEqualTo(200);
+            outcomes.add(answer.get().json().get("valid").asBoolean() ? "valid" : answer.get().text("reason"));
+        }
+        pool.shutdown();
+
+        assertThat(outcomes).filteredOn("valid"::equals).hasSize(1);
+        // A right code is never a wrong guess; fifty at once may find every place taken (then it is not tested).
+        assertThat(outcomes).filteredOn(outcome -> !outcome.equals("valid"))
+                .allMatch(outcome -> outcome.equals("REPLAYED") || outcome.equals("TOO_MANY_ATTEMPTS"));
+        assertThat(auditEvents(user, "TOTP_VERIFIED")).hasSize(1);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(api.post("/v1/users/" + user + "/totp/verify", Map.of("code", app.codeAt(clock.instant())))
+                .json().get("valid").asBoolean()).isTrue();
     }
 
     @Test
