@@ -10,14 +10,19 @@ import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.recovery.RecoveryCodeService;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.totp.TotpPolicy;
+import dev.verificationservice.totp.TotpService;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The library's entry point: the domain services wired to one store, one key ring, one sender and one
- * clock.
+ * clock; with an {@link EncryptionKeyRing} also authenticator apps ({@link #totp()}).
  *
  * <pre>{@code
  * Verification verification = Verification.builder()
@@ -34,6 +39,9 @@ public final class Verification {
     private final RateLimiter rateLimiter;
     private final OperatorService support;
     private final IdempotentRequests idempotency;
+    private final RecoveryCodeService recovery;
+    /** Empty without an encryption key ring: a TOTP secret is stored only sealed, so nothing to seal it with. */
+    private final Optional<TotpService> totp;
 
     private Verification(Builder builder) {
         VerificationStore store = Objects.requireNonNull(builder.store, "store");
@@ -49,6 +57,9 @@ public final class Verification {
                 builder.settings.deviceMaxLife());
         this.support = new OperatorService(codes, devices, audit, rateLimiter);
         this.idempotency = new IdempotentRequests(store, keys, tokens, builder.clock);
+        this.recovery = new RecoveryCodeService(store, foundation, builder.totpPolicy.recoveryLimit());
+        this.totp = Optional.ofNullable(builder.encryption).map(encryption -> new TotpService(store, recovery,
+                encryption, builder.totpPolicy, foundation));
     }
 
     public static Builder builder() {
@@ -76,6 +87,21 @@ public final class Verification {
         return idempotency;
     }
 
+    /**
+     * Authenticator apps (contract §14).
+     *
+     * @throws IllegalStateException when the builder was given no {@link Builder#encryption encryption key ring}
+     */
+    public TotpService totp() {
+        return totp.orElseThrow(() -> new IllegalStateException("TOTP needs an encryption key ring for its secrets:"
+                + " pass one to Verification.builder().encryption(...) (the starter reads VERIFICATION_ENCRYPTION_KEYS)"));
+    }
+
+    /** Recovery codes, the fallback of a user's authenticator apps. */
+    public RecoveryCodeService recovery() {
+        return recovery;
+    }
+
     /** What support staff may do for a user: the operator API's domain. */
     public OperatorService operator() {
         return support;
@@ -88,6 +114,8 @@ public final class Verification {
         private Clock clock = Clock.systemUTC();
         private VerificationSettings settings = VerificationSettings.defaults();
         private MessageLocales locales = MessageLocales.requestedOrEnglish();
+        private EncryptionKeyRing encryption;
+        private TotpPolicy totpPolicy = TotpPolicy.defaults();
 
         private Builder() {
         }
@@ -120,6 +148,18 @@ public final class Verification {
         /** How the language of a message is chosen; default: the requested locale, else English. */
         public Builder locales(MessageLocales value) {
             this.locales = Objects.requireNonNull(value, "locales");
+            return this;
+        }
+
+        /** The AES-256-GCM keys TOTP secrets are sealed with; without them {@link Verification#totp()} is off. */
+        public Builder encryption(EncryptionKeyRing value) {
+            this.encryption = Objects.requireNonNull(value, "encryption");
+            return this;
+        }
+
+        /** The TOTP and recovery-code rules; default {@link TotpPolicy#defaults()}. */
+        public Builder totpPolicy(TotpPolicy value) {
+            this.totpPolicy = Objects.requireNonNull(value, "totpPolicy");
             return this;
         }
 

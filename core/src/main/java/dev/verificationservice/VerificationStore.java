@@ -5,9 +5,12 @@ import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
+import dev.verificationservice.totp.TotpRepository;
 
 /**
- * The whole storage SPI: one table holding codes, devices, audit entries and rate-limit counters. Each
+ * The whole storage SPI: one table holding codes, devices, audit entries, rate-limit counters, TOTP factors and
+ * recovery codes. Each
  * provider (embedded SQLite, DynamoDB) implements it with the same keys and items, declared once in the
  * single-table model module ({@code verification-table}, which depends on this core and never the other way
  * round), and passes the same contract test suite. Every method may throw
@@ -17,7 +20,7 @@ import dev.verificationservice.ratelimit.RateLimitRepository;
  * read hands back what is stored, and the domain compares ttl with its clock.
  */
 public interface VerificationStore extends CodeRepository, DeviceRepository, AuditRepository,
-        RateLimitRepository, IdempotencyRepository, AutoCloseable {
+        RateLimitRepository, IdempotencyRepository, TotpRepository, RecoveryCodeRepository, AutoCloseable {
 
     /** Throws {@link StoreException} when the store cannot serve requests; for readiness checks. */
     void checkReady();

@@ -23,6 +23,8 @@ public final class Fixtures {
 
     /** The HMAC key of every benchmark (and of the servers the load run starts); not a secret of anything. */
     public static final String HMAC_KEY = "YmVuY2htYXJrLWhtYWMta2V5LTAxMjM0NTY3ODlhYmNkZWY=";
+    /** The AES-256 key TOTP secrets are sealed with (required on DynamoDB). */
+    public static final String ENCRYPTION_KEY = "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=";
     public static final String API_KEY = "bench-api-key-0123456789abcdefghijklmnop";
     public static final SecretKeyRing KEYS = SecretKeyRing.fromBase64(List.of(HMAC_KEY));
     public static final Duration CODE_TTL = Duration.ofMinutes(15);

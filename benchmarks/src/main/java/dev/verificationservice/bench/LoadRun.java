@@ -130,6 +130,7 @@ final class LoadRun {
                     Map.entry("VERIFICATION_DEV_OUTBOX", "true"),
                     Map.entry("VERIFICATION_API_KEYS", Fixtures.API_KEY),
                     Map.entry("VERIFICATION_SECRET_KEYS", Fixtures.HMAC_KEY),
+                    Map.entry("VERIFICATION_ENCRYPTION_KEYS", Fixtures.ENCRYPTION_KEY),
                     Map.entry("AWS_REGION", "us-east-1"), Map.entry("AWS_ACCESS_KEY_ID", "test"),
                     Map.entry("AWS_SECRET_ACCESS_KEY", "test"), Map.entry("RUN_SKIP_BUILD", "1")),
                     ServerProcess.freePort(), run.work.resolve("server.log"))) {

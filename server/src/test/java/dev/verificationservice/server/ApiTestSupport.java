@@ -28,7 +28,8 @@ import tools.jackson.databind.JsonNode;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + ApiTestSupport.API_KEY + "," + ApiTestSupport.NEXT_API_KEY,
         "verification.admin-api-keys=" + ApiTestSupport.ADMIN_KEY + "," + ApiTestSupport.NEXT_ADMIN_KEY,
-        "verification.secret-keys=" + ApiTestSupport.HMAC_KEY})
+        "verification.secret-keys=" + ApiTestSupport.HMAC_KEY,
+        "verification.encryption-keys=" + ApiTestSupport.ENCRYPTION_KEY})
 @Import(TestClockConfiguration.class)
 @ExtendWith({SkipReasonReporter.class, OutputCaptureExtension.class})
 abstract class ApiTestSupport {
@@ -38,6 +39,8 @@ abstract class ApiTestSupport {
     static final String ADMIN_KEY = "test-admin-key-0123456789abcdefghijklmn";
     static final String NEXT_ADMIN_KEY = "next-admin-key-0123456789abcdefghijklmn";
     static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
+    /** The AES-256 key TOTP secrets are sealed with: required on DynamoDB, like the HMAC key. */
+    static final String ENCRYPTION_KEY = "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=";
     private static final AtomicInteger USERS = new AtomicInteger();
 
     @LocalServerPort

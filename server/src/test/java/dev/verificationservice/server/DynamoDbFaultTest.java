@@ -44,6 +44,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + AbstractApiTest.API_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
+        "verification.encryption-keys=" + AbstractApiTest.ENCRYPTION_KEY,
         "verification.dev-outbox=true",
         "verification.dynamodb.call-timeout=PT2S",
         "verification.dynamodb.attempt-timeout=PT0.5S",

@@ -27,6 +27,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param dynamodb          the DynamoDB store: table, endpoint, timeouts, retries
  * @param secretKeys        base64 HMAC keys of at least 32 bytes, current first (older ones still verify); generated
  *                          in {@code data-dir} on the embedded store when not set, required on DynamoDB
+ * @param encryptionKeys    base64 AES-256 keys (exactly 32 bytes), current first, that TOTP secrets are encrypted with
+ *                          (older ones still decrypt); generated in {@code data-dir} on the embedded store when not
+ *                          set, required on DynamoDB
  * @param codeTtl           how long a code lives
  * @param deviceTtl         how long a remembered device lives after its last use
  * @param auditRetention    how long audit entries are kept: an ISO-8601 duration or {@code forever}
@@ -46,6 +49,7 @@ public record VerificationProperties(
         @DefaultValue("PT5S") Duration embeddedLockWait,
         @DefaultValue Dynamodb dynamodb,
         List<String> secretKeys,
+        List<String> encryptionKeys,
         @DefaultValue("PT15M") Duration codeTtl,
         @DefaultValue("P30D") Duration deviceTtl,
         @DefaultValue("P90D") String auditRetention,
@@ -191,11 +195,12 @@ public record VerificationProperties(
 
     public enum SmsProvider { NONE, SNS, WEBHOOK }
 
-    /** Settings are printed without their secrets: HMAC keys, the SMTP password, the webhook secret. */
+    /** Settings are printed without their secrets: HMAC and encryption keys, the SMTP password, the webhook secret. */
     @Override
     public String toString() {
         return "VerificationProperties[store=" + store + ", dataDir=" + dataDir + ", dynamodb=" + dynamodb
-                + ", secretKeys=" + redacted(secretKeys) + ", codeTtl=" + codeTtl
+                + ", secretKeys=" + redacted(secretKeys) + ", encryptionKeys=" + redacted(encryptionKeys)
+                + ", codeTtl=" + codeTtl
                 + ", deviceTtl=" + deviceTtl + ", auditRetention=" + auditRetention + ", smtp.host=" + smtp.host()
                 + ", sms.provider=" + sms.provider() + ", linkUrl=" + linkUrl + "]";
     }

@@ -57,6 +57,7 @@ class GlobalTableStartTest {
                 .withPropertyValues("verification.store=dynamodb", "verification.dynamodb.table=" + table,
                         "verification.dynamodb.require-ttl=false",
                         "verification.secret-keys=SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=",
+                        "verification.encryption-keys=6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=",
                         "verification.dev-outbox=true");
     }
 

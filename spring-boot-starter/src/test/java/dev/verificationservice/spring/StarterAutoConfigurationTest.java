@@ -9,6 +9,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
+import dev.verificationservice.spring.keys.EncryptionKeys;
 import dev.verificationservice.spring.security.LoginAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import dev.verificationservice.VerificationStore;
@@ -41,6 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
 class StarterAutoConfigurationTest {
 
     private static final String KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
+    private static final String ENCRYPTION_KEY = "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
@@ -152,6 +154,44 @@ class StarterAutoConfigurationTest {
     }
 
     @Test
+    void onDynamoDbMissingEncryptionKeysStopTheStartAndSayWhatToSet() {
+        runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY,
+                "verification.dev-outbox=true").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
+                    .hasMessageContaining("needs VERIFICATION_ENCRYPTION_KEYS")
+                    .extracting(failure -> ((StartupException) failure).action()).asString()
+                    .contains("openssl rand -base64 32");
+        });
+    }
+
+    /** On the embedded store the encryption key is generated once into the data directory and kept there. */
+    @Test
+    void onTheEmbeddedStoreAnEncryptionKeyIsGeneratedOnceAndTotpWorks() throws IOException {
+        Path dataDir = temporaryDirectory();
+        runner.withPropertyValues("verification.data-dir=" + dataDir).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(Verification.class).totp().list("user-1")).isEmpty();
+        });
+        Path keyFile = dataDir.resolve(EncryptionKeys.ENCRYPTION_KEY_FILE);
+        assertThat(keyFile).isRegularFile();
+        assertThat(Files.readString(keyFile).trim()).isNotEqualTo(Files.readString(dataDir.resolve("secret-key")).trim());
+        String generated = Files.readString(keyFile);
+        runner.withPropertyValues("verification.data-dir=" + dataDir).run(context -> assertThat(context).hasNotFailed());
+        assertThat(Files.readString(keyFile)).as("kept, not generated again").isEqualTo(generated);
+    }
+
+    @Test
+    void anEncryptionKeyThatIsNotAnAes256KeyStopsTheStartNamingTheSetting() {
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory(),
+                "verification.encryption-keys=c2hvcnQ=").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(StartupException.class.getName())
+                    .hasStackTraceContaining("VERIFICATION_ENCRYPTION_KEYS is not usable: encryption key #1 has 5 bytes");
+        });
+    }
+
+    @Test
     void internationalNetworksGetSmsOnlyWhenTheirCallingCodesAreListed() {
         runner.withPropertyValues("verification.data-dir=" + temporaryDirectory()).run(context ->
                 assertThat(context.getBean(VerificationSettings.class).smsNetworks()).isEmpty());
@@ -169,7 +209,8 @@ class StarterAutoConfigurationTest {
     /** The store is the application's own here, so that the delivery check is what the start meets first. */
     @Test
     void onDynamoDbWithoutAChannelOrTheOutboxTheStartIsRefused() {
-        runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY)
+        runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY,
+                        "verification.encryption-keys=" + ENCRYPTION_KEY)
                 .withBean(VerificationStore.class, () -> SqliteVerificationStore.open(temporaryDirectory(), Clock.systemUTC()))
                 .run(context -> {
             assertThat(context).hasFailed();
@@ -181,6 +222,7 @@ class StarterAutoConfigurationTest {
     @Test
     void onDynamoDbSeveralClientsWithoutAPrimaryOneStopTheStartAndSayWhatToDo() {
         runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY,
+                        "verification.encryption-keys=" + ENCRYPTION_KEY,
                         "verification.dev-outbox=true")
                 .withBean("ordersClient", DynamoDbClient.class, StarterAutoConfigurationTest::unusedClient)
                 .withBean("auditClient", DynamoDbClient.class, StarterAutoConfigurationTest::unusedClient)
@@ -197,6 +239,7 @@ class StarterAutoConfigurationTest {
     @Test
     void onDynamoDbThePrimaryOfSeveralClientsIsTheOneTheStoreUses() {
         runner.withPropertyValues("verification.store=dynamodb", "verification.secret-keys=" + KEY,
+                        "verification.encryption-keys=" + ENCRYPTION_KEY,
                         "verification.dev-outbox=true")
                 .withBean("ordersClient", DynamoDbClient.class, () -> clientOf(9))
                 .withBean("verificationClient", DynamoDbClient.class, () -> clientOf(10),
@@ -233,6 +276,7 @@ class StarterAutoConfigurationTest {
         List<String> names = metadata.get("properties").valueStream().map(property -> property.get("name").asString())
                 .toList();
         assertThat(names).contains("verification.store", "verification.data-dir", "verification.secret-keys",
+                "verification.encryption-keys",
                 "verification.dynamodb.table", "verification.limits.send", "verification.smtp.host",
                 "verification.sms.provider", "verification.templates", "verification.limits.sms-non-geographic");
         assertThat(names).doesNotContain("verification.api-keys", "verification.admin-api-keys");

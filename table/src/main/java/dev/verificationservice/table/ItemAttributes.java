@@ -53,6 +53,32 @@ public final class ItemAttributes {
     /** The format (NUMERIC or LINK) of the current code, for the lock-out, which invalidates NUMERIC codes only. */
     public static final String CURRENT_FORMAT = "currentFormat";
 
+    // TotpFactor (contract §14): the secret only sealed, as key id, nonce and ciphertext (base64url)
+    public static final String FACTOR_ID = "factorId";
+    public static final String LABEL = "label";
+    public static final String ISSUER = "issuer";
+    public static final String ALGORITHM = "algorithm";
+    public static final String DIGITS = "digits";
+    /** The TOTP period in seconds. */
+    public static final String PERIOD = "period";
+    public static final String SECRET_KEY_ID = "secretKeyId";
+    public static final String SECRET_NONCE = "secretNonce";
+    public static final String SECRET_CIPHERTEXT = "secretCiphertext";
+    public static final String CONFIRMED = "confirmed";
+    /** The newest time step a code was accepted for: the replay rule's condition compares it. */
+    public static final String LAST_ACCEPTED_STEP = "lastAcceptedStep";
+    /** The attempt that wrote {@code lastAcceptedStep}, so a retried acceptance is recognised. */
+    public static final String ACCEPTED_BY = "acceptedBy";
+    public static final String LAST_USED_AT = "lastUsedAt";
+
+    // RecoveryCode (contract §14): the code only as its HMAC digest; isUsed as for codes
+    public static final String DIGEST = "digest";
+    public static final String SET_ID = "setId";
+    public static final String ISSUED_AT = "issuedAt";
+    public static final String USED_AT = "usedAt";
+    /** The attempt that used the code, so a retried use is recognised. */
+    public static final String USED_BY = "usedBy";
+
     // IdempotencyKey (an addition to the seed)
     public static final String KEY_DIGEST = "keyDigest";
     public static final String REQUEST_DIGEST = "requestDigest";

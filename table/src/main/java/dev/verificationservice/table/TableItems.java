@@ -13,6 +13,10 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.security.SealedSecret;
+import dev.verificationservice.totp.TotpAlgorithm;
+import dev.verificationservice.totp.TotpFactor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -179,6 +183,94 @@ public final class TableItems {
     /** A token's createdAt as the table compares it with a revoke-all marker (fixed-width text sorts as time). */
     public static String createdAtText(DeviceToken token) {
         return Timestamps.format(token.createdAt());
+    }
+
+    // TotpFactor
+
+    /** A factor's item: the secret only sealed; a pending factor has a ttl, a confirmed one none. */
+    public static Map<String, Object> totpFactorItem(TotpFactor factor) {
+        TableKeys.PrimaryKey key = TableKeys.totpFactor(factor.userId(), factor.factorId());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(USER_ID, factor.userId());
+        item.put(FACTOR_ID, factor.factorId());
+        item.put(LABEL, factor.label());
+        item.put(ISSUER, factor.issuer());
+        item.put(ALGORITHM, factor.algorithm().name());
+        item.put(DIGITS, (long) factor.digits());
+        item.put(PERIOD, factor.period().getSeconds());
+        item.putAll(sealedSecretAttributes(factor.secret()));
+        item.put(CONFIRMED, factor.confirmed());
+        item.put(CREATED_AT, Timestamps.format(factor.createdAt()));
+        item.put(LAST_ACCEPTED_STEP, factor.lastAcceptedStep());
+        factor.lastUsedAt().ifPresent(used -> item.put(LAST_USED_AT, Timestamps.format(used)));
+        factor.expiresAt().ifPresent(end -> item.put(TTL, epochSeconds(end)));
+        return item;
+    }
+
+    /** The three attributes that hold a sealed secret (what a re-sealing replaces). */
+    public static Map<String, Object> sealedSecretAttributes(SealedSecret secret) {
+        Map<String, Object> attributes = new LinkedHashMap<>();
+        attributes.put(SECRET_KEY_ID, secret.keyId());
+        attributes.put(SECRET_NONCE, secret.nonce());
+        attributes.put(SECRET_CIPHERTEXT, secret.ciphertext());
+        return attributes;
+    }
+
+    public static TotpFactor totpFactor(Map<String, Object> item) {
+        return new TotpFactor(
+                string(item, USER_ID),
+                string(item, FACTOR_ID),
+                string(item, LABEL),
+                string(item, ISSUER),
+                TotpAlgorithm.valueOf(string(item, ALGORITHM)),
+                (int) number(item, DIGITS),
+                Duration.ofSeconds(number(item, PERIOD)),
+                new SealedSecret(string(item, SECRET_KEY_ID), string(item, SECRET_NONCE),
+                        string(item, SECRET_CIPHERTEXT)),
+                bool(item, CONFIRMED),
+                Timestamps.parse(string(item, CREATED_AT)),
+                item.get(TTL) instanceof Number ttl ? Optional.of(Instant.ofEpochSecond(ttl.longValue()))
+                        : Optional.empty(),
+                number(item, LAST_ACCEPTED_STEP),
+                optionalString(item, LAST_USED_AT).map(Timestamps::parse));
+    }
+
+    /** The attempt that last accepted a step of (or confirmed) this factor, if any did. */
+    public static Optional<String> acceptedBy(Map<String, Object> item) {
+        return optionalString(item, ACCEPTED_BY);
+    }
+
+    // RecoveryCode
+
+    public static Map<String, Object> recoveryCodeItem(RecoveryCode code) {
+        TableKeys.PrimaryKey key = TableKeys.recoveryCode(code.userId(), code.digest());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(USER_ID, code.userId());
+        item.put(DIGEST, code.digest());
+        item.put(SET_ID, code.setId());
+        item.put(ISSUED_AT, Timestamps.format(code.issuedAt()));
+        item.put(IS_USED, code.used());
+        code.usedAt().ifPresent(used -> item.put(USED_AT, Timestamps.format(used)));
+        return item;
+    }
+
+    public static RecoveryCode recoveryCode(Map<String, Object> item) {
+        return new RecoveryCode(
+                string(item, USER_ID),
+                string(item, DIGEST),
+                string(item, SET_ID),
+                Timestamps.parse(string(item, ISSUED_AT)),
+                bool(item, IS_USED),
+                optionalString(item, USED_AT).map(Timestamps::parse));
+    }
+
+    /** The attempt that used this recovery code, if one did. */
+    public static Optional<String> usedBy(Map<String, Object> item) {
+        return optionalString(item, USED_BY);
     }
 
     // IdempotencyKey

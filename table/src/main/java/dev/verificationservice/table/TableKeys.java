@@ -15,6 +15,8 @@ import java.time.Instant;
  * AuditLog          USER#&lt;userId&gt;                 AUDIT#&lt;timestamp&gt;#&lt;entryId&gt;
  * RevokedDevices    USER#&lt;userId&gt;                 DEVICES#REVOKED
  * CurrentCode       USER#&lt;userId&gt;                 CURRENT#&lt;codeType&gt;
+ * TotpFactor        USER#&lt;userId&gt;                 TOTP#&lt;factorId&gt;
+ * RecoveryCode      USER#&lt;userId&gt;                 RECOVERY#&lt;digest&gt;
  * IdempotencyKey    IDEMPOTENCY#&lt;keyDigest&gt;       IDEMPOTENCY#&lt;keyDigest&gt;
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
@@ -39,6 +41,8 @@ public final class TableKeys {
     static final String DEVICES_REVOKED = "DEVICES#REVOKED";
     static final String CURRENT_CODE = "CURRENT#";
     static final String IDEMPOTENCY = "IDEMPOTENCY#";
+    static final String TOTP = "TOTP#";
+    static final String RECOVERY = "RECOVERY#";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -115,6 +119,26 @@ public final class TableKeys {
      */
     public static PrimaryKey currentCode(String userId, CodeType codeType) {
         return new PrimaryKey(user(userId), CURRENT_CODE + codeType.name());
+    }
+
+    // TOTP factors and recovery codes: in the user's partition, so one Query reads them all
+
+    public static PrimaryKey totpFactor(String userId, String factorId) {
+        return new PrimaryKey(user(userId), TOTP + factorId);
+    }
+
+    /** SK prefix of all of a user's TOTP factors: {@code begins_with(SK, TOTP#)}. */
+    public static String totpFactorsPrefix() {
+        return TOTP;
+    }
+
+    public static PrimaryKey recoveryCode(String userId, String digest) {
+        return new PrimaryKey(user(userId), RECOVERY + digest);
+    }
+
+    /** SK prefix of all of a user's recovery codes: {@code begins_with(SK, RECOVERY#)}. */
+    public static String recoveryCodesPrefix() {
+        return RECOVERY;
     }
 
     // User partition (GSI1PK of codes and devices, PK of audit entries)

@@ -76,6 +76,7 @@ final class FuzzServer implements AutoCloseable {
         properties.put("verification.api-keys", API_KEY);
         properties.put("verification.admin-api-keys", ADMIN_KEY);
         properties.put("verification.secret-keys", HMAC_KEY);
+        properties.put("verification.encryption-keys", "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=");
         properties.put("logging.level.org.apache.coyote.http11.Http11Processor", "WARN");
         Path dataDirectory = Files.createTempDirectory("verification-api-fuzz");
         properties.put("verification.data-dir", dataDirectory.toString());

@@ -8,9 +8,11 @@ import dev.verificationservice.codes.DeliveryTargets;
 import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.codes.PhoneNumbers;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.keys.EncryptionKeys;
 import dev.verificationservice.spring.keys.SecretKeys;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.VerificationStore;
@@ -33,9 +35,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@link Verification} of a Spring Boot application: the core library wired to the store
- * ({@code StoreAutoConfiguration}), the delivery channels ({@code DeliveryAutoConfiguration}), the HMAC keys and
- * the clock, all from {@code verification.*}. Every bean here backs off when the application declares its own:
- * a {@code Clock} (tests move one), a {@code SecretKeyRing} (keys from a secret manager), the
+ * ({@code StoreAutoConfiguration}), the delivery channels ({@code DeliveryAutoConfiguration}), the HMAC keys, the
+ * encryption keys (TOTP secrets) and the clock, all from {@code verification.*}. Every bean here backs off when the
+ * application declares its own: a {@code Clock} (tests move one), a {@code SecretKeyRing} or {@code EncryptionKeyRing}
+ * (keys from a secret manager), the
  * {@code VerificationSettings} or the {@code Verification} itself.
  */
 @AutoConfiguration
@@ -53,6 +56,16 @@ public class VerificationAutoConfiguration {
     @ConditionalOnMissingBean
     public SecretKeyRing verificationSecretKeys(VerificationProperties properties) {
         return SecretKeys.resolve(properties, new SecureRandom());
+    }
+
+    /**
+     * {@code verification.encryption-keys}, for TOTP secrets, or on the embedded store a key generated in the data
+     * directory.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public EncryptionKeyRing verificationEncryptionKeys(VerificationProperties properties) {
+        return EncryptionKeys.resolve(properties, new SecureRandom());
     }
 
     /** The business counters, in the application's {@code MeterRegistry} (Spring Boot makes one). */
@@ -194,9 +207,10 @@ public class VerificationAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public Verification verification(VerificationStore store, SecretKeyRing keys, CodeSender sender, Clock clock,
-                                     VerificationSettings settings, MessageLocales locales) {
-        return Verification.builder().store(store).keys(keys).sender(sender).clock(clock)
+    public Verification verification(VerificationStore store, SecretKeyRing keys, EncryptionKeyRing encryption,
+                                     CodeSender sender, Clock clock, VerificationSettings settings,
+                                     MessageLocales locales) {
+        return Verification.builder().store(store).keys(keys).encryption(encryption).sender(sender).clock(clock)
                 .settings(settings).locales(locales).build();
     }
 

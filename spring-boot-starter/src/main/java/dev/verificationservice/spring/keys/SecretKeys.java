@@ -23,21 +23,34 @@ public final class SecretKeys {
     }
 
     public static SecretKeyRing resolve(VerificationProperties properties, SecureRandom random) {
-        List<String> keys = nonBlank(properties.secretKeys());
-        if (keys.isEmpty()) {
-            if (properties.store() == VerificationProperties.StoreKind.DYNAMODB) {
-                throw new StartupException("The dynamodb store needs VERIFICATION_SECRET_KEYS, and it is not set.",
-                        "Set VERIFICATION_SECRET_KEYS (comma-separated base64 HMAC keys of at least 32 bytes, current "
-                                + "first), the same on every instance. Generate a key with: openssl rand -base64 32");
-            }
-            keys = List.of(loadOrGenerate(properties.dataDir().resolve(SECRET_KEY_FILE), random, "HMAC key", false));
-        }
+        List<String> keys = configuredOrGenerated(properties.secretKeys(), properties, "VERIFICATION_SECRET_KEYS",
+                "base64 HMAC keys of at least 32 bytes", SECRET_KEY_FILE, "HMAC key", random);
         try {
             return SecretKeyRing.fromBase64(keys);
         } catch (IllegalArgumentException e) {
             throw new StartupException("VERIFICATION_SECRET_KEYS is not usable: " + e.getMessage() + ".",
                     "Give base64 keys of at least 32 random bytes, for example from: openssl rand -base64 32", e);
         }
+    }
+
+    /**
+     * The keys configured in {@code setting}; when there are none, on the embedded store the key kept in
+     * {@code <data-dir>/<file>} (generated on first start), on DynamoDB a refused start that names the setting: every
+     * instance must use the same keys, so one generated per instance would be wrong.
+     */
+    static List<String> configuredOrGenerated(List<String> configured, VerificationProperties properties,
+                                              String setting, String keysAre, String file, String what,
+                                              SecureRandom random) {
+        List<String> keys = nonBlank(configured);
+        if (!keys.isEmpty()) {
+            return keys;
+        }
+        if (properties.store() == VerificationProperties.StoreKind.DYNAMODB) {
+            throw new StartupException("The dynamodb store needs " + setting + ", and it is not set.",
+                    "Set " + setting + " (comma-separated " + keysAre + ", current first), the same on every "
+                            + "instance. Generate a key with: openssl rand -base64 32");
+        }
+        return List.of(loadOrGenerate(properties.dataDir().resolve(file), random, what, false));
     }
 
     /** {@link KeyFiles#loadOrGenerate}, a file that cannot be used reported as a refused start. */

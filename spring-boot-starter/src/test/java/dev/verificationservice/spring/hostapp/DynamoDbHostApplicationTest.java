@@ -41,6 +41,7 @@ class DynamoDbHostApplicationTest {
         // dynalite has no UpdateTimeToLive: the one setting made for such engines.
         registry.add("verification.dynamodb.require-ttl", () -> "false");
         registry.add("verification.secret-keys", () -> "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=");
+        registry.add("verification.encryption-keys", () -> "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=");
         // No delivery channel: the codes are read from the development outbox, which DynamoDB runs only when asked.
         registry.add("verification.dev-outbox", () -> "true");
     }

@@ -16,7 +16,13 @@ import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeUse;
+import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.totp.StepAcceptance;
+import dev.verificationservice.totp.StepOutcome;
+import dev.verificationservice.totp.TotpFactor;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -56,6 +62,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private final DynamoDbAudit audit;
     private final DynamoDbCounters counters;
     private final DynamoDbIdempotency idempotency;
+    private final DynamoDbTotpFactors totpFactors;
+    private final DynamoDbRecoveryCodes recoveryCodes;
 
     /**
      * @param conditionFailureReturnsItem true for Amazon DynamoDB, which honours
@@ -70,6 +78,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.audit = new DynamoDbAudit(table);
         this.counters = new DynamoDbCounters(table);
         this.idempotency = new DynamoDbIdempotency(table);
+        this.totpFactors = new DynamoDbTotpFactors(table);
+        this.recoveryCodes = new DynamoDbRecoveryCodes(table);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {
@@ -230,6 +240,61 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     @Override
     public Optional<IdempotencyRecord> findIdempotencyKey(String keyDigest, Instant now) {
         return idempotency.findIdempotencyKey(keyDigest, now);
+    }
+
+    // TOTP factors: DynamoDbTotpFactors
+
+    @Override
+    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
+        totpFactors.insertFactor(factor, enrolled);
+    }
+
+    @Override
+    public List<TotpFactor> findFactors(String userId) {
+        return totpFactors.findFactors(userId);
+    }
+
+    @Override
+    public Optional<TotpFactor> findFactor(String userId, String factorId) {
+        return totpFactors.findFactor(userId, factorId);
+    }
+
+    @Override
+    public StepOutcome confirmFactor(StepAcceptance confirmation) {
+        return totpFactors.confirmFactor(confirmation);
+    }
+
+    @Override
+    public StepOutcome acceptStep(StepAcceptance acceptance) {
+        return totpFactors.acceptStep(acceptance);
+    }
+
+    @Override
+    public List<TotpFactor> deleteFactors(String userId, Optional<String> factorId) {
+        return totpFactors.deleteFactors(userId, factorId);
+    }
+
+    // Recovery codes: DynamoDbRecoveryCodes
+
+    @Override
+    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
+                                     AuditEntry issuedEntry) {
+        recoveryCodes.replaceRecoveryCodes(userId, voided, issued, issuedEntry);
+    }
+
+    @Override
+    public List<RecoveryCode> findRecoveryCodes(String userId) {
+        return recoveryCodes.findRecoveryCodes(userId);
+    }
+
+    @Override
+    public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
+        return recoveryCodes.useRecoveryCode(use);
+    }
+
+    @Override
+    public List<RecoveryCode> deleteRecoveryCodes(String userId) {
+        return recoveryCodes.deleteRecoveryCodes(userId);
     }
 
     // Operations

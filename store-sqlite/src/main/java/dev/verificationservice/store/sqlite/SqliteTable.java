@@ -63,6 +63,10 @@ final class SqliteTable implements AutoCloseable {
             "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? ORDER BY gsi1sk";
     private static final String SELECT_ACTIVE_BY_GSI1_PREFIX =
             "SELECT item FROM items WHERE gsi1pk = ? AND gsi1sk >= ? AND gsi1sk < ? AND ttl > ? ORDER BY gsi1sk";
+    private static final String SELECT_BY_SK_PREFIX =
+            "SELECT item FROM items WHERE pk = ? AND sk >= ? AND sk < ? ORDER BY sk";
+    private static final String DELETE_BY_SK_PREFIX =
+            "DELETE FROM items WHERE pk = ? AND sk >= ? AND sk < ? RETURNING item";
     static final String SELECT_ACTIVE_ITEM = "SELECT item FROM items WHERE pk = ? AND sk = ? AND ttl > ?";
 
     private static final TypeReference<LinkedHashMap<String, Object>> ITEM_TYPE = new TypeReference<>() {
@@ -294,6 +298,26 @@ final class SqliteTable implements AutoCloseable {
                 return allItems(delete);
             }
         });
+    }
+
+    /** The items of one partition whose sort key has the prefix: {@code PK = :pk AND begins_with(SK, :prefix)}. */
+    List<Map<String, Object>> selectByKeyPrefix(Connection connection, String pk, String skPrefix) throws SQLException {
+        return byKeyPrefix(connection, SELECT_BY_SK_PREFIX, pk, skPrefix);
+    }
+
+    /** Deletes the items of one partition whose sort key has the prefix, in the caller's transaction; returns them. */
+    List<Map<String, Object>> deleteByKeyPrefix(Connection connection, String pk, String skPrefix) throws SQLException {
+        return byKeyPrefix(connection, DELETE_BY_SK_PREFIX, pk, skPrefix);
+    }
+
+    private List<Map<String, Object>> byKeyPrefix(Connection connection, String sql, String pk, String skPrefix)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, pk);
+            statement.setString(2, skPrefix);
+            statement.setString(3, skPrefix + SqliteSchema.PREFIX_END);
+            return allItems(statement);
+        }
     }
 
     Optional<Map<String, Object>> selectItem(Connection connection, TableKeys.PrimaryKey key)

@@ -14,7 +14,13 @@ import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeUse;
+import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.totp.StepAcceptance;
+import dev.verificationservice.totp.StepOutcome;
+import dev.verificationservice.totp.TotpFactor;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +38,8 @@ import java.util.Optional;
  * condition and the writes it guards are one atomic step. Each repository holds its statements and tells its
  * algorithm: {@link SqliteCodes} (insert, consume, keep the newest), {@link SqliteDevices} (register, use with
  * a sliding expiry and re-key, revoke all), {@link SqliteAudit}, {@link SqliteCounters} (rate-limit places and
- * cooldowns) and {@link SqliteIdempotency}; {@link SqliteTable} holds what they share. Queries through GSI1 and
+ * cooldowns), {@link SqliteIdempotency}, {@link SqliteTotpFactors} (the TOTP replay rule) and
+ * {@link SqliteRecoveryCodes}; {@link SqliteTable} holds what they share. Queries through GSI1 and
  * the audit range filter {@code ttl > :now} themselves.
  *
  * <p><b>Concurrency.</b> The database runs in WAL mode. Reads go through a small connection pool; every
@@ -71,6 +78,8 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteAudit audit;
     private final SqliteCounters counters;
     private final SqliteIdempotency idempotency;
+    private final SqliteTotpFactors totpFactors;
+    private final SqliteRecoveryCodes recoveryCodes;
     private final SqliteSweep sweep;
 
     private SqliteVerificationStore(SqliteTable table, Clock clock, Duration sweepInterval, Duration sweepGrace) {
@@ -80,6 +89,8 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.devices = new SqliteDevices(table);
         this.audit = new SqliteAudit(table);
         this.idempotency = new SqliteIdempotency(table);
+        this.totpFactors = new SqliteTotpFactors(table, counters);
+        this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
     }
 
@@ -252,6 +263,61 @@ public final class SqliteVerificationStore implements VerificationStore {
     @Override
     public Optional<IdempotencyRecord> findIdempotencyKey(String keyDigest, Instant now) {
         return idempotency.findIdempotencyKey(keyDigest, now);
+    }
+
+    // TOTP factors: SqliteTotpFactors
+
+    @Override
+    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
+        totpFactors.insertFactor(factor, enrolled);
+    }
+
+    @Override
+    public List<TotpFactor> findFactors(String userId) {
+        return totpFactors.findFactors(userId);
+    }
+
+    @Override
+    public Optional<TotpFactor> findFactor(String userId, String factorId) {
+        return totpFactors.findFactor(userId, factorId);
+    }
+
+    @Override
+    public StepOutcome confirmFactor(StepAcceptance confirmation) {
+        return totpFactors.confirmFactor(confirmation);
+    }
+
+    @Override
+    public StepOutcome acceptStep(StepAcceptance acceptance) {
+        return totpFactors.acceptStep(acceptance);
+    }
+
+    @Override
+    public List<TotpFactor> deleteFactors(String userId, Optional<String> factorId) {
+        return totpFactors.deleteFactors(userId, factorId);
+    }
+
+    // Recovery codes: SqliteRecoveryCodes
+
+    @Override
+    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
+                                     AuditEntry issuedEntry) {
+        recoveryCodes.replaceRecoveryCodes(userId, voided, issued, issuedEntry);
+    }
+
+    @Override
+    public List<RecoveryCode> findRecoveryCodes(String userId) {
+        return recoveryCodes.findRecoveryCodes(userId);
+    }
+
+    @Override
+    public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
+        return recoveryCodes.useRecoveryCode(use);
+    }
+
+    @Override
+    public List<RecoveryCode> deleteRecoveryCodes(String userId) {
+        return recoveryCodes.deleteRecoveryCodes(userId);
     }
 
     // Operations

@@ -1,0 +1,121 @@
+package dev.verificationservice.store.sqlite;
+
+import static dev.verificationservice.table.ItemAttributes.IS_USED;
+import static dev.verificationservice.table.ItemAttributes.SET_ID;
+import static dev.verificationservice.table.ItemAttributes.USED_AT;
+import static dev.verificationservice.table.ItemAttributes.USED_BY;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
+import dev.verificationservice.recovery.RecoveryCodeUse;
+import dev.verificationservice.recovery.RecoveryUseOutcome;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Recovery codes in the SQLite table: rows {@code USER#<userId>} / {@code RECOVERY#<digest>}, the code only as its
+ * HMAC digest.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>replace a set: in one transaction, the voided codes deleted by key, the issued ones inserted
+ *   ({@code ON CONFLICT DO NOTHING}: a retry finds its own items there) and the {@code RECOVERY_CODES_ISSUED} entry
+ *   inserted (a taken key holding this very entry is a retry; another entry's rolls everything back);</li>
+ *   <li>use a code: in one transaction, {@link #USE_CODE}, whose {@code WHERE} is the condition
+ *   {@code isUsed = false AND setId = :setId}, then the {@code RECOVERY_CODE_USED} entry inserted and the attempt's
+ *   place given back. No row updated: a code whose {@code usedBy} is this attempt is its own earlier success (Used
+ *   again, nothing written); anything else is Refused with the code as it is (gone, of another set, or used);</li>
+ *   <li>find and delete a user's codes: one statement on the user's partition ({@code sk} prefix
+ *   {@code RECOVERY#}).</li>
+ * </ul>
+ */
+final class SqliteRecoveryCodes implements RecoveryCodeRepository {
+
+    /** attribute_exists(PK) AND isUsed = false AND setId = :setId. */
+    private static final String USE_CODE = "UPDATE items SET item = json_set(item, '$." + IS_USED + "', json('true'),"
+            + " '$." + USED_AT + "', ?, '$." + USED_BY + "', ?)"
+            + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + IS_USED + "') = 0"
+            + " AND json_extract(item, '$." + SET_ID + "') = ?";
+
+    private final SqliteTable table;
+    private final SqliteCounters counters;
+
+    SqliteRecoveryCodes(SqliteTable table, SqliteCounters counters) {
+        this.table = table;
+        this.counters = counters;
+    }
+
+    @Override
+    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
+                                     AuditEntry issuedEntry) {
+        Map<String, Object> auditItem = TableItems.auditItem(issuedEntry);
+        table.inTransaction("replace recovery codes", connection -> {
+            for (RecoveryCode code : voided) {
+                table.deleteItem(connection, TableKeys.recoveryCode(userId, code.digest()));
+            }
+            for (RecoveryCode code : issued) {
+                // Not inserted: the item is there already, written by this very replacement (a retry).
+                table.insertIfAbsent(connection, TableItems.recoveryCodeItem(code));
+            }
+            boolean retried = table.selectItem(connection, TableKeys.auditEntry(issuedEntry.userId(),
+                    issuedEntry.timestamp(), issuedEntry.entryId()))
+                    .filter(stored -> TableItems.isSameAuditEntry(stored, issuedEntry)).isPresent();
+            if (!retried) {
+                SqliteTotpFactors.writeEntry(table, connection, auditItem, "recovery-code issue");
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public List<RecoveryCode> findRecoveryCodes(String userId) {
+        try (Connection connection = table.readConnection()) {
+            return table.selectByKeyPrefix(connection, TableKeys.user(userId), TableKeys.recoveryCodesPrefix())
+                    .stream().map(TableItems::recoveryCode).toList();
+        } catch (SQLException e) {
+            throw SqliteTable.failure("read a user's recovery codes", e);
+        }
+    }
+
+    @Override
+    public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
+        TableKeys.PrimaryKey key = TableKeys.recoveryCode(use.userId(), use.digest());
+        Map<String, Object> auditItem = TableItems.auditItem(use.used());
+        return table.inTransaction("use a recovery code", connection -> {
+            int updated;
+            try (PreparedStatement update = connection.prepareStatement(USE_CODE)) {
+                update.setString(1, Timestamps.format(use.now()));
+                update.setString(2, use.attemptId());
+                update.setString(3, key.pk());
+                update.setString(4, key.sk());
+                update.setString(5, use.setId());
+                updated = update.executeUpdate();
+            }
+            if (updated != 1) {
+                Optional<Map<String, Object>> current = table.selectItem(connection, key);
+                if (current.flatMap(TableItems::usedBy).filter(use.attemptId()::equals).isPresent()) {
+                    // This attempt used the code already, with its audit entry: a retry, not a second use.
+                    return new RecoveryUseOutcome.Used();
+                }
+                return new RecoveryUseOutcome.Refused(current.map(TableItems::recoveryCode));
+            }
+            SqliteTotpFactors.writeEntry(table, connection, auditItem, "recovery-code use");
+            SqliteTotpFactors.givePlaceBack(counters, connection, use.placeToGiveBack());
+            return new RecoveryUseOutcome.Used();
+        });
+    }
+
+    @Override
+    public List<RecoveryCode> deleteRecoveryCodes(String userId) {
+        return table.inTransaction("delete recovery codes", connection -> table.deleteByKeyPrefix(connection,
+                TableKeys.user(userId), TableKeys.recoveryCodesPrefix()).stream().map(TableItems::recoveryCode).toList());
+    }
+}

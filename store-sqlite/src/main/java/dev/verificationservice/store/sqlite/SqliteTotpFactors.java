@@ -1,0 +1,212 @@
+package dev.verificationservice.store.sqlite;
+
+import static dev.verificationservice.table.ItemAttributes.ACCEPTED_BY;
+import static dev.verificationservice.table.ItemAttributes.CONFIRMED;
+import static dev.verificationservice.table.ItemAttributes.LAST_ACCEPTED_STEP;
+import static dev.verificationservice.table.ItemAttributes.LAST_USED_AT;
+import static dev.verificationservice.table.ItemAttributes.SECRET_CIPHERTEXT;
+import static dev.verificationservice.table.ItemAttributes.SECRET_KEY_ID;
+import static dev.verificationservice.table.ItemAttributes.SECRET_NONCE;
+import static dev.verificationservice.table.ItemAttributes.TTL;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.security.SealedSecret;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.totp.StepAcceptance;
+import dev.verificationservice.totp.StepOutcome;
+import dev.verificationservice.totp.TotpFactor;
+import dev.verificationservice.totp.TotpRepository;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Authenticator-app factors in the SQLite table: rows {@code USER#<userId>} / {@code TOTP#<factorId>}.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>insert a factor: the factor's and the {@code TOTP_ENROLLED} entry's {@code INSERT ... ON CONFLICT DO
+ *   NOTHING} in one transaction, rolled back (a StoreException) unless both wrote a row;</li>
+ *   <li>accept a step (the replay rule): in one transaction, {@link #ACCEPT_STEP}, whose {@code WHERE} is the
+ *   condition {@code confirmed = true AND lastAcceptedStep < :step}, then the {@code TOTP_VERIFIED} entry inserted
+ *   and the attempt's failure-count place given back ({@link SqliteCounters}); if the entry's key were taken the
+ *   whole transaction rolls back. No row updated: the factor as it is says why, and one whose {@code acceptedBy} is
+ *   this attempt is this attempt's own earlier success (Accepted again, nothing written); anything else is
+ *   Refused with the factor as it is (gone, pending, or at this step or later);</li>
+ *   <li>confirm a factor: the same, with {@link #CONFIRM_FACTOR}: {@code confirmed = false AND ttl > :now}, which
+ *   sets {@code confirmed}, the confirming code's step and removes the ttl;</li>
+ *   <li>find a user's factors, and delete them: one statement on the user's partition
+ *   ({@code sk} prefix {@code TOTP#}); one factor by its key. Reads hand back expired pending factors too: the
+ *   domain compares their ttl with its clock.</li>
+ * </ul>
+ * Both conditional updates replace the sealed secret when the acceptance carries a re-sealed one (rotation on use),
+ * and keep it otherwise ({@code coalesce} with the stored attribute).
+ */
+final class SqliteTotpFactors implements TotpRepository {
+
+    /** The sealed secret's attributes, each replaced by the bound value when one is given (re-sealed). */
+    private static final String RESEAL = ", '$." + SECRET_KEY_ID + "', coalesce(?, json_extract(item, '$." + SECRET_KEY_ID
+            + "')), '$." + SECRET_NONCE + "', coalesce(?, json_extract(item, '$." + SECRET_NONCE + "')), '$."
+            + SECRET_CIPHERTEXT + "', coalesce(?, json_extract(item, '$." + SECRET_CIPHERTEXT + "'))";
+
+    /** attribute_exists(PK) AND confirmed = true AND lastAcceptedStep < :step. */
+    private static final String ACCEPT_STEP = "UPDATE items SET item = json_set(item, '$." + LAST_ACCEPTED_STEP + "', ?,"
+            + " '$." + ACCEPTED_BY + "', ?, '$." + LAST_USED_AT + "', ?" + RESEAL + ")"
+            + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + CONFIRMED + "') = 1"
+            + " AND json_extract(item, '$." + LAST_ACCEPTED_STEP + "') < ?";
+
+    /** attribute_exists(PK) AND confirmed = false AND ttl > :now; REMOVE ttl. */
+    private static final String CONFIRM_FACTOR = "UPDATE items SET ttl = NULL, item = json_remove(json_set(item,"
+            + " '$." + CONFIRMED + "', json('true'), '$." + LAST_ACCEPTED_STEP + "', ?, '$." + ACCEPTED_BY + "', ?"
+            + RESEAL + "), '$." + TTL + "')"
+            + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + CONFIRMED + "') = 0 AND ttl > ?";
+
+    private final SqliteTable table;
+    private final SqliteCounters counters;
+
+    SqliteTotpFactors(SqliteTable table, SqliteCounters counters) {
+        this.table = table;
+        this.counters = counters;
+    }
+
+    @Override
+    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
+        Map<String, Object> factorItem = TableItems.totpFactorItem(factor);
+        Map<String, Object> auditItem = TableItems.auditItem(enrolled);
+        table.inTransaction("enrol an authenticator factor", connection -> {
+            if (table.insertIfAbsent(connection, factorItem) != 1) {
+                throw new StoreException("factor enrolment refused: factor " + factor.factorId()
+                        + " of this user exists already; nothing was written");
+            }
+            writeEntry(table, connection, auditItem, "enrolment");
+            return null;
+        });
+    }
+
+    @Override
+    public List<TotpFactor> findFactors(String userId) {
+        try (Connection connection = table.readConnection()) {
+            return table.selectByKeyPrefix(connection, TableKeys.user(userId), TableKeys.totpFactorsPrefix()).stream()
+                    .map(TableItems::totpFactor).toList();
+        } catch (SQLException e) {
+            throw SqliteTable.failure("read a user's authenticator factors", e);
+        }
+    }
+
+    @Override
+    public Optional<TotpFactor> findFactor(String userId, String factorId) {
+        try (Connection connection = table.readConnection()) {
+            return table.selectItem(connection, TableKeys.totpFactor(userId, factorId)).map(TableItems::totpFactor);
+        } catch (SQLException e) {
+            throw SqliteTable.failure("read an authenticator factor", e);
+        }
+    }
+
+    @Override
+    public StepOutcome confirmFactor(StepAcceptance confirmation) {
+        return conditionalStep("confirm an authenticator factor", confirmation, CONFIRM_FACTOR, (update, key) -> {
+            int index = 1;
+            update.setLong(index++, confirmation.step());
+            update.setString(index++, confirmation.attemptId());
+            index = bindReseal(update, index, confirmation.resealed());
+            update.setString(index++, key.pk());
+            update.setString(index++, key.sk());
+            update.setLong(index, confirmation.now().getEpochSecond());
+        });
+    }
+
+    @Override
+    public StepOutcome acceptStep(StepAcceptance acceptance) {
+        return conditionalStep("accept a TOTP time step", acceptance, ACCEPT_STEP, (update, key) -> {
+            int index = 1;
+            update.setLong(index++, acceptance.step());
+            update.setString(index++, acceptance.attemptId());
+            update.setString(index++, Timestamps.format(acceptance.now()));
+            index = bindReseal(update, index, acceptance.resealed());
+            update.setString(index++, key.pk());
+            update.setString(index++, key.sk());
+            update.setLong(index, acceptance.step());
+        });
+    }
+
+    /** How a conditional step's statement is bound. */
+    private interface Binding {
+        void bind(PreparedStatement update, TableKeys.PrimaryKey key) throws SQLException;
+    }
+
+    /**
+     * One conditional update, then (when it updated the row) its audit entry and the place given back, all in one
+     * transaction; when it updated nothing, this attempt's own earlier write (a retry) is Accepted, anything else
+     * Refused with the factor as it is.
+     */
+    private StepOutcome conditionalStep(String what, StepAcceptance write, String statement, Binding binding) {
+        TableKeys.PrimaryKey key = TableKeys.totpFactor(write.userId(), write.factorId());
+        Map<String, Object> auditItem = TableItems.auditItem(write.entry());
+        return table.inTransaction(what, connection -> {
+            int updated;
+            try (PreparedStatement update = connection.prepareStatement(statement)) {
+                binding.bind(update, key);
+                updated = update.executeUpdate();
+            }
+            if (updated != 1) {
+                Optional<Map<String, Object>> current = table.selectItem(connection, key);
+                if (current.flatMap(TableItems::acceptedBy).filter(write.attemptId()::equals).isPresent()) {
+                    // This attempt wrote the step already, with its audit entry: a retry, not a replay.
+                    return new StepOutcome.Accepted();
+                }
+                return new StepOutcome.Refused(current.map(TableItems::totpFactor));
+            }
+            writeEntry(table, connection, auditItem, what);
+            givePlaceBack(counters, connection, write.placeToGiveBack());
+            return new StepOutcome.Accepted();
+        });
+    }
+
+    private static int bindReseal(PreparedStatement update, int first, Optional<SealedSecret> resealed)
+            throws SQLException {
+        int index = first;
+        update.setString(index++, resealed.map(SealedSecret::keyId).orElse(null));
+        update.setString(index++, resealed.map(SealedSecret::nonce).orElse(null));
+        update.setString(index++, resealed.map(SealedSecret::ciphertext).orElse(null));
+        return index;
+    }
+
+    @Override
+    public List<TotpFactor> deleteFactors(String userId, Optional<String> factorId) {
+        return table.inTransaction("delete authenticator factors", connection -> {
+            if (factorId.isEmpty()) {
+                return table.deleteByKeyPrefix(connection, TableKeys.user(userId), TableKeys.totpFactorsPrefix())
+                        .stream().map(TableItems::totpFactor).toList();
+            }
+            TableKeys.PrimaryKey key = TableKeys.totpFactor(userId, factorId.get());
+            Optional<TotpFactor> found = table.selectItem(connection, key).map(TableItems::totpFactor);
+            table.deleteItem(connection, key);
+            return found.stream().toList();
+        });
+    }
+
+    /** Inserts the audit entry a write carries; a taken key rolls the whole transaction back. */
+    static void writeEntry(SqliteTable table, Connection connection, Map<String, Object> auditItem, String what)
+            throws SQLException {
+        if (table.insertIfAbsent(connection, auditItem) != 1) {
+            throw new StoreException("the audit key " + TableItems.string(auditItem, ItemAttributes.SK) + " of this "
+                    + what + " is taken; nothing was written, retry");
+        }
+    }
+
+    /** Gives the attempt's counted place back in the caller's transaction (its mark makes it happen once). */
+    static void givePlaceBack(SqliteCounters counters, Connection connection, Optional<Place> place)
+            throws SQLException {
+        if (place.isPresent()) {
+            counters.givePlaceBack(connection, place.get());
+        }
+    }
+}
