@@ -5,6 +5,7 @@ import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.testsupport.junit.SkipReasonReporter;
 import dev.verificationservice.testsupport.time.MutableClock;
@@ -42,6 +43,8 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
     protected DevelopmentOutbox outbox;
     protected String keyBase64;
     protected SecretKeyRing keys;
+    protected String encryptionKeyBase64;
+    protected EncryptionKeyRing encryption;
     protected Verification verification;
 
     /** A new, empty store on its own table (or file). */
@@ -63,6 +66,8 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
         outbox = new DevelopmentOutbox(clock);
         keyBase64 = SecretKeyRing.generateBase64Key(RANDOM);
         keys = SecretKeyRing.fromBase64(List.of(keyBase64));
+        encryptionKeyBase64 = EncryptionKeyRing.generateBase64Key(RANDOM);
+        encryption = EncryptionKeyRing.fromBase64(List.of(encryptionKeyBase64));
         verification = build(keys, outbox, VerificationSettings.defaults());
     }
 
@@ -77,8 +82,8 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
      */
     @Override
     public Verification build(SecretKeyRing ring, CodeSender sender, VerificationSettings settings) {
-        return Verification.builder().store(store).keys(ring).sender(sender).clock(clock).settings(settings)
-                .build();
+        return Verification.builder().store(store).keys(ring).encryption(encryption).sender(sender).clock(clock)
+                .settings(settings).build();
     }
 
     @Override
@@ -104,6 +109,11 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
     @Override
     public SecretKeyRing keys() {
         return keys;
+    }
+
+    @Override
+    public String encryptionKeyBase64() {
+        return encryptionKeyBase64;
     }
 
     @Override
@@ -194,6 +204,13 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
     @Nested
     class Retries extends RetryContract {
         Retries() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
+
+    @Nested
+    class Authenticators extends TotpContract {
+        Authenticators() {
             super(AbstractVerificationStoreContractTest.this);
         }
     }

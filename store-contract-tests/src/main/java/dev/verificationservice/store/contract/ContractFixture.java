@@ -45,6 +45,9 @@ public interface ContractFixture {
 
     SecretKeyRing keys();
 
+    /** The current AES-256 key TOTP secrets are sealed with, base64: a rotation test puts a new key before it. */
+    String encryptionKeyBase64();
+
     /** The domain on the store, with the default settings. */
     Verification verification();
 

@@ -74,6 +74,11 @@ public abstract class ContractPart implements ContractFixture {
     }
 
     @Override
+    public String encryptionKeyBase64() {
+        return fixture.encryptionKeyBase64();
+    }
+
+    @Override
     public Verification verification() {
         return fixture.verification();
     }

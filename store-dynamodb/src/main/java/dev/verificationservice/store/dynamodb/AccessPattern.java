@@ -44,6 +44,24 @@ public enum AccessPattern {
     RESET_RATE_LIMIT,
     /** Claim, complete, release or read an Idempotency-Key. */
     IDEMPOTENCY,
+    /** TransactWriteItems: a pending TOTP factor and its TOTP_ENROLLED entry. */
+    ENROL_TOTP,
+    /** Consistent GetItem of one TOTP factor, or consistent Query of a user's factors (on the table, not GSI1). */
+    FIND_TOTP,
+    /** TransactWriteItems: the factor confirmed on its pending condition, TOTP_CONFIRMED, the give-back. */
+    CONFIRM_TOTP,
+    /** TransactWriteItems: the replay rule's conditional Update, TOTP_VERIFIED, the give-back. */
+    ACCEPT_TOTP_STEP,
+    /** DeleteItem of one factor, or the Query of a user's factors then BatchWriteItem deletes. */
+    DELETE_TOTP,
+    /** TransactWriteItems: the old set's Deletes, the new set's Puts, RECOVERY_CODES_ISSUED. */
+    ISSUE_RECOVERY_CODES,
+    /** Consistent Query of a user's recovery codes. */
+    FIND_RECOVERY_CODES,
+    /** TransactWriteItems: the code used on its condition, RECOVERY_CODE_USED, the give-back. */
+    USE_RECOVERY_CODE,
+    /** Query of a user's recovery codes, then BatchWriteItem deletes. */
+    DELETE_RECOVERY_CODES,
     /** DescribeTable, for readiness. */
     CHECK_READY
 }

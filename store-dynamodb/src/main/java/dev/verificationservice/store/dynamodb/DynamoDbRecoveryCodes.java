@@ -1,15 +1,59 @@
 package dev.verificationservice.store.dynamodb;
 
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.bool;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.CONDITION_FAILED;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.reasonCode;
+
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.recovery.RecoveryCode;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.Delete;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.Update;
 
-/** Recovery codes on DynamoDB: not built yet (issue 18, step 3); every call fails clearly. */
+/**
+ * Recovery codes on DynamoDB: items {@code USER#<userId>} / {@code RECOVERY#<digest>}, the code only as its digest.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>replace a set: one TransactWriteItems: a Delete of each voided code, a Put of each new one on
+ *   {@value DynamoDbTable#KEY_IS_NEW} and, last, the {@code RECOVERY_CODES_ISSUED} entry's Put on the same condition,
+ *   under the entry's id as ClientRequestToken (the SDK's retry of a committed transaction is answered "done").
+ *   Outcomes: committed: done; cancelled with the entry's condition failed and the stored entry this very one: done
+ *   (a later retry of a committed replacement); cancelled otherwise: a StoreException, nothing written. A set and its
+ *   voided codes are at most a few dozen items, within the 100 a transaction takes;</li>
+ *   <li>use a code: one transaction ({@link DynamoDbAttempts}): Update {@value #MARK_USED} on {@value #CODE_IS_UNUSED},
+ *   the {@code RECOVERY_CODE_USED} entry, the give-back. Every outcome: committed: Used; the condition failed and
+ *   {@code usedBy} is this attempt: Used (its own earlier write, the answer lost); failed otherwise: Refused with the
+ *   code as it is (gone, of another set, or used by another attempt); a conflict with a concurrent use: Refused once
+ *   the code shows used, else sent again;</li>
+ *   <li>read: a consistent Query {@value DynamoDbAttempts#PK_BEGINS_WITH} of the user's codes; delete them: that
+ *   Query, then BatchWriteItem deletes.</li>
+ * </ul>
+ */
 final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
+
+    static final String MARK_USED = "SET #isUsed = :true, #usedAt = :now, #usedBy = :attemptId";
+    static final String CODE_IS_UNUSED = "attribute_exists(PK) AND #isUsed = :false AND #setId = :setId";
 
     private final DynamoDbTable table;
 
@@ -17,29 +61,73 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
         this.table = table;
     }
 
-    private static StoreException notYet() {
-        return new StoreException("recovery codes are not available on the DynamoDB store in this build;"
-                + " use the embedded store");
-    }
-
     @Override
     public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
                                      AuditEntry issuedEntry) {
-        throw notYet();
+        List<TransactWriteItem> items = new ArrayList<>();
+        for (RecoveryCode code : voided) {
+            items.add(TransactWriteItem.builder().delete(Delete.builder().tableName(table.tableName)
+                    .key(keyOf(TableKeys.recoveryCode(userId, code.digest()))).build()).build());
+        }
+        for (RecoveryCode code : issued) {
+            items.add(table.conditionalPut(TableItems.recoveryCodeItem(code)));
+        }
+        items.add(table.conditionalPut(TableItems.auditItem(issuedEntry)));
+        TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
+                .transactItems(items)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .clientRequestToken(issuedEntry.entryId())
+                .build();
+        try {
+            table.capacity.record(AccessPattern.ISSUE_RECOVERY_CODES, WRITE,
+                    TransactionConflicts.settled(table.client, request).consumedCapacity());
+        } catch (TransactionCanceledException e) {
+            table.capacity.record(AccessPattern.ISSUE_RECOVERY_CODES, WRITE, List.of());
+            if (CONDITION_FAILED.equals(reasonCode(e.cancellationReasons(), items.size() - 1))
+                    && table.getItem(TableKeys.auditEntry(issuedEntry.userId(), issuedEntry.timestamp(),
+                    issuedEntry.entryId()), AccessPattern.ISSUE_RECOVERY_CODES)
+                    .filter(stored -> TableItems.isSameAuditEntry(stored, issuedEntry)).isPresent()) {
+                // The entry is written only with the whole set: this replacement committed before, its answer lost.
+                return;
+            }
+            throw new StoreException("the recovery-code replacement was cancelled and nothing was written: "
+                    + describeCancellation(request, e.cancellationReasons()) + "; issue the codes again", e);
+        } catch (SdkException e) {
+            throw table.failure("replace recovery codes (TransactWriteItems; nothing was written)", e);
+        }
     }
 
     @Override
     public List<RecoveryCode> findRecoveryCodes(String userId) {
-        throw notYet();
+        return DynamoDbAttempts.userItems(table, userId, TableKeys.recoveryCodesPrefix(),
+                        AccessPattern.FIND_RECOVERY_CODES)
+                .stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::recoveryCode).toList();
     }
 
     @Override
     public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
-        throw notYet();
+        Update.Builder update = Update.builder()
+                .updateExpression(MARK_USED)
+                .conditionExpression(CODE_IS_UNUSED)
+                .expressionAttributeNames(Map.of("#isUsed", ItemAttributes.IS_USED, "#usedAt", ItemAttributes.USED_AT,
+                        "#usedBy", ItemAttributes.USED_BY, "#setId", ItemAttributes.SET_ID))
+                .expressionAttributeValues(Map.of(":true", bool(true), ":false", bool(false),
+                        ":now", s(Timestamps.format(use.now())), ":attemptId", s(use.attemptId()),
+                        ":setId", s(use.setId())));
+        DynamoDbAttempts.Outcome outcome = DynamoDbAttempts.run(table, AccessPattern.USE_RECOVERY_CODE,
+                "recovery-code use", TableKeys.recoveryCode(use.userId(), use.digest()), update, use.used(),
+                use.placeToGiveBack(), use.attemptId(), ItemAttributes.USED_BY,
+                current -> TableItems.bool(current, ItemAttributes.IS_USED));
+        return outcome instanceof DynamoDbAttempts.Outcome.Refused refused
+                ? new RecoveryUseOutcome.Refused(refused.current().map(TableItems::recoveryCode))
+                : new RecoveryUseOutcome.Used();
     }
 
     @Override
     public List<RecoveryCode> deleteRecoveryCodes(String userId) {
-        throw notYet();
+        List<Map<String, AttributeValue>> items = DynamoDbAttempts.userItems(table, userId,
+                TableKeys.recoveryCodesPrefix(), AccessPattern.DELETE_RECOVERY_CODES);
+        table.deleteAll(items, AccessPattern.DELETE_RECOVERY_CODES);
+        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::recoveryCode).toList();
     }
 }

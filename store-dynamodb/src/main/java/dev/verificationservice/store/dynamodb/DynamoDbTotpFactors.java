@@ -1,16 +1,65 @@
 package dev.verificationservice.store.dynamodb;
 
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.bool;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
+
 import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
 import dev.verificationservice.totp.StepAcceptance;
 import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.TotpFactor;
 import dev.verificationservice.totp.TotpRepository;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.model.Update;
 
-/** Authenticator-app factors on DynamoDB: not built yet (issue 18, step 3); every call fails clearly. */
+/**
+ * Authenticator-app factors on DynamoDB: items {@code USER#<userId>} / {@code TOTP#<factorId>}.
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>enrol: one TransactWriteItems of the factor's and the {@code TOTP_ENROLLED} entry's Put, each on
+ *   {@value DynamoDbTable#KEY_IS_NEW}, under the entry's id as ClientRequestToken (the SDK's retry after a lost answer
+ *   is answered "done"). Cancelled: a StoreException, nothing written;</li>
+ *   <li>accept a step (the replay rule): one transaction ({@link DynamoDbAttempts}): Update {@value #ACCEPT_STEP} on
+ *   {@value #STEP_IS_NEW}, the {@code TOTP_VERIFIED} entry, the give-back. Every outcome: committed: Accepted; the
+ *   condition failed and {@code acceptedBy} is this attempt: Accepted (its own earlier write, the answer lost);
+ *   failed otherwise: Refused with the factor as it is (gone, pending, or at this step or later); a conflict with a
+ *   concurrent acceptance: Refused once the factor shows this step or a later one accepted, else sent again;</li>
+ *   <li>confirm: the same transaction with {@value #CONFIRM} on {@value #IS_PENDING} ({@code TOTP_CONFIRMED});
+ *   after a conflict, a factor confirmed by another attempt is Refused;</li>
+ *   <li>with a re-sealed secret, both updates also set {@value #RESEAL} (rotation on use, in the same write);</li>
+ *   <li>read: a consistent GetItem of one factor, a consistent Query {@value DynamoDbAttempts#PK_BEGINS_WITH} of
+ *   the user's factors, each returned as stored (the domain compares a pending factor's ttl with its clock);</li>
+ *   <li>delete one: DeleteItem returning the old item; all: that Query, then BatchWriteItem deletes.</li>
+ * </ul>
+ */
 final class DynamoDbTotpFactors implements TotpRepository {
+
+    static final String ACCEPT_STEP = "SET #lastAcceptedStep = :step, #acceptedBy = :attemptId, #lastUsedAt = :now";
+    static final String STEP_IS_NEW = "attribute_exists(PK) AND #confirmed = :true AND #lastAcceptedStep < :step";
+    static final String CONFIRM = "SET #confirmed = :true, #lastAcceptedStep = :step, #acceptedBy = :attemptId";
+    static final String REMOVE_TTL = " REMOVE #ttl";
+    static final String IS_PENDING = "attribute_exists(PK) AND #confirmed = :false AND #ttl > :nowSeconds";
+    static final String RESEAL = ", #secretKeyId = :secretKeyId, #secretNonce = :secretNonce,"
+            + " #secretCiphertext = :secretCiphertext";
 
     private final DynamoDbTable table;
 
@@ -18,38 +67,119 @@ final class DynamoDbTotpFactors implements TotpRepository {
         this.table = table;
     }
 
-    private static StoreException notYet() {
-        return new StoreException("authenticator apps are not available on the DynamoDB store in this build;"
-                + " use the embedded store");
-    }
-
     @Override
     public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
-        throw notYet();
+        TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
+                .transactItems(table.conditionalPut(TableItems.totpFactorItem(factor)),
+                        table.conditionalPut(TableItems.auditItem(enrolled)))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .clientRequestToken(enrolled.entryId())
+                .build();
+        try {
+            table.capacity.record(AccessPattern.ENROL_TOTP, WRITE,
+                    TransactionConflicts.settled(table.client, request).consumedCapacity());
+        } catch (TransactionCanceledException e) {
+            throw new StoreException("the factor enrolment was cancelled and nothing was written: "
+                    + describeCancellation(request, e.cancellationReasons()), e);
+        } catch (SdkException e) {
+            throw table.failure("enrol an authenticator factor (TransactWriteItems; nothing was written)", e);
+        }
     }
 
     @Override
     public List<TotpFactor> findFactors(String userId) {
-        throw notYet();
+        return DynamoDbAttempts.userItems(table, userId, TableKeys.totpFactorsPrefix(), AccessPattern.FIND_TOTP)
+                .stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::totpFactor).toList();
     }
 
     @Override
     public Optional<TotpFactor> findFactor(String userId, String factorId) {
-        throw notYet();
+        return table.getItem(TableKeys.totpFactor(userId, factorId), AccessPattern.FIND_TOTP)
+                .map(TableItems::totpFactor);
     }
 
     @Override
     public StepOutcome confirmFactor(StepAcceptance confirmation) {
-        throw notYet();
+        Map<String, AttributeValue> values = values(confirmation);
+        values.put(":false", bool(false));
+        values.put(":nowSeconds", n(confirmation.now().getEpochSecond()));
+        values.remove(":now");
+        Map<String, String> names = names(confirmation);
+        names.remove("#lastUsedAt");
+        names.put("#ttl", ItemAttributes.TTL);
+        Update.Builder update = Update.builder()
+                .updateExpression(CONFIRM + (confirmation.resealed().isPresent() ? RESEAL : "") + REMOVE_TTL)
+                .conditionExpression(IS_PENDING)
+                .expressionAttributeNames(names)
+                .expressionAttributeValues(values);
+        return outcome(DynamoDbAttempts.run(table, AccessPattern.CONFIRM_TOTP, "factor confirmation",
+                key(confirmation), update, confirmation.entry(), confirmation.placeToGiveBack(),
+                confirmation.attemptId(), ItemAttributes.ACCEPTED_BY, current -> TableItems.bool(current, ItemAttributes.CONFIRMED)));
     }
 
     @Override
     public StepOutcome acceptStep(StepAcceptance acceptance) {
-        throw notYet();
+        Update.Builder update = Update.builder()
+                .updateExpression(ACCEPT_STEP + (acceptance.resealed().isPresent() ? RESEAL : ""))
+                .conditionExpression(STEP_IS_NEW)
+                .expressionAttributeNames(names(acceptance))
+                .expressionAttributeValues(values(acceptance));
+        return outcome(DynamoDbAttempts.run(table, AccessPattern.ACCEPT_TOTP_STEP, "TOTP step acceptance",
+                key(acceptance), update, acceptance.entry(), acceptance.placeToGiveBack(), acceptance.attemptId(),
+                ItemAttributes.ACCEPTED_BY,
+                current -> TableItems.number(current, ItemAttributes.LAST_ACCEPTED_STEP) >= acceptance.step()));
+    }
+
+    private static TableKeys.PrimaryKey key(StepAcceptance write) {
+        return TableKeys.totpFactor(write.userId(), write.factorId());
+    }
+
+    private static Map<String, String> names(StepAcceptance write) {
+        Map<String, String> names = new HashMap<>(Map.of("#confirmed", ItemAttributes.CONFIRMED,
+                "#lastAcceptedStep", ItemAttributes.LAST_ACCEPTED_STEP, "#acceptedBy", ItemAttributes.ACCEPTED_BY,
+                "#lastUsedAt", ItemAttributes.LAST_USED_AT));
+        if (write.resealed().isPresent()) {
+            names.put("#secretKeyId", ItemAttributes.SECRET_KEY_ID);
+            names.put("#secretNonce", ItemAttributes.SECRET_NONCE);
+            names.put("#secretCiphertext", ItemAttributes.SECRET_CIPHERTEXT);
+        }
+        return names;
+    }
+
+    private static Map<String, AttributeValue> values(StepAcceptance write) {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":true", bool(true), ":step", n(write.step()),
+                ":attemptId", s(write.attemptId()), ":now", s(Timestamps.format(write.now()))));
+        write.resealed().ifPresent(sealed -> values.putAll(resealedValues(sealed)));
+        return values;
+    }
+
+    private static Map<String, AttributeValue> resealedValues(SealedSecret sealed) {
+        return DynamoDbTable.boundAsValues(TableItems.sealedSecretAttributes(sealed));
+    }
+
+    private static StepOutcome outcome(DynamoDbAttempts.Outcome outcome) {
+        return outcome instanceof DynamoDbAttempts.Outcome.Refused refused
+                ? new StepOutcome.Refused(refused.current().map(TableItems::totpFactor))
+                : new StepOutcome.Accepted();
     }
 
     @Override
     public List<TotpFactor> deleteFactors(String userId, Optional<String> factorId) {
-        throw notYet();
+        if (factorId.isPresent()) {
+            var response = table.call("delete an authenticator factor", () -> TransactionConflicts.retryingConflicts(
+                    () -> table.client.deleteItem(request -> request
+                            .tableName(table.tableName)
+                            .key(keyOf(TableKeys.totpFactor(userId, factorId.get())))
+                            .returnValues(ReturnValue.ALL_OLD)
+                            .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))));
+            table.capacity.record(AccessPattern.DELETE_TOTP, WRITE, response.consumedCapacity());
+            return response.hasAttributes() && !response.attributes().isEmpty()
+                    ? List.of(TableItems.totpFactor(DynamoDbItems.fromAttributeValues(response.attributes())))
+                    : List.of();
+        }
+        List<Map<String, AttributeValue>> items = DynamoDbAttempts.userItems(table, userId,
+                TableKeys.totpFactorsPrefix(), AccessPattern.DELETE_TOTP);
+        table.deleteAll(items, AccessPattern.DELETE_TOTP);
+        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::totpFactor).toList();
     }
 }

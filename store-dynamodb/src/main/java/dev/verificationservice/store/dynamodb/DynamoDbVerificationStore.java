@@ -45,6 +45,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *   <li>{@link DynamoDbCounters}: take, give back and keep a rate-limit place, claim and release a cooldown,
  *   read counters and lift a limit;</li>
  *   <li>{@link DynamoDbIdempotency}: claim, complete, release and read an Idempotency-Key;</li>
+ *   <li>{@link DynamoDbTotpFactors}: enrol, confirm, accept a time step (the replay rule), list and remove
+ *   authenticator factors; {@link DynamoDbRecoveryCodes}: replace a set, use a code, list and delete codes (both
+ *   with {@link DynamoDbAttempts}: one transaction per attempt, retried by its attempt id);</li>
  *   <li>{@link DynamoDbTable}: what they share: conditional puts and updates, consistent reads, queries followed
  *   to their last page, deletes in groups of 25 retried with backoff, capacity recording and failure mapping;
  *   {@link TransactionConflicts}: what a write does when it meets a running transaction.</li>

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.VerificationResult;
@@ -13,6 +14,11 @@ import dev.verificationservice.store.StoreException;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
 import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.totp.Confirmation;
+import dev.verificationservice.totp.Enrolment;
+import dev.verificationservice.totp.Totp;
+import dev.verificationservice.totp.TotpAlgorithm;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -26,6 +32,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.apache.commons.codec.binary.Base32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.core.type.TypeReference;
@@ -108,6 +117,32 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
         assertThat(swept).isEqualTo(3);
         assertThat(allRawItems()).hasSize(4)
                 .noneSatisfy(item -> assertThat(item.get("codeType")).isEqualTo(CodeType.EMAIL_VERIFICATION.name()));
+    }
+
+    /**
+     * Below the items: the bytes of the database and its WAL, where a secret written in clear, even in a row rewritten
+     * since, would still stand.
+     */
+    @Test
+    void theDatabaseFilesHoldNoTotpSecretAndNoRecoveryCodeInTheClear() throws Exception {
+        Enrolment enrolment = verification.totp().enrol("ivy", Optional.empty(), Optional.empty(), ClientContext.none());
+        String code = Totp.code(new Base32().decode(enrolment.secret()), Totp.step(clock.instant(), Totp.DEFAULT_PERIOD),
+                TotpAlgorithm.SHA1, Totp.DEFAULT_DIGITS);
+        Confirmation confirmation = verification.totp().confirm("ivy", enrolment.factorId(), code, ClientContext.none());
+        List<String> recoveryCodes = ((Confirmation.Confirmed) confirmation).recoveryCodes().codes();
+
+        StringBuilder bytes = new StringBuilder();
+        try (Stream<Path> files = Files.list(dataDirectory)) {
+            for (Path file : files.toList()) {
+                bytes.append(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
+            }
+        }
+
+        assertThat(bytes.toString()).contains("TOTP#" + enrolment.factorId())
+                .doesNotContain(enrolment.secret().replace("=", ""));
+        for (String recoveryCode : recoveryCodes) {
+            assertThat(bytes.toString()).doesNotContain(recoveryCode).doesNotContain(recoveryCode.replace("-", ""));
+        }
     }
 
     // Durability and failure (contract §12)
