@@ -49,6 +49,8 @@ public final class TotpService {
 
     /** The rate-limit action that counts wrong TOTP codes (confirmations included). */
     public static final String VERIFY_ACTION = "VERIFY_TOTP";
+    /** The rate-limit action that counts the same wrong codes over a day ({@link TotpPolicy#dailyVerifyLimit()}). */
+    public static final String VERIFY_DAILY_ACTION = "VERIFY_TOTP_DAILY";
     /** How many factors, pending ones included, a user may have: bounds what one verification computes. */
     public static final int MAX_FACTORS = 10;
     /** Steps accepted either side of the current one: a clock off by up to one period still works. */
@@ -122,21 +124,22 @@ public final class TotpService {
         String factor = factorId(factorId);
         String presented = code(code);
         RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, policy.verifyLimit());
-        if (!place.allowed()) {
+        Optional<RateLimitDecision> daily = daily(user, place);
+        if (daily.isEmpty()) {
             return notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client);
         }
         Instant now = clock.instant();
         Optional<TotpFactor> found = factors.findFactor(user, factor).filter(stored -> !stored.isExpiredAt(now));
         if (found.isEmpty() || found.get().confirmed()) {
             // Nothing was tested: no guess to count.
-            rateLimiter.release(place);
+            release(place, daily.get());
             return notConfirmed(user, factor, found.isEmpty() ? Confirmation.Reason.NOT_FOUND
                     : Confirmation.Reason.ALREADY_CONFIRMED, client);
         }
         TotpFactor pending = found.get();
-        List<Match> matches = tested(place, () -> matches(List.of(pending), presented, now));
+        List<Match> matches = tested(place, daily.get(), () -> matches(List.of(pending), presented, now));
         if (matches.isEmpty()) {
-            return notConfirmed(user, factor, place.limitReached() ? Confirmation.Reason.TOO_MANY_ATTEMPTS
+            return notConfirmed(user, factor, limitReached(place, daily.get()) ? Confirmation.Reason.TOO_MANY_ATTEMPTS
                     : Confirmation.Reason.INVALID_CODE, client);
         }
         Match match = matches.get(0);
@@ -145,11 +148,13 @@ public final class TotpService {
         StepOutcome outcome = factors.confirmFactor(acceptance(match, now, confirmed, place));
         if (outcome instanceof StepOutcome.Refused refused) {
             // Confirmed or expired between the read and the write.
-            rateLimiter.release(place);
+            release(place, daily.get());
             boolean alreadyConfirmed = refused.current().map(TotpFactor::confirmed).orElse(false);
             return notConfirmed(user, factor, alreadyConfirmed ? Confirmation.Reason.ALREADY_CONFIRMED
                     : Confirmation.Reason.NOT_FOUND, client);
         }
+        // The 15-minute place went back in the write; the day's goes back now.
+        rateLimiter.release(daily.get());
         IssuedRecoveryCodes codes = recovery.issue(user, client);
         return new Confirmation.Confirmed(factor, codes);
     }
@@ -162,19 +167,20 @@ public final class TotpService {
         String user = Inputs.userId(userId);
         String presented = code(code);
         RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, policy.verifyLimit());
-        if (!place.allowed()) {
+        Optional<RateLimitDecision> daily = daily(user, place);
+        if (daily.isEmpty()) {
             return invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client);
         }
         Instant now = clock.instant();
         List<TotpFactor> confirmed = factors.findFactors(user).stream().filter(TotpFactor::confirmed).toList();
         if (confirmed.isEmpty()) {
             // Nothing to test the code against: no guess to count.
-            rateLimiter.release(place);
+            release(place, daily.get());
             return invalid(user, TotpVerification.Reason.NO_FACTOR, Optional.empty(), client);
         }
-        List<Match> matches = tested(place, () -> matches(confirmed, presented, now));
+        List<Match> matches = tested(place, daily.get(), () -> matches(confirmed, presented, now));
         if (matches.isEmpty()) {
-            return invalid(user, place.limitReached() ? TotpVerification.Reason.TOO_MANY_ATTEMPTS
+            return invalid(user, limitReached(place, daily.get()) ? TotpVerification.Reason.TOO_MANY_ATTEMPTS
                     : TotpVerification.Reason.INVALID_CODE, Optional.empty(), client);
         }
         // The latest step first: of two matches (one code valid for two steps), the newer one is the app's.
@@ -188,12 +194,14 @@ public final class TotpService {
             AuditEntry verified = audit.newEntry(user, AuditEventType.TOTP_VERIFIED, true, Optional.empty(), details,
                     client);
             if (factors.acceptStep(acceptance(match, now, verified, place)) instanceof StepOutcome.Accepted) {
+                // The 15-minute place went back in the write; the day's goes back now.
+                rateLimiter.release(daily.get());
                 return new TotpVerification.Valid(match.factor().factorId());
             }
             // Another submission of this step (or a later one) won the write: a replay.
         }
         // A right code, but of a step already accepted: the user's own code again, no wrong guess.
-        rateLimiter.release(place);
+        release(place, daily.get());
         return invalid(user, TotpVerification.Reason.REPLAYED, Optional.of(matches.get(0).factor().factorId()), client);
     }
 
@@ -274,11 +282,38 @@ public final class TotpService {
     }
 
     /**
-     * The matches, or the failure to compute them (a secret that no key of the ring opens) with the attempt's place
+     * The matches, or the failure to compute them (a secret that no key of the ring opens) with the attempt's places
      * given back first: a server fault must not count against the user, let alone lock them out.
      */
-    private List<Match> tested(RateLimitDecision place, Supplier<List<Match>> matching) {
-        return RateLimiter.undoneOnFailure(matching, () -> rateLimiter.release(place));
+    private List<Match> tested(RateLimitDecision place, RateLimitDecision daily, Supplier<List<Match>> matching) {
+        return RateLimiter.undoneOnFailure(matching, () -> release(place, daily));
+    }
+
+    /**
+     * The attempt's place in the day's count of wrong codes ({@value #VERIFY_DAILY_ACTION}), taken once it has one
+     * in the 15-minute count; empty when either limit refuses it, with the 15-minute place given back: nothing will
+     * be tested. The day's limit is what bounds guessing over time: the 15-minute one alone allows 480 a day.
+     */
+    private Optional<RateLimitDecision> daily(String userId, RateLimitDecision place) {
+        if (!place.allowed()) {
+            return Optional.empty();
+        }
+        RateLimitDecision daily = rateLimiter.acquire(userId, VERIFY_DAILY_ACTION, policy.dailyVerifyLimit());
+        if (!daily.allowed()) {
+            rateLimiter.release(place);
+            return Optional.empty();
+        }
+        return Optional.of(daily);
+    }
+
+    private void release(RateLimitDecision place, RateLimitDecision daily) {
+        rateLimiter.release(place);
+        rateLimiter.release(daily);
+    }
+
+    /** This attempt reached one of the limits: it and every later one in that window are refused. */
+    private static boolean limitReached(RateLimitDecision place, RateLimitDecision daily) {
+        return place.limitReached() || daily.limitReached();
     }
 
     private StepAcceptance acceptance(Match match, Instant now, AuditEntry entry, RateLimitDecision place) {

@@ -202,6 +202,47 @@ class TotpServiceTest {
                 .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
     }
 
+    /**
+     * The review's finding: 5 wrong codes per 15 minutes alone is 480 guesses a day against a secret that never
+     * expires. A day's window (default 20) bounds them across the 15-minute windows; the lock-out lasts until the day
+     * ends, or an operator lifts it. On the injected clock.
+     */
+    @Test
+    void wrongCodesSpreadOverFifteenMinuteWindowsLockOutForTheRestOfTheDay() throws Exception {
+        Authenticator app = enrolAndConfirm(USER);
+        int daily = TotpPolicy.defaults().dailyVerifyLimit().limit();
+        int perWindow = TotpPolicy.defaults().verifyLimit().limit();
+        Instant at = NOW;
+        int tested = 0;
+        while (tested < daily) {
+            at = at.plus(Duration.ofMinutes(15));
+            for (int attempt = 0; attempt < perWindow && tested < daily; attempt++, tested++) {
+                String wrong = app.codeAt(at).equals("000000") ? "111111" : "000000";
+                assertThat(service(at).verify(USER, wrong, CLIENT).valid()).isFalse();
+            }
+        }
+        Instant nextWindow = at.plus(Duration.ofMinutes(15));
+
+        assertThat(service(nextWindow).verify(USER, app.codeAt(nextWindow), CLIENT))
+                .as("a fresh 15-minute window, but the day's limit is reached: the right code is not tested")
+                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
+        assertThat(store.held(TotpService.VERIFY_DAILY_ACTION)).as("the refused attempt took no place").isEqualTo(daily);
+        Instant nextDay = RateLimiter.windowStart(NOW, Duration.ofDays(1)).plus(Duration.ofDays(1)).plusSeconds(10);
+        assertThat(service(nextDay).verify(USER, app.codeAt(nextDay), CLIENT).valid()).as("the next day").isTrue();
+    }
+
+    @Test
+    void aRightCodeGivesItsPlaceInTheDaysCountBack() throws Exception {
+        Authenticator app = enrolAndConfirm(USER);
+        Instant later = NOW.plusSeconds(30);
+
+        assertThat(service(later).verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
+        assertThat(service(later).verify(USER, app.codeAt(later), CLIENT))
+                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.REPLAYED));
+
+        assertThat(store.held(TotpService.VERIFY_DAILY_ACTION)).as("a success and a replay count nothing").isZero();
+    }
+
     @Test
     void fiftyParallelWrongCodesTestAtMostTheLimit() throws Exception {
         Authenticator app = enrolAndConfirm(USER);
