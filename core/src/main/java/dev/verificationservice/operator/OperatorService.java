@@ -60,6 +60,7 @@ public final class OperatorService {
             actions.add(CodeService.verifyAction(type));
         }
         actions.add(TotpService.VERIFY_ACTION);
+        actions.add(TotpService.VERIFY_DAILY_ACTION);
         actions.add(RecoveryCodeService.VERIFY_ACTION);
         return actions;
     }
