@@ -164,6 +164,23 @@ class TotpApiTest extends EmbeddedOnlyApiTest {
     }
 
     @Test
+    void anOperatorLiftsATotpLockOut() {
+        String user = newUser();
+        AuthenticatorApp app = enrolledAndConfirmed(user);
+        clock.advance(Duration.ofSeconds(30));
+        String right = app.codeAt(clock.instant());
+        for (int guess = 1; guess <= 5; guess++) {
+            verifyTotp(user, wrongFor(right));
+        }
+        assertThat(verifyTotp(user, right).text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
+
+        Answer lifted = admin().delete("/v1/admin/users/" + user + "/rate-limits/VERIFY_TOTP");
+        assertThat(lifted.status()).isEqualTo(200);
+        assertThat(lifted.json().get("windowsCleared").asInt()).isEqualTo(1);
+        assertThat(verifyTotp(user, right).json().get("valid").asBoolean()).isTrue();
+    }
+
+    @Test
     void recoveryCodesWorkOnceAndANewSetVoidsTheOld() {
         String user = newUser();
         Answer none = api.post("/v1/users/" + user + "/recovery-codes", "");
