@@ -15,6 +15,11 @@ import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
 import dev.verificationservice.testsupport.dynamodb.faults.Exchange;
+import dev.verificationservice.totp.Confirmation;
+import dev.verificationservice.totp.Enrolment;
+import dev.verificationservice.totp.Totp;
+import dev.verificationservice.totp.TotpAlgorithm;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -24,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.apache.commons.codec.binary.Base32;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -108,7 +114,47 @@ final class CostProbe {
             return () -> require(verification.audit().query(user, Optional.empty(), Optional.empty(), Optional.of(50),
                     Optional.empty()).entries().size() == 50);
         }));
+        totp(costs);
         return costs;
+    }
+
+    /** Authenticator apps and recovery codes: each step of the tour on a fresh user, measured alone. */
+    private void totp(Map<String, Cost> costs) {
+        costs.put(Operations.TOTP_ENROL, measure(Operations.TOTP_ENROL, user -> () -> enrol(user)));
+        costs.put(Operations.TOTP_CONFIRM, measure(Operations.TOTP_CONFIRM, user -> {
+            Enrolment enrolment = enrol(user);
+            return () -> require(verification.totp().confirm(user, enrolment.factorId(), code(enrolment, 0),
+                    ClientContext.none()).confirmed());
+        }));
+        costs.put(Operations.TOTP_VERIFY, measure(Operations.TOTP_VERIFY, user -> {
+            Enrolment enrolment = confirmed(user);
+            // The next step's code: the confirming code's step is accepted already, the next one is within the window.
+            return () -> require(verification.totp().verify(user, code(enrolment, 1), ClientContext.none()).valid());
+        }));
+        costs.put(Operations.RECOVERY_VERIFY, measure(Operations.RECOVERY_VERIFY, user -> {
+            Enrolment enrolment = enrol(user);
+            Confirmation confirmation = verification.totp().confirm(user, enrolment.factorId(), code(enrolment, 0),
+                    ClientContext.none());
+            String recoveryCode = ((Confirmation.Confirmed) confirmation).recoveryCodes().codes().get(0);
+            return () -> require(verification.recovery().verify(user, recoveryCode, ClientContext.none()).valid());
+        }));
+    }
+
+    private Enrolment enrol(String user) {
+        return verification.totp().enrol(user, Optional.empty(), Optional.empty(), ClientContext.none());
+    }
+
+    private Enrolment confirmed(String user) {
+        Enrolment enrolment = enrol(user);
+        require(verification.totp().confirm(user, enrolment.factorId(), code(enrolment, 0), ClientContext.none())
+                .confirmed());
+        return enrolment;
+    }
+
+    /** The app's code {@code stepsAhead} steps after now (RFC 6238; the probe runs on the system clock). */
+    private static String code(Enrolment enrolment, int stepsAhead) {
+        return Totp.code(new Base32().decode(enrolment.secret()), Totp.step(Instant.now(), Totp.DEFAULT_PERIOD)
+                + stepsAhead, TotpAlgorithm.SHA1, Totp.DEFAULT_DIGITS);
     }
 
     private String send(String user, CodeType type) {

@@ -8,6 +8,7 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.OutgoingCode;
 import dev.verificationservice.codes.VerificationCode;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.VerificationStore;
@@ -82,7 +83,8 @@ public final class Fixtures {
 
     /** The core on a store, with the default settings and a sender that keeps the last code per user. */
     public static Verification verification(VerificationStore store, KeepingSender sender) {
-        return Verification.builder().store(store).keys(KEYS).sender(sender).build();
+        return Verification.builder().store(store).keys(KEYS)
+                .encryption(EncryptionKeyRing.fromBase64(List.of(ENCRYPTION_KEY))).sender(sender).build();
     }
 
     /** Delivers nothing; keeps the last code sent to each user, as the development outbox would show it. */

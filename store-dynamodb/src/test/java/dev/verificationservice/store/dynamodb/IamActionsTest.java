@@ -16,18 +16,24 @@ import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.totp.Enrolment;
+import dev.verificationservice.totp.Totp;
+import dev.verificationservice.totp.TotpAlgorithm;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.commons.codec.binary.Base32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -47,7 +53,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 /**
  * The IAM actions of the template's policy (and so of the README) are the ones the service needs: every
  * request the store makes through the whole domain (codes sent, checked, verified, failed and undeliverable;
- * devices registered, used, listed, revoked; audit; rate limits; the start-up shape check and readiness) is
+ * devices registered, used, listed, revoked; audit; rate limits; authenticator apps and recovery codes; the start-up
+ * shape check and readiness) is
  * recorded as the IAM action that authorises it (a transaction as the actions of its parts), and the set must
  * equal the template's list: nothing missing (the service would fail on AWS with AccessDenied), nothing more
  * (least privilege).
@@ -58,6 +65,7 @@ class IamActionsTest {
     static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
 
     private static final String KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
+    private static final String ENCRYPTION_KEY = "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=";
 
     /** The IAM action that authorises a request; a transaction's parts each need their own. */
     static Set<String> actionsOf(SdkRequest request) {
@@ -126,7 +134,7 @@ class IamActionsTest {
             outbox.send(message);
         };
         Verification verification = Verification.builder().store(store).keys(SecretKeyRing.fromBase64(List.of(KEY)))
-                .sender(sender).clock(clock).build();
+                .encryption(EncryptionKeyRing.fromBase64(List.of(ENCRYPTION_KEY))).sender(sender).clock(clock).build();
         String user = "iam-user";
 
         // Codes: a NUMERIC one sent, checked, failed, verified; a LINK one; an undeliverable one; a second request.
@@ -167,5 +175,25 @@ class IamActionsTest {
         verification.audit().query(user, Optional.empty(), Optional.empty(), Optional.of(5), Optional.empty());
         verification.operator().overview(user);
         verification.operator().invalidateCodes(user, "operator-1", ClientContext.none());
+
+        // Authenticator apps and recovery codes: enrolled, confirmed, verified, a recovery code used, a new set,
+        // one factor removed, then all.
+        Enrolment enrolment = verification.totp().enrol(user, Optional.empty(), Optional.empty(), ClientContext.none());
+        assertThat(verification.totp().confirm(user, enrolment.factorId(), totpCode(enrolment, clock.instant()),
+                ClientContext.none()).confirmed()).isTrue();
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(verification.totp().verify(user, totpCode(enrolment, clock.instant()), ClientContext.none())
+                .valid()).isTrue();
+        String recoveryCode = verification.totp().regenerateRecoveryCodes(user, ClientContext.none()).orElseThrow()
+                .codes().get(0);
+        assertThat(verification.recovery().verify(user, recoveryCode, ClientContext.none()).valid()).isTrue();
+        Enrolment second = verification.totp().enrol(user, Optional.empty(), Optional.empty(), ClientContext.none());
+        assertThat(verification.totp().remove(user, second.factorId(), ClientContext.none())).isTrue();
+        assertThat(verification.totp().removeAll(user, Map.of(), ClientContext.none())).isEqualTo(1);
+    }
+
+    private static String totpCode(Enrolment enrolment, Instant at) {
+        return Totp.code(new Base32().decode(enrolment.secret()), Totp.step(at, Totp.DEFAULT_PERIOD), TotpAlgorithm.SHA1,
+                Totp.DEFAULT_DIGITS);
     }
 }
