@@ -101,6 +101,32 @@ final class Fields {
         return items;
     }
 
+    /** The constant of this name, or {@code UNKNOWN} (which {@code type} has) for one a newer service added. */
+    static <E extends Enum<E>> E knownOrUnknown(Class<E> type, String name) {
+        for (E constant : type.getEnumConstants()) {
+            if (constant.name().equals(name)) {
+                return constant;
+            }
+        }
+        return Enum.valueOf(type, "UNKNOWN");
+    }
+
+    /** An array of texts. */
+    List<String> texts(String name) {
+        JsonNode value = node.get(name);
+        if (value == null || !value.isArray()) {
+            throw missing(name, "an array");
+        }
+        List<String> items = new ArrayList<>();
+        for (JsonNode item : value.values()) {
+            if (!item.isString()) {
+                throw missing(name, "an array of texts");
+            }
+            items.add(item.stringValue());
+        }
+        return items;
+    }
+
     /** An object of text values (other values are kept as their JSON text). */
     Map<String, String> textMap(String name) {
         JsonNode value = node.get(name);

@@ -18,6 +18,23 @@ public enum Operation {
     REVOKE_DEVICE(false),
     /** {@code DELETE /v1/users/{userId}/devices}: as {@link #REVOKE_DEVICE}. */
     REVOKE_ALL_DEVICES(false),
+    /** {@code POST /v1/users/{userId}/totp}: a repeat enrols a second pending factor. */
+    ENROL_TOTP(false),
+    /** {@code POST /v1/users/{userId}/totp/{factorId}/confirm}: a repeat after one that did confirm answers
+     * {@code ALREADY_CONFIRMED}, and the recovery codes of the first are lost (issue a new set). */
+    CONFIRM_TOTP(false),
+    /** {@code POST /v1/users/{userId}/totp/verify}: a repeat after a 503 that did accept the code answers
+     * {@code REPLAYED}. */
+    VERIFY_TOTP(false),
+    /** {@code GET /v1/users/{userId}/totp}. */
+    LIST_TOTP(true),
+    /** {@code DELETE /v1/users/{userId}/totp/{factorId}}: a repeat after a removal that happened answers 0. */
+    REMOVE_TOTP(false),
+    /** {@code POST /v1/users/{userId}/recovery-codes}: a repeat issues another set, voiding the first. */
+    ISSUE_RECOVERY_CODES(false),
+    /** {@code POST /v1/users/{userId}/recovery-codes/verify}: a repeat after one that used the code answers
+     * {@code USED}. */
+    VERIFY_RECOVERY_CODE(false),
     /** {@code GET /v1/users/{userId}/audit}. */
     AUDIT(true),
     /** {@code GET /v1/users/{userId}/rate-limits}. */

@@ -23,7 +23,8 @@ import tools.jackson.databind.json.JsonMapper;
  * }</pre>
  *
  * <p>Calls: {@link #codes()} (send, check, verify), {@link #devices()} (register, verify, list, revoke,
- * revoke all), {@link #audit()} (pages of a user's history, and an iteration over all of them),
+ * revoke all), {@link #totp()} (authenticator apps and recovery codes), {@link #audit()} (pages of a user's
+ * history, and an iteration over all of them),
  * {@link #rateLimits(String)} and {@link #devOutbox()}. Failures are {@link VerificationClientException}s;
  * retries follow the {@link RetryPolicy} (by default one retry after a 503, for reads and {@code check} only).
  */
@@ -42,6 +43,7 @@ public final class VerificationClient {
     private final CodesClient codes;
     private final DevicesClient devices;
     private final AuditClient audit;
+    private final TotpClient totp;
 
     private VerificationClient(Builder builder) {
         this.baseUri = builder.baseUri;
@@ -53,6 +55,7 @@ public final class VerificationClient {
         this.codes = new CodesClient(transport);
         this.devices = new DevicesClient(transport);
         this.audit = new AuditClient(transport);
+        this.totp = new TotpClient(transport);
     }
 
     public static Builder builder() {
@@ -67,6 +70,11 @@ public final class VerificationClient {
     /** Remembered devices. */
     public DevicesClient devices() {
         return devices;
+    }
+
+    /** Authenticator apps (TOTP) and recovery codes. */
+    public TotpClient totp() {
+        return totp;
     }
 
     /** The security audit log. */

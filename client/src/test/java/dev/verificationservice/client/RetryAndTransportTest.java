@@ -248,6 +248,7 @@ class RetryAndTransportTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0)).isInstanceOf(IllegalArgumentException.class);
         assertThat(RetryPolicy.defaults().operations()).containsExactlyInAnyOrder(Operation.CHECK_CODE,
-                Operation.LIST_DEVICES, Operation.AUDIT, Operation.RATE_LIMITS, Operation.DEV_OUTBOX);
+                Operation.LIST_DEVICES, Operation.LIST_TOTP, Operation.AUDIT, Operation.RATE_LIMITS,
+                Operation.DEV_OUTBOX);
     }
 }

@@ -12,6 +12,8 @@ import dev.verificationservice.devices.DeviceService;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.recovery.RecoveryCodeService;
+import dev.verificationservice.totp.TotpService;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
 import java.time.Duration;
@@ -47,13 +49,19 @@ public final class OperatorService {
         this.rateLimiter = rateLimiter;
     }
 
-    /** The user's rate-limit actions an operator may lift: the send and verify limits of every code type. */
+    /**
+     * The user's rate-limit actions an operator may lift: the send and verify limits of every code type, and the
+     * guesses at authenticator and recovery codes.
+     */
     public static Set<String> userActions() {
         Set<String> actions = new TreeSet<>();
         for (CodeType type : CodeType.values()) {
             actions.add(CodeService.sendAction(type));
             actions.add(CodeService.verifyAction(type));
         }
+        actions.add(TotpService.VERIFY_ACTION);
+        actions.add(TotpService.VERIFY_DAILY_ACTION);
+        actions.add(RecoveryCodeService.VERIFY_ACTION);
         return actions;
     }
 

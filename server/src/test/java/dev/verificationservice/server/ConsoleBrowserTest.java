@@ -6,6 +6,7 @@ import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.testsupport.browser.HeadlessChromium;
 import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.testsupport.totp.AuthenticatorApp;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -370,6 +371,37 @@ class ConsoleBrowserTest {
         browser.fullPageScreenshot("user-390-full");
         browser.pageSlices("user-390-part", 390, 1200);
         assertThat(output.getAll()).doesNotContain(ADMIN_KEY).doesNotContain(first).doesNotContain(live);
+    }
+
+    @Test
+    void aUserWithAnAuthenticatorAppShowsItsFactorsAndTheRecoveryCodesLeftWithoutSecrets() throws IOException {
+        String user = newUser();
+        Answer enrolled = api.post("/v1/users/" + user + "/totp", Map.of("label", "Jane's phone"));
+        secrets.add(enrolled.text("secret"));
+        AuthenticatorApp app = AuthenticatorApp.scan(enrolled.text("qrCode"));
+        Answer confirmed = api.post("/v1/users/" + user + "/totp/" + enrolled.text("factorId") + "/confirm",
+                Map.of("code", app.codeAt(clock.instant())));
+        List<String> recoveryCodes = new ArrayList<>();
+        confirmed.json().get("recoveryCodes").forEach(code -> recoveryCodes.add(code.asString()));
+        secrets.addAll(recoveryCodes);
+        assertThat(api.post("/v1/users/" + user + "/recovery-codes/verify", Map.of("code", recoveryCodes.get(0)))
+                .json().get("valid").asBoolean()).isTrue();
+        clock.advance(Duration.ofSeconds(1));
+        secrets.add(api.post("/v1/users/" + user + "/totp", Map.of("label", "tablet")).text("secret"));
+
+        signIn();
+        lookUp(user);
+
+        List<WebElement> factors = findAll("#factor-table tbody tr");
+        assertThat(factors).hasSize(2);
+        assertThat(factors.get(0).getText()).contains("Jane's phone").contains("confirmed");
+        assertThat(factors.get(1).getText()).contains("tablet").contains("pending");
+        assertThat(find("#recovery-codes-left").getText()).isEqualTo("9 unused recovery codes");
+        assertThat(timelineTypes()).contains("TOTP_ENROLLED", "TOTP_CONFIRMED", "RECOVERY_CODES_ISSUED",
+                "RECOVERY_CODE_USED");
+        assertEveryControlIsLabelled();
+        assertNoSecretInPage();
+        assertThat(browser.driver.getPageSource()).doesNotContain("otpauth");
     }
 
     @Test

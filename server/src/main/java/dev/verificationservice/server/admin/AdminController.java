@@ -11,6 +11,7 @@ import dev.verificationservice.server.devices.DevicesController.DeviceView;
 import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.server.ratelimit.RateLimitsController.LimitView;
 import dev.verificationservice.server.security.ApiKeyFilter;
+import dev.verificationservice.server.totp.TotpController.TotpFactorView;
 import dev.verificationservice.operator.OperatorService;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
@@ -29,9 +30,10 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The operator API ({@code /v1/admin}), for support staff: one view of a user, lift a lock-out, kill a user's
- * codes. Only an admin key reaches it (decided by {@link ApiKeyFilter}, which puts the key's id on the request);
- * every change is audited in the user's history with that key id, never the key. The rules live in the core's
- * {@link OperatorService}; this class only translates.
+ * codes, remove their authenticator factors. Only an admin key reaches it (decided by {@link ApiKeyFilter}, which
+ * puts the key's id on the request); every change is audited in the user's history with that key id, never the
+ * key. The rules live in the core's {@link OperatorService} (and {@code TotpService#removeAll} for the factors);
+ * this class only translates.
  */
 @RestController
 @RequestMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/users/{userId}", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -58,7 +60,12 @@ public class AdminController {
                                        @Schema(requiredMode = REQUIRED) List<DeviceView> devices,
                                        @Schema(requiredMode = REQUIRED) List<LiveCodeView> liveCodes,
                                        @Schema(requiredMode = REQUIRED) List<LimitView> rateLimits,
-                                       @Schema(requiredMode = REQUIRED) List<AuditEventView> auditEvents) {
+                                       @Schema(requiredMode = REQUIRED) List<AuditEventView> auditEvents,
+                                       @Schema(requiredMode = REQUIRED) List<TotpFactorView> totpFactors,
+                                       @Schema(requiredMode = REQUIRED) int recoveryCodesLeft) {
+    }
+
+    public record RemovedFactorsResponse(@Schema(requiredMode = REQUIRED) int removed) {
     }
 
     public record LiftedResponse(@Schema(requiredMode = REQUIRED) String action,
@@ -69,9 +76,11 @@ public class AdminController {
     }
 
     private final OperatorService support;
+    private final Verification verification;
 
     public AdminController(Verification verification) {
         this.support = verification.operator();
+        this.verification = verification;
     }
 
     @GetMapping
@@ -84,7 +93,9 @@ public class AdminController {
                 overview.devices().stream().map(DeviceView::of).toList(),
                 overview.liveCodes().stream().map(LiveCodeView::of).toList(),
                 overview.rateLimits().stream().map(LimitView::of).toList(),
-                overview.latestAudit().stream().map(AuditEventView::of).toList());
+                overview.latestAudit().stream().map(AuditEventView::of).toList(),
+                verification.totp().list(userId).stream().map(TotpFactorView::of).toList(),
+                verification.recovery().remaining(userId));
     }
 
     @DeleteMapping("/rate-limits/{action}")
@@ -100,6 +111,14 @@ public class AdminController {
     @Operation(summary = "Invalidate every live code of the user (audited CODES_INVALIDATED with the operator's key id)")
     public InvalidatedResponse invalidateCodes(@PathVariable String userId, HttpServletRequest request) {
         return new InvalidatedResponse(support.invalidateCodes(userId, operatorKeyId(request), ClientContext.none()));
+    }
+
+    @DeleteMapping("/totp")
+    @Operation(summary = "Remove every authenticator factor and the recovery codes of the user, who lost their phone "
+            + "(audited TOTP_REMOVED with the operator's key id)")
+    public RemovedFactorsResponse removeTotpFactors(@PathVariable String userId, HttpServletRequest request) {
+        return new RemovedFactorsResponse(verification.totp().removeAll(userId,
+                Map.of("operatorKeyId", operatorKeyId(request)), ClientContext.none()));
     }
 
     /**

@@ -67,11 +67,14 @@ final class ApiDocumentFields implements OpenApiCustomizer {
             Map.entry("count", schema -> schema.minimum(BigDecimal.ZERO)),
             Map.entry("revoked", schema -> schema.minimum(BigDecimal.ZERO)),
             Map.entry("invalidated", schema -> schema.minimum(BigDecimal.ZERO)),
-            Map.entry("windowsCleared", schema -> schema.minimum(BigDecimal.ZERO)));
+            Map.entry("windowsCleared", schema -> schema.minimum(BigDecimal.ZERO)),
+            Map.entry("factorId", schema -> schema.pattern("^[0-9a-f]{24}$")),
+            Map.entry("removed", schema -> schema.minimum(BigDecimal.ZERO)),
+            Map.entry("remaining", schema -> schema.minimum(BigDecimal.ZERO)));
 
     /** Answer fields that hold an instant ({@code 2026-11-30T10:15:00.000Z}); requests take instants as query only. */
     private static final List<String> INSTANTS = List.of("expiresAt", "createdAt", "lastActiveAt", "timestamp",
-            "windowStart", "resetsAt", "sentAt");
+            "windowStart", "resetsAt", "sentAt", "lastUsedAt", "issuedAt");
 
     @Override
     public void customise(OpenAPI openApi) {
@@ -94,6 +97,16 @@ final class ApiDocumentFields implements OpenApiCustomizer {
         }
         if (name.equals("VerifyDeviceResponse")) {
             strings(properties.get("reason"), DEVICE_REASONS);
+        }
+        // An authenticator's secret is base32 and its code six digits; a recovery code may be typed any way.
+        if (name.equals("TotpEnrolResponse")) {
+            properties.get("secret").pattern("^[A-Z2-7]{32}$");
+        }
+        if (name.equals("TotpCodeBody")) {
+            properties.get("code").pattern("^[0-9]{6}$");
+        }
+        if (name.equals("RecoveryCodeBody")) {
+            properties.get("code").pattern(null);
         }
         if (name.endsWith("Body")) {
             List<String> required = schema.getRequired() == null ? List.of() : schema.getRequired();

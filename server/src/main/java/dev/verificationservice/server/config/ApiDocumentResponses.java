@@ -72,8 +72,13 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                 problem(responses, "502", "DELIVERY_FAILED (with deliveryMethod and maskedTarget): the code was "
                         + "invalidated; check the target and the channel, then request a new code");
             }
-            if (IdempotencyFilter.PATHS.contains(path) && method == PathItem.HttpMethod.POST) {
+            if (IdempotencyFilter.takesKey(path) && method == PathItem.HttpMethod.POST) {
                 idempotent(operation, responses);
+            }
+            if (path.equals("/v1/users/{userId}/recovery-codes") && method == PathItem.HttpMethod.POST) {
+                problem(responses, "409", "NO_FACTOR: the user has no confirmed authenticator factor, so no recovery "
+                        + "codes; or IDEMPOTENCY_IN_PROGRESS (with Retry-After): a request with this key is still "
+                        + "running").addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter().required(false));
             }
         }));
     }

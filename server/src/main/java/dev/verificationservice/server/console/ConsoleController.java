@@ -59,6 +59,8 @@ public class ConsoleController {
     }
 
     private final OperatorService support;
+    /** For the user's authenticator factors and recovery codes. */
+    private final Verification verification;
     private final AccessKeys keys;
     private final ConsoleSessions sessions;
     private final SignInThrottle throttle;
@@ -70,6 +72,7 @@ public class ConsoleController {
                              SignInThrottle throttle, DeliveryChannels channels,
                              VerificationMetrics metrics, Clock clock) {
         this.support = verification.operator();
+        this.verification = verification;
         this.keys = keys;
         this.sessions = sessions;
         this.throttle = throttle;
@@ -185,6 +188,9 @@ public class ConsoleController {
                 .map(limit -> ConsoleViews.LimitRow.of(limit, now)).toList();
         model.addAttribute("limits", limits);
         model.addAttribute("lockOuts", limits.stream().filter(ConsoleViews.LimitRow::locked).toList());
+        model.addAttribute("factors", verification.totp().list(userId).stream().map(ConsoleViews.FactorRow::of)
+                .toList());
+        model.addAttribute("recoveryCodesLeft", verification.recovery().remaining(userId));
 
         // The timeline's filter: an event type, and a period or a range of its own.
         TimelineQuery.Resolution resolution = query.resolve(now);

@@ -7,6 +7,7 @@ import dev.verificationservice.codes.LiveCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.operator.OperatorService;
+import dev.verificationservice.totp.FactorSummary;
 import dev.verificationservice.validation.Inputs;
 import java.time.Duration;
 import java.time.Instant;
@@ -96,6 +97,14 @@ public final class ConsoleViews {
                     token.deviceName().map(Inputs::visible).orElse("(no name)"),
                     time(token.lastActiveAt()), time(token.createdAt()), time(token.expiresAt()),
                     token.ipAddress().orElse("(not given)"));
+        }
+    }
+
+    /** An authenticator factor: never its secret. A label is shown with invisible characters made visible. */
+    public record FactorRow(String factorId, String label, boolean confirmed, String createdAt, String lastUsedAt) {
+        static FactorRow of(FactorSummary factor) {
+            return new FactorRow(factor.factorId(), Inputs.visible(factor.label()), factor.confirmed(),
+                    time(factor.createdAt()), factor.lastUsedAt().map(ConsoleViews::time).orElse("never"));
         }
     }
 

@@ -19,7 +19,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -32,7 +34,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
- * {@code Idempotency-Key} on {@code POST /v1/codes} and {@code POST /v1/devices} (contract §13): the same key with
+ * {@code Idempotency-Key} on {@code POST /v1/codes}, {@code /v1/devices} and the TOTP enrolment, confirmation and
+ * recovery-code issue (contract §13): the same key with
  * the same body within 24 hours answers the first answer again (header {@code Idempotent-Replayed: true}),
  * without a second message, count or device; the same key with another body is a 422
  * {@code IDEMPOTENCY_KEY_REUSED}; a second request while the first still runs waits for its answer, and past
@@ -58,8 +61,12 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     /** Longer than a delivery may take (the SMTP and webhook timeouts are 10 s by default). */
     static final Duration WAIT = Duration.ofSeconds(15);
-    /** The operations that take the header, all {@code POST}. */
-    public static final Set<String> PATHS = Set.of("/v1/codes", "/v1/devices");
+    /** The operations that take the header, all {@code POST}: those that make something (a code, a secret). */
+    public static final Set<String> PATHS = Set.of("/v1/codes", "/v1/devices", "/v1/users/{userId}/totp",
+            "/v1/users/{userId}/totp/{factorId}/confirm", "/v1/users/{userId}/recovery-codes");
+    /** {@link #PATHS} as patterns: a path parameter is one segment (the template itself matches too). */
+    private static final List<Pattern> PATTERNS = PATHS.stream()
+            .map(path -> Pattern.compile(path.replaceAll("\\{[^/]+}", "[^/]+"))).toList();
     private static final Logger LOG = LoggerFactory.getLogger(IdempotencyFilter.class);
 
     private final Verification verification;
@@ -71,7 +78,12 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-        return !"POST".equals(request.getMethod()) || !PATHS.contains(path) || request.getHeader(HEADER) == null;
+        return !"POST".equals(request.getMethod()) || !takesKey(path) || request.getHeader(HEADER) == null;
+    }
+
+    /** Whether a {@code POST} to this path (or OpenAPI path template) takes an {@code Idempotency-Key}. */
+    public static boolean takesKey(String path) {
+        return PATTERNS.stream().anyMatch(pattern -> pattern.matcher(path).matches());
     }
 
     @Override

@@ -37,6 +37,8 @@ class OpenApiTourTest {
 
     static final String API_KEY = "tour-api-key-0123456789abcdefghijklmnopq";
     private static final Pattern TOUR = Pattern.compile("### A tour\\n.*?```sh\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern TOTP_TOUR = Pattern.compile("### Authenticator apps\\n.*?```sh\\n(.*?)```",
+            Pattern.DOTALL);
     private static final String TOUR_API_LINE = "API=http://localhost:8080";
     private static Path dataDirectory;
 
@@ -63,7 +65,29 @@ class OpenApiTourTest {
 
     @Test
     void everyRequestAndAnswerOfTheReadmeTourMatchesTheOpenApiDocument() throws Exception {
-        String tour = tourScript();
+        List<ApiContract.Exchange> exchanges = runThroughTheProxy(tourScript(TOUR));
+        // The tour ends with a request the service refuses (a '#' in the userId): the document must refuse it too.
+        ApiContract.Exchange refused = exchanges.get(exchanges.size() - 1);
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.answerBody()).contains("\"field\":\"userId\"");
+        assertThat(refused.requestProblems()).as("what the validator says about %s", refused)
+                .anyMatch(problem -> problem.contains("userId") || problem.contains("pattern"));
+        assertThat(exchanges).extracting(ApiContract.Exchange::status).contains(200, 201, 202, 400);
+    }
+
+    @Test
+    void everyRequestAndAnswerOfTheReadmeAuthenticatorTourMatchesTheOpenApiDocument() throws Exception {
+        List<ApiContract.Exchange> exchanges = runThroughTheProxy(tourScript(TOTP_TOUR));
+
+        assertThat(exchanges).extracting(ApiContract.Exchange::status).containsExactly(201, 200, 200, 200, 200);
+    }
+
+    /**
+     * Runs a tour as pasted into bash, through the proxy; every answer must match the document, and every request
+     * the service took too. Answers the tour's exchanges, one per curl call.
+     */
+    private List<ApiContract.Exchange> runThroughTheProxy(String tour) throws Exception {
+        int before = proxy.contract().exchanges().size();
         // The tour reads the key from ./data/api-key, as after ./run: give it the test's key there.
         Path workDirectory = Files.createTempDirectory("verification-openapi-tour-run");
         Files.createDirectories(workDirectory.resolve("data"));
@@ -75,7 +99,8 @@ class OpenApiTourTest {
         assertThat(bash.waitFor(60, TimeUnit.SECONDS)).as("the tour ended").isTrue();
         assertThat(bash.exitValue()).as("the tour's exit status; its output:%n%s", output).isZero();
 
-        List<ApiContract.Exchange> exchanges = proxy.contract().exchanges();
+        List<ApiContract.Exchange> all = proxy.contract().exchanges();
+        List<ApiContract.Exchange> exchanges = List.copyOf(all.subList(before, all.size()));
         int curls = tour.split("curl ", -1).length - 1;
         assertThat(exchanges).as("requests through the proxy (the tour has %d curl calls)", curls).hasSize(curls);
         for (ApiContract.Exchange exchange : exchanges) {
@@ -84,13 +109,7 @@ class OpenApiTourTest {
                 assertThat(exchange.requestProblems()).as("the request %s, which the service took", exchange).isEmpty();
             }
         }
-        // The tour ends with a request the service refuses (a '#' in the userId): the document must refuse it too.
-        ApiContract.Exchange refused = exchanges.get(exchanges.size() - 1);
-        assertThat(refused.status()).isEqualTo(400);
-        assertThat(refused.answerBody()).contains("\"field\":\"userId\"");
-        assertThat(refused.requestProblems()).as("what the validator says about %s", refused)
-                .anyMatch(problem -> problem.contains("userId") || problem.contains("pattern"));
-        assertThat(exchanges).extracting(ApiContract.Exchange::status).contains(200, 201, 202, 400);
+        return exchanges;
     }
 
     @Test
@@ -124,10 +143,10 @@ class OpenApiTourTest {
                 .as("a problem without its code").anyMatch(text -> text.contains("code"));
     }
 
-    private static String tourScript() throws IOException {
+    private static String tourScript(Pattern block) throws IOException {
         Path readme = ProjectFiles.readme();
-        Matcher tour = TOUR.matcher(Files.readString(readme));
-        assertThat(tour.find()).as("an sh block under '### A tour' in %s", readme).isTrue();
+        Matcher tour = block.matcher(Files.readString(readme));
+        assertThat(tour.find()).as("an sh block matching %s in %s", block, readme).isTrue();
         assertThat(tour.group(1)).as("the tour's API line").contains(TOUR_API_LINE);
         return tour.group(1);
     }
