@@ -48,7 +48,7 @@ public record VerificationSettings(
     public static final Duration DEFAULT_DEVICE_TTL = Duration.ofDays(30);
     public static final Duration DEFAULT_AUDIT_RETENTION = Duration.ofDays(90);
     public static final RateLimitPolicy DEFAULT_SEND_LIMIT = new RateLimitPolicy(5, Duration.ofMinutes(15));
-    public static final RateLimitPolicy DEFAULT_VERIFY_LIMIT = new RateLimitPolicy(5, Duration.ofMinutes(15));
+    public static final RateLimitPolicy DEFAULT_VERIFY_LIMIT = RateLimitPolicy.DEFAULT_GUESSES;
     public static final RateLimitPolicy DEFAULT_TARGET_LIMIT = new RateLimitPolicy(5, Duration.ofHours(1));
     public static final RateLimitPolicy DEFAULT_IP_LIMIT = new RateLimitPolicy(20, Duration.ofHours(1));
     public static final Duration DEFAULT_RESEND_COOLDOWN = Duration.ofSeconds(30);

@@ -16,6 +16,13 @@ public record RateLimitPolicy(int limit, Duration window, int shards) {
     /** The most places one counter item hands out per window: what keeps it under DynamoDB's 400 KB item limit. */
     public static final int MAX_PER_COUNTER = 10_000;
 
+    /**
+     * The default limit on guesses at one secret (a code, an authenticator's step, a recovery code): 5 per 15 minutes.
+     * It lives here, not in {@code VerificationSettings}, so that every domain package can name it without depending
+     * on the root package that wires them.
+     */
+    public static final RateLimitPolicy DEFAULT_GUESSES = new RateLimitPolicy(5, Duration.ofMinutes(15));
+
     public RateLimitPolicy {
         if (limit < 1) {
             throw new IllegalArgumentException("a rate limit must allow at least 1 event, not " + limit);

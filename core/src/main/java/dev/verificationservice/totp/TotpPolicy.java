@@ -1,6 +1,5 @@
 package dev.verificationservice.totp;
 
-import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import java.time.Duration;
 
@@ -46,7 +45,7 @@ public record TotpPolicy(Duration pendingTtl, RateLimitPolicy verifyLimit, RateL
      * does not expire, also per day (20).
      */
     public static TotpPolicy defaults() {
-        return new TotpPolicy(DEFAULT_PENDING_TTL, VerificationSettings.DEFAULT_VERIFY_LIMIT,
-                VerificationSettings.DEFAULT_VERIFY_LIMIT, DEFAULT_ISSUER, DEFAULT_DAILY_VERIFY_LIMIT);
+        return new TotpPolicy(DEFAULT_PENDING_TTL, RateLimitPolicy.DEFAULT_GUESSES,
+                RateLimitPolicy.DEFAULT_GUESSES, DEFAULT_ISSUER, DEFAULT_DAILY_VERIFY_LIMIT);
     }
 }
