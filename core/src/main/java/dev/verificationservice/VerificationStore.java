@@ -5,6 +5,7 @@ import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.store.UnitOfWork;
 
 /**
  * The whole storage SPI: one table holding codes, devices, audit entries and rate-limit counters. Each
@@ -18,6 +19,14 @@ import dev.verificationservice.ratelimit.RateLimitRepository;
  */
 public interface VerificationStore extends CodeRepository, DeviceRepository, AuditRepository,
         RateLimitRepository, IdempotencyRepository, AutoCloseable {
+
+    /**
+     * How the domain runs the steps of one operation as a unit ({@link UnitOfWork}): by default each step is its
+     * own call (DynamoDB); the embedded store runs a unit as one transaction of its one writer.
+     */
+    default UnitOfWork units() {
+        return UnitOfWork.SEPARATE_STEPS;
+    }
 
     /** Throws {@link StoreException} when the store cannot serve requests; for readiness checks. */
     void checkReady();

@@ -7,6 +7,7 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
@@ -44,6 +45,7 @@ public final class DeviceService {
     private final Clock clock;
     private final Duration deviceTtl;
     private final Duration maxLife;
+    private final UnitOfWork units;
 
     /**
      * @param deviceTtl how long a device stays remembered after its last use
@@ -55,6 +57,7 @@ public final class DeviceService {
         this.keys = foundation.keys();
         this.tokens = foundation.tokens();
         this.clock = foundation.clock();
+        this.units = foundation.units();
         this.deviceTtl = deviceTtl;
         this.maxLife = maxLife;
     }
@@ -97,6 +100,11 @@ public final class DeviceService {
         Instant now = Instants.toMillis(clock.instant());
         ClientContext context = client.withDeviceId(device);
         List<String> candidates = keys.candidateDigests(digestInput(device, presented));
+        // The read, the use and its audit entry are one unit of work (on the embedded store one transaction).
+        return units.run("verify a device", () -> verify(device, candidates, now, context));
+    }
+
+    private DeviceVerification verify(String device, List<String> candidates, Instant now, ClientContext context) {
         for (int index = 0; index < candidates.size(); index++) {
             String tokenId = candidates.get(index);
             Optional<DeviceToken> found = devices.findDevice(device, tokenId)

@@ -15,6 +15,7 @@ import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -40,6 +41,11 @@ import java.util.Optional;
  * transactions waiting at the same moment one after another, each in a savepoint of its own, and commits them
  * together. SQLite runs one writer at a time, and every step above is atomic, so the concurrent guarantees
  * (one consume wins, exact rate limits) hold across threads and across processes sharing the file.
+ *
+ * <p><b>One transaction per operation.</b> The domain runs the steps of a send (up to its delivery), of a
+ * verification and of a device verification as a unit of work ({@link #units()}, {@link SqliteUnitOfWork}): the
+ * steps run on the writer's thread as one transaction of a batch, each store call in a savepoint of its own, and
+ * commit once. Delivery runs outside the unit, so the writer never waits for a channel.
  *
  * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss. A
  * write is acknowledged only once the batch it was committed in is synced; the batch shares that one sync
@@ -72,6 +78,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteCounters counters;
     private final SqliteIdempotency idempotency;
     private final SqliteSweep sweep;
+    private final SqliteUnitOfWork units;
 
     private SqliteVerificationStore(SqliteTable table, Clock clock, Duration sweepInterval, Duration sweepGrace) {
         this.table = table;
@@ -81,6 +88,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.audit = new SqliteAudit(table);
         this.idempotency = new SqliteIdempotency(table);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
+        this.units = new SqliteUnitOfWork(table.writer());
     }
 
     /** Opens (creating if needed) {@value #DATABASE_FILE} in {@code dataDirectory}, with the default sweep. */
@@ -261,6 +269,12 @@ public final class SqliteVerificationStore implements VerificationStore {
      * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
+    /** One transaction of the writer per operation: see {@link SqliteUnitOfWork}. */
+    @Override
+    public UnitOfWork units() {
+        return units;
+    }
+
     @Override
     public void checkReady() {
         table.inTransaction("check readiness (take the write lock)", connection -> {
