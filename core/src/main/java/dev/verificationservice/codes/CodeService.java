@@ -53,6 +53,10 @@ import org.slf4j.LoggerFactory;
  *   code of the type is issued (a LINK code still is). A failed check counts the same, so check is no
  *   guessing oracle. A {@code USED} answer (the user's own used code, presented again) is no wrong guess: its
  *   place, taken before the test like every attempt's, is given back. LINK codes carry 256 random bits and are not counted.</li>
+ *   <li><b>Units of work</b>: each operation's steps run as one {@link dev.verificationservice.store.UnitOfWork}
+ *   (on the embedded store one transaction): a send up to its delivery, then what follows the delivery; a check
+ *   or verification whole. A refused send undoes its admission ({@code undo}: rolled back, or its places given
+ *   back) and then writes its RATE_LIMITED entry; a wrong guess, its entry and a lock-out's invalidation stay.</li>
  * </ul>
  */
 public final class CodeService {
