@@ -294,22 +294,27 @@ public final class CodeService {
     public int invalidateAll(String userId, String reason, Map<String, String> context, ClientContext client) {
         Inputs.userId(userId);
         Instant now = clock.instant();
-        int total = 0;
-        for (CodeType type : CodeType.values()) {
-            int active = activeAmong(codes.deleteCodes(userId, type), now);
-            auditInvalidated(userId, type, active, reason, context, client);
-            total += active;
-        }
-        return total;
+        // Every type's deletion and entry: one unit of work (on the embedded store one transaction).
+        return units.run("invalidate a user's codes", () -> {
+            int total = 0;
+            for (CodeType type : CodeType.values()) {
+                int active = activeAmong(codes.deleteCodes(userId, type), now);
+                auditInvalidated(userId, type, active, reason, context, client);
+                total += active;
+            }
+            return total;
+        });
     }
 
     /** Deletes the user's codes of a type; audits CODES_INVALIDATED when any was still active. */
     public int invalidate(String userId, CodeType type, String reason, ClientContext client) {
         Inputs.userId(userId);
         Instant now = clock.instant();
-        int active = activeAmong(codes.deleteCodes(userId, type), now);
-        auditInvalidated(userId, type, active, reason, Map.of(), client);
-        return active;
+        return units.run("invalidate codes", () -> {
+            int active = activeAmong(codes.deleteCodes(userId, type), now);
+            auditInvalidated(userId, type, active, reason, Map.of(), client);
+            return active;
+        });
     }
 
     private static int activeAmong(List<VerificationCode> deleted, Instant now) {

@@ -174,10 +174,13 @@ public final class DeviceService {
     public int revoke(String userId, String deviceId, Map<String, String> context, ClientContext client) {
         String user = Inputs.userId(userId);
         String device = Inputs.deviceId(deviceId);
-        int revoked = countActive(devices.deleteDevices(user, Optional.of(device)));
-        audit.recordSuccess(user, AuditEventType.DEVICE_REVOKED, revokedDetails(revoked, context),
-                client.withDeviceId(device));
-        return revoked;
+        // The deletion and its audit entry: one unit of work (on the embedded store one transaction).
+        return units.run("revoke a device", () -> {
+            int revoked = countActive(devices.deleteDevices(user, Optional.of(device)));
+            audit.recordSuccess(user, AuditEventType.DEVICE_REVOKED, revokedDetails(revoked, context),
+                    client.withDeviceId(device));
+            return revoked;
+        });
     }
 
     /** Forgets every device of the user (for example on a password change); returns how many were revoked. */
@@ -190,10 +193,12 @@ public final class DeviceService {
         String user = Inputs.userId(userId);
         // The marker first: a token the index does not show yet escapes the deletion, but not the marker.
         Instant now = Instants.toMillis(clock.instant());
-        devices.markDevicesRevoked(user, now, now.plus(maxLife).plus(deviceTtl));
-        int revoked = countActive(devices.deleteDevices(user, Optional.empty()));
-        audit.recordSuccess(user, AuditEventType.DEVICES_REVOKED, revokedDetails(revoked, context), client);
-        return revoked;
+        return units.run("revoke every device", () -> {
+            devices.markDevicesRevoked(user, now, now.plus(maxLife).plus(deviceTtl));
+            int revoked = countActive(devices.deleteDevices(user, Optional.empty()));
+            audit.recordSuccess(user, AuditEventType.DEVICES_REVOKED, revokedDetails(revoked, context), client);
+            return revoked;
+        });
     }
 
     private static Map<String, String> revokedDetails(int revoked, Map<String, String> context) {

@@ -125,6 +125,21 @@ class SqliteUnitOfWorkTest {
     }
 
     @Test
+    void revokingEveryDeviceAndInvalidatingCodesAreOneCommitEach() {
+        verification.devices().register(new DeviceRegistration("alice", "phone-1", "IOS", Optional.empty(),
+                Optional.empty(), CLIENT));
+        send("alice");
+
+        long before = commits();
+        assertThat(verification.devices().revokeAll("alice", CLIENT)).isEqualTo(1);
+        assertThat(commits() - before).as("marker, deletion and DEVICES_REVOKED").isEqualTo(1);
+
+        before = commits();
+        assertThat(verification.codes().invalidateAll("alice", "SUPPORT", java.util.Map.of(), CLIENT)).isEqualTo(1);
+        assertThat(commits() - before).as("every type's deletion and CODES_INVALIDATED").isEqualTo(1);
+    }
+
+    @Test
     void aRefusedSendIsOneCommitThatLeavesOnlyItsAuditEntry() {
         send("alice");
         List<String> counters = counterItems();
