@@ -48,9 +48,9 @@ public final class Verification {
         SecretKeyRing keys = Objects.requireNonNull(builder.keys, "keys");
         CodeSender sender = Objects.requireNonNull(builder.sender, "sender");
         SecureTokens tokens = new SecureTokens();
-        this.rateLimiter = new RateLimiter(store, builder.clock, tokens);
+        this.rateLimiter = new RateLimiter(store, builder.clock, tokens, store.units());
         this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
-        Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, builder.clock);
+        Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, builder.clock, store.units());
         this.codes = new CodeService(store, new CodeDelivery(sender, builder.locales), builder.settings.codePolicy(),
                 foundation);
         this.devices = new DeviceService(store, foundation, builder.settings.deviceTtl(),

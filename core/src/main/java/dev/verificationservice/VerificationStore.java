@@ -8,6 +8,7 @@ import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.totp.TotpRepository;
+import dev.verificationservice.store.UnitOfWork;
 
 /**
  * The whole storage SPI: one table holding codes, devices, audit entries, rate-limit counters, TOTP factors and
@@ -28,6 +29,14 @@ public interface VerificationStore extends CodeRepository, DeviceRepository, Aud
      * event there, in the same atomic step.
      */
     WebhookRepository webhooks();
+
+    /**
+     * How the domain runs the steps of one operation as a unit ({@link UnitOfWork}): by default each step is its
+     * own call (DynamoDB); the embedded store runs a unit as one transaction of its one writer.
+     */
+    default UnitOfWork units() {
+        return UnitOfWork.SEPARATE_STEPS;
+    }
 
     /** Throws {@link StoreException} when the store cannot serve requests; for readiness checks. */
     void checkReady();

@@ -10,6 +10,7 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
@@ -52,6 +53,10 @@ import org.slf4j.LoggerFactory;
  *   code of the type is issued (a LINK code still is). A failed check counts the same, so check is no
  *   guessing oracle. A {@code USED} answer (the user's own used code, presented again) is no wrong guess: its
  *   place, taken before the test like every attempt's, is given back. LINK codes carry 256 random bits and are not counted.</li>
+ *   <li><b>Units of work</b>: each operation's steps run as one {@link dev.verificationservice.store.UnitOfWork}
+ *   (on the embedded store one transaction): a send up to its delivery, then what follows the delivery; a check
+ *   or verification whole. A refused send undoes its admission ({@code undo}: rolled back, or its places given
+ *   back) and then writes its RATE_LIMITED entry; a wrong guess, its entry and a lock-out's invalidation stay.</li>
  * </ul>
  */
 public final class CodeService {
@@ -69,6 +74,7 @@ public final class CodeService {
     private final CodePolicy policy;
     private final SendAdmission admission;
     private final MessageLocales locales;
+    private final UnitOfWork units;
     /** What a code may approve: shown in the message, so short and printable. */
     public static final int MAX_CONTEXT_LENGTH = 200;
 
@@ -83,6 +89,7 @@ public final class CodeService {
         this.policy = policy;
         this.admission = new SendAdmission(policy, foundation);
         this.locales = delivery.locales();
+        this.units = foundation.units();
     }
 
     /** The rate-limit action that counts code requests of a type. */
@@ -132,24 +139,33 @@ public final class CodeService {
         Optional<String> context = context(request.context());
         Locale locale = locales.choose(request.locale(), method, target);
 
-        // The earlier codes are read beside admission's first step: neither needs the other's answer. They are
-        // deleted only once the new code is current (the index may not show them all: the store's record of the
-        // current code is what makes them unusable).
-        CompletableFuture<List<VerificationCode>> earlier = rateLimiter.beside(() -> codes.findCodes(userId, type));
-        SendAdmission.Outcome outcome = admission.admit(
-                new SendAdmission.Send(userId, type, format, method, target, client), earlier);
-        if (outcome instanceof SendAdmission.Refused refused) {
-            return rateLimited(userId, refused.decision(), client);
+        // Everything up to the delivery is one unit of work (on the embedded store one transaction); the delivery
+        // runs after it, so that no request waits for the channel while the unit holds the store's writer.
+        Prepared prepared = units.run("send a code", () -> {
+            // The earlier codes are read beside admission's first step: neither needs the other's answer. They
+            // are deleted only once the new code is current (the index may not show them all: the store's record
+            // of the current code is what makes them unusable).
+            CompletableFuture<List<VerificationCode>> earlier = rateLimiter.beside(() -> codes.findCodes(userId, type));
+            SendAdmission.Outcome outcome = admission.admit(
+                    new SendAdmission.Send(userId, type, format, method, target, client), earlier);
+            if (outcome instanceof SendAdmission.Refused refused) {
+                return new Prepared.Refused(rateLimited(userId, refused.decision(), client));
+            }
+            SendAdmission.Admitted admitted = (SendAdmission.Admitted) outcome;
+            try {
+                return new Prepared.Ready(admitted,
+                        write(userId, type, format, method, maskedTarget, length, context, earlier, client, ttl));
+            } catch (RuntimeException failure) {
+                // Nothing went out: the send counts against nothing, and the user may try again at once.
+                admission.withdraw(admitted).ifPresent(failure::addSuppressed);
+                throw failure;
+            }
+        });
+        if (prepared instanceof Prepared.Refused refused) {
+            return refused.result();
         }
-        SendAdmission.Admitted admitted = (SendAdmission.Admitted) outcome;
-        Written written;
-        try {
-            written = write(userId, type, format, method, maskedTarget, length, context, earlier, client, ttl);
-        } catch (RuntimeException failure) {
-            // Nothing went out: the send counts against nothing, and the user may try again at once.
-            admission.withdraw(admitted).ifPresent(failure::addSuppressed);
-            throw failure;
-        }
+        SendAdmission.Admitted admitted = ((Prepared.Ready) prepared).admitted();
+        Written written = ((Prepared.Ready) prepared).written();
         VerificationCode stored = written.code();
         String plaintext = written.plaintext();
         Instant expiresAt = stored.expiresAt();
@@ -163,27 +179,43 @@ public final class CodeService {
             sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt, locale,
                     context));
         } catch (DeliveryException | RuntimeException e) {
-            // The channel may have taken the message before it failed (and may bill it): its places stay.
-            RateLimiter.join(admission.keep(admitted));
-            // Any failure of the channel, checked or not, leaves no usable code behind.
-            codes.deleteCode(stored.digest());
-            audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
+            units.run("record a failed delivery", () -> {
+                // The channel may have taken the message before it failed (and may bill it): its places stay.
+                RateLimiter.join(admission.keep(admitted));
+                // Any failure of the channel, checked or not, leaves no usable code behind.
+                codes.deleteCode(stored.digest());
+                audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
+                return null;
+            });
             // A DeliveryException's message is safe by contract; an unchecked failure may echo the full
             // address, so only its type is logged.
             LOG.warn("Delivery of a {} code for user {} by {} to {} failed: {}", type, userId, method, maskedTarget,
                     e instanceof DeliveryException ? e.getMessage() : e.getClass().getSimpleName());
             return new IssueResult.DeliveryFailed(method, maskedTarget);
         }
-        // The SMS budget's place is kept for good beside CODE_SENT: independent writes.
-        CompletableFuture<Void> kept = admission.keep(admitted);
         details.put("expiresAt", Instants.iso(expiresAt));
-        audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
-        RateLimiter.join(kept);
+        units.run("record a sent code", () -> {
+            // The SMS budget's place is kept for good beside CODE_SENT: independent writes.
+            CompletableFuture<Void> kept = admission.keep(admitted);
+            audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
+            RateLimiter.join(kept);
+            return null;
+        });
         return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
     }
 
     /** A code as stored (its HMAC) and as it goes out. */
     private record Written(VerificationCode code, String plaintext) {
+    }
+
+    /** What a send's unit of work ends with: refused (its audit entry written), or a stored code to deliver. */
+    private sealed interface Prepared {
+
+        record Refused(IssueResult result) implements Prepared {
+        }
+
+        record Ready(SendAdmission.Admitted admitted, Written written) implements Prepared {
+        }
     }
 
     /**
@@ -262,22 +294,27 @@ public final class CodeService {
     public int invalidateAll(String userId, String reason, Map<String, String> context, ClientContext client) {
         Inputs.userId(userId);
         Instant now = clock.instant();
-        int total = 0;
-        for (CodeType type : CodeType.values()) {
-            int active = activeAmong(codes.deleteCodes(userId, type), now);
-            auditInvalidated(userId, type, active, reason, context, client);
-            total += active;
-        }
-        return total;
+        // Every type's deletion and entry: one unit of work (on the embedded store one transaction).
+        return units.run("invalidate a user's codes", () -> {
+            int total = 0;
+            for (CodeType type : CodeType.values()) {
+                int active = activeAmong(codes.deleteCodes(userId, type), now);
+                auditInvalidated(userId, type, active, reason, context, client);
+                total += active;
+            }
+            return total;
+        });
     }
 
     /** Deletes the user's codes of a type; audits CODES_INVALIDATED when any was still active. */
     public int invalidate(String userId, CodeType type, String reason, ClientContext client) {
         Inputs.userId(userId);
         Instant now = clock.instant();
-        int active = activeAmong(codes.deleteCodes(userId, type), now);
-        auditInvalidated(userId, type, active, reason, Map.of(), client);
-        return active;
+        return units.run("invalidate codes", () -> {
+            int active = activeAmong(codes.deleteCodes(userId, type), now);
+            auditInvalidated(userId, type, active, reason, Map.of(), client);
+            return active;
+        });
     }
 
     private static int activeAmong(List<VerificationCode> deleted, Instant now) {
@@ -403,26 +440,31 @@ public final class CodeService {
                         + " digits or a " + SecureTokens.RANDOM_TOKEN_LENGTH + "-character link code"));
         Optional<String> userId = request.userId().map(Inputs::userId);
         Attempt attempt = new Attempt(request, operation, format, new CodeExpectation(userId, request.codeType()));
+        String what = operation.detail() + " a code";
         if (format == CodeFormat.LINK) {
             // 256 random bits protect a link code; it is tested at once, in one conditional write.
-            return test(attempt, Optional.empty());
+            return units.run(what, () -> test(attempt, Optional.empty()));
         }
         // A short code is only ever tested against one user's code of one type.
         Subject subject = new Subject(
                 userId.orElseThrow(() -> new InvalidInputException("userId", "is required to verify a numeric code")),
                 request.codeType().orElseThrow(() -> new InvalidInputException("codeType",
                         "is required to verify a numeric code")));
-        // The attempt takes its place in the failure count before the code is tested, so that of any number of
-        // simultaneous guesses only the first `limit` are ever tested; a success gives its place back.
-        // Counted over the windows a live code may span: no code ever has more than the limit of wrong guesses
-        // tested against it, however the fixed windows fall across its life.
-        RateLimitDecision place = rateLimiter.acquireOverWindows(subject.userId(), verifyAction(subject.type()),
-                policy.verifyLimit(), policy.verifyLookBack());
-        if (!place.allowed()) {
-            // Past the limit: the code is not tested, and the codes were invalidated when the limit was reached.
-            return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
-        }
-        return test(attempt, Optional.of(place));
+        // The count, the look-back, the test and its outcome (the consume, or the failure's audit entry and a
+        // lock-out's invalidation) are one unit of work: on the embedded store one transaction.
+        return units.run(what, () -> {
+            // The attempt takes its place in the failure count before the code is tested, so that of any number
+            // of simultaneous guesses only the first `limit` are ever tested; a success gives its place back.
+            // Counted over the windows a live code may span: no code ever has more than the limit of wrong
+            // guesses tested against it, however the fixed windows fall across its life.
+            RateLimitDecision place = rateLimiter.acquireOverWindows(subject.userId(), verifyAction(subject.type()),
+                    policy.verifyLimit(), policy.verifyLookBack());
+            if (!place.allowed()) {
+                // Past the limit: the code is not tested, and the codes were invalidated when the limit was reached.
+                return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
+            }
+            return test(attempt, Optional.of(place));
+        });
     }
 
     /**

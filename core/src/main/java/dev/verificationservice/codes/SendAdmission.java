@@ -8,6 +8,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +66,7 @@ final class SendAdmission {
     private final SecretKeyRing keys;
     private final SecureTokens tokens;
     private final Clock clock;
+    private final UnitOfWork units;
 
     SendAdmission(CodePolicy policy, Foundation foundation) {
         this.rateLimiter = foundation.rateLimiter();
@@ -72,6 +74,7 @@ final class SendAdmission {
         this.keys = foundation.keys();
         this.tokens = foundation.tokens();
         this.clock = foundation.clock();
+        this.units = foundation.units();
     }
 
     static String resendAction(CodeType type) {
@@ -171,10 +174,11 @@ final class SendAdmission {
         }
         Admitted held = new Admitted(List.copyOf(taken), claimed, smsPlace);
         if (refused.isPresent()) {
-            Optional<RuntimeException> failed = withdraw(held);
-            if (failed.isPresent()) {
-                throw failed.get();
-            }
+            // A refused send leaves nothing of its admission: the embedded store rolls its unit back, a store of
+            // separate steps gets every place and the cooldown given back.
+            units.undo(() -> withdraw(held).ifPresent(failed -> {
+                throw failed;
+            }));
             return new Refused(refused.get());
         }
         return held;

@@ -7,6 +7,7 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
@@ -44,6 +45,7 @@ public final class DeviceService {
     private final Clock clock;
     private final Duration deviceTtl;
     private final Duration maxLife;
+    private final UnitOfWork units;
 
     /**
      * @param deviceTtl how long a device stays remembered after its last use
@@ -55,6 +57,7 @@ public final class DeviceService {
         this.keys = foundation.keys();
         this.tokens = foundation.tokens();
         this.clock = foundation.clock();
+        this.units = foundation.units();
         this.deviceTtl = deviceTtl;
         this.maxLife = maxLife;
     }
@@ -97,6 +100,11 @@ public final class DeviceService {
         Instant now = Instants.toMillis(clock.instant());
         ClientContext context = client.withDeviceId(device);
         List<String> candidates = keys.candidateDigests(digestInput(device, presented));
+        // The read, the use and its audit entry are one unit of work (on the embedded store one transaction).
+        return units.run("verify a device", () -> verify(device, candidates, now, context));
+    }
+
+    private DeviceVerification verify(String device, List<String> candidates, Instant now, ClientContext context) {
         for (int index = 0; index < candidates.size(); index++) {
             String tokenId = candidates.get(index);
             Optional<DeviceToken> found = devices.findDevice(device, tokenId)
@@ -166,10 +174,13 @@ public final class DeviceService {
     public int revoke(String userId, String deviceId, Map<String, String> context, ClientContext client) {
         String user = Inputs.userId(userId);
         String device = Inputs.deviceId(deviceId);
-        int revoked = countActive(devices.deleteDevices(user, Optional.of(device)));
-        audit.recordSuccess(user, AuditEventType.DEVICE_REVOKED, revokedDetails(revoked, context),
-                client.withDeviceId(device));
-        return revoked;
+        // The deletion and its audit entry: one unit of work (on the embedded store one transaction).
+        return units.run("revoke a device", () -> {
+            int revoked = countActive(devices.deleteDevices(user, Optional.of(device)));
+            audit.recordSuccess(user, AuditEventType.DEVICE_REVOKED, revokedDetails(revoked, context),
+                    client.withDeviceId(device));
+            return revoked;
+        });
     }
 
     /** Forgets every device of the user (for example on a password change); returns how many were revoked. */
@@ -182,10 +193,12 @@ public final class DeviceService {
         String user = Inputs.userId(userId);
         // The marker first: a token the index does not show yet escapes the deletion, but not the marker.
         Instant now = Instants.toMillis(clock.instant());
-        devices.markDevicesRevoked(user, now, now.plus(maxLife).plus(deviceTtl));
-        int revoked = countActive(devices.deleteDevices(user, Optional.empty()));
-        audit.recordSuccess(user, AuditEventType.DEVICES_REVOKED, revokedDetails(revoked, context), client);
-        return revoked;
+        return units.run("revoke every device", () -> {
+            devices.markDevicesRevoked(user, now, now.plus(maxLife).plus(deviceTtl));
+            int revoked = countActive(devices.deleteDevices(user, Optional.empty()));
+            audit.recordSuccess(user, AuditEventType.DEVICES_REVOKED, revokedDetails(revoked, context), client);
+            return revoked;
+        });
     }
 
     private static Map<String, String> revokedDetails(int revoked, Map<String, String> context) {

@@ -4,6 +4,7 @@ import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import java.time.Clock;
 import java.util.Objects;
 
@@ -17,9 +18,10 @@ import java.util.Objects;
  * @param keys        the HMAC keys codes, secrets and subjects are digested under (current first)
  * @param tokens      codes, secrets, attempt ids and suffixes, from one {@code SecureRandom}
  * @param clock       the service's time: every validity decision compares with it
+ * @param units       how the steps of one operation run as a unit on the store (the rate limiter's too)
  */
 public record Foundation(RateLimiter rateLimiter, AuditLog audit, SecretKeyRing keys, SecureTokens tokens,
-                         Clock clock) {
+                         Clock clock, UnitOfWork units) {
 
     public Foundation {
         Objects.requireNonNull(rateLimiter, "rateLimiter");
@@ -27,5 +29,11 @@ public record Foundation(RateLimiter rateLimiter, AuditLog audit, SecretKeyRing 
         Objects.requireNonNull(keys, "keys");
         Objects.requireNonNull(tokens, "tokens");
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(units, "units");
+    }
+
+    /** Each step its own store call ({@link UnitOfWork#SEPARATE_STEPS}). */
+    public Foundation(RateLimiter rateLimiter, AuditLog audit, SecretKeyRing keys, SecureTokens tokens, Clock clock) {
+        this(rateLimiter, audit, keys, tokens, clock, UnitOfWork.SEPARATE_STEPS);
     }
 }

@@ -1,6 +1,7 @@
 package dev.verificationservice.ratelimit;
 
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,17 +56,32 @@ public final class RateLimiter {
     private final Clock clock;
     private final SecureTokens tokens;
     private final Executor parallel;
+    private final UnitOfWork units;
 
     public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens) {
         this(counters, clock, tokens, PARALLEL_READS);
     }
 
+    /**
+     * @param units says when the calling thread runs a unit of work whose calls must stay on it: {@link #beside}
+     *              then runs its call at once, on this thread
+     */
+    public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, UnitOfWork units) {
+        this(counters, clock, tokens, PARALLEL_READS, units);
+    }
+
     /** @param parallel runs the store calls that go out beside the calling thread's own */
     public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, Executor parallel) {
+        this(counters, clock, tokens, parallel, UnitOfWork.SEPARATE_STEPS);
+    }
+
+    private RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, Executor parallel,
+                        UnitOfWork units) {
         this.counters = counters;
         this.clock = clock;
         this.tokens = tokens;
         this.parallel = parallel;
+        this.units = units;
     }
 
     public RateLimiter(RateLimitRepository counters, Clock clock) {
@@ -229,8 +245,13 @@ public final class RateLimiter {
     /**
      * Starts a store call on the threads of the independent calls, to go out beside the caller's others: only for
      * calls none of which needs another's result or is a condition of another. {@link #join} gives its result.
+     * Inside a unit of work that holds the calling thread (the embedded store's one transaction) the call runs at
+     * once, on this thread: another thread's call would wait for the very writer this thread holds.
      */
     public <T> CompletableFuture<T> beside(Supplier<T> call) {
+        if (units.holdsCallingThread()) {
+            return CompletableFuture.supplyAsync(call, Runnable::run);
+        }
         return CompletableFuture.supplyAsync(call, parallel);
     }
 

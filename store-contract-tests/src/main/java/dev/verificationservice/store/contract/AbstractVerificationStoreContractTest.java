@@ -202,6 +202,13 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
     }
 
     @Nested
+    class UnitsOfWork extends UnitOfWorkContract {
+        UnitsOfWork() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
+
+    @Nested
     class Retries extends RetryContract {
         Retries() {
             super(AbstractVerificationStoreContractTest.this);

@@ -1,6 +1,8 @@
 package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.store.StoreException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +47,15 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * A body must not call the store again: it runs on the writer's thread, which would wait for itself (such a
  * call fails at once).
+ *
+ * <p><b>Units of work.</b> {@link #runUnit} hands in the steps of one whole operation instead of one body: they
+ * run on the writer's thread as one transaction of a batch (one savepoint, one COMMIT shared with the batch).
+ * While they run, each store call they make is a step: {@link #run} from the writer's own thread runs the body at
+ * once in a nested savepoint of its own (a failing step leaves nothing of itself, and the unit decides what
+ * follows), and reads use the writer's connection ({@link #unitConnection}), so they see what the unit and the
+ * bodies before it in the batch wrote. {@link #undoUnit} rolls the unit back to its start (a refusal that must
+ * leave nothing). A unit that throws leaves nothing. Its outcome is handed back after the COMMIT, like every
+ * body's.
  * No batch waits for company: a batch is whatever arrived while the previous one was being written and
  * synced, so a lone write is committed at once.
  */
@@ -70,6 +82,10 @@ final class GroupCommitWriter implements AutoCloseable {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong transactions = new AtomicLong();
     private volatile boolean closed;
+    /** Whether the writer's thread runs a unit of work now: read and written on that thread only. */
+    private boolean unitRunning;
+    /** The writer's connection as a unit's steps read through it: closing it does nothing. */
+    private final Connection unitConnection;
 
     private static final class Job<T> {
         final String what;
@@ -97,6 +113,7 @@ final class GroupCommitWriter implements AutoCloseable {
     GroupCommitWriter(Connection connection, Duration wait, String name) {
         this.connection = connection;
         this.wait = wait;
+        this.unitConnection = unclosable(connection);
         this.thread = new Thread(this::writeBatches, name);
         // A batch cut off by the JVM's exit was never acknowledged: SQLite rolls it back on the next open.
         thread.setDaemon(true);
@@ -105,6 +122,9 @@ final class GroupCommitWriter implements AutoCloseable {
 
     /** Runs {@code body} as one transaction of a batch; returns its result once the batch is committed. */
     <T> T run(String what, Body<T> body) {
+        if (holdsCallingThread()) {
+            return runStep(what, body);
+        }
         if (Thread.currentThread() == thread) {
             throw new IllegalStateException("a transaction of the embedded store called the store again: it would "
                     + "wait for itself");
@@ -129,6 +149,79 @@ final class GroupCommitWriter implements AutoCloseable {
             throw new StoreException("the embedded store could not " + what + ": interrupted while its batch was being "
                     + "written; it may or may not be written (a retry is safe)", e);
         }
+    }
+
+    /**
+     * Runs {@code steps} as one transaction of a batch, on the writer's thread (see the class comment); returns
+     * their result once the batch is committed. Called from within a unit, the steps simply join it.
+     */
+    <T> T runUnit(String what, Supplier<T> steps) {
+        if (holdsCallingThread()) {
+            return steps.get();
+        }
+        return run(what, connection -> {
+            unitRunning = true;
+            try {
+                return steps.get();
+            } finally {
+                unitRunning = false;
+            }
+        });
+    }
+
+    /** Whether the calling thread is the writer's, running a unit: its store calls are the unit's steps. */
+    boolean holdsCallingThread() {
+        return unitRunning && Thread.currentThread() == thread;
+    }
+
+    /** Within a unit: rolls back everything the unit wrote so far (the unit's savepoint stays open). */
+    void undoUnit() {
+        if (!holdsCallingThread()) {
+            throw new IllegalStateException("only a unit of work can undo its writes");
+        }
+        try {
+            execute("ROLLBACK TO job");
+        } catch (SQLException e) {
+            throw SqliteTable.failure("undo a refused operation", e);
+        }
+    }
+
+    /** The connection a unit's steps read through (see {@link #holdsCallingThread}); closing it does nothing. */
+    Connection unitConnection() {
+        return unitConnection;
+    }
+
+    /** One step of a unit: the body in a nested savepoint, which its failure rolls back before it goes up. */
+    private <T> T runStep(String what, Body<T> body) {
+        try {
+            execute("SAVEPOINT step");
+            T result;
+            try {
+                result = body.run(connection);
+            } catch (SQLException | RuntimeException e) {
+                execute("ROLLBACK TO step");
+                execute("RELEASE step");
+                throw e;
+            }
+            execute("RELEASE step");
+            return result;
+        } catch (SQLException e) {
+            throw SqliteTable.failure(what, e);
+        }
+    }
+
+    private static Connection unclosable(Connection connection) {
+        return (Connection) Proxy.newProxyInstance(GroupCommitWriter.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, arguments) -> {
+                    if (method.getName().equals("close")) {
+                        return null;
+                    }
+                    try {
+                        return method.invoke(connection, arguments);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     private <T> T outcomeOf(Job<T> job) throws InterruptedException {

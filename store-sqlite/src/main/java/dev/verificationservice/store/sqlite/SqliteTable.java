@@ -203,9 +203,12 @@ final class SqliteTable implements AutoCloseable {
         return writer;
     }
 
-    /** A connection of the pool, for a read; the caller closes it. */
+    /**
+     * A connection of the pool, for a read; the caller closes it. Within a unit of work, the writer's connection
+     * (closing it does nothing): the unit reads what it and the transactions before it in its batch wrote.
+     */
     Connection readConnection() throws SQLException {
-        return dataSource.getConnection();
+        return writer.holdsCallingThread() ? writer.unitConnection() : dataSource.getConnection();
     }
 
     /** The value of a PRAGMA on the store's own connections (settings are per connection). For tests. */
@@ -269,7 +272,7 @@ final class SqliteTable implements AutoCloseable {
 
     /** The items of one GSI1 partition whose sort key has the prefix; with {@code activeAt}, only unexpired ones. */
     List<Map<String, Object>> selectByIndexPrefix(String gsi1pk, String gsi1skPrefix, Optional<Instant> activeAt) {
-        try (Connection connection = dataSource.getConnection()) {
+        try (Connection connection = readConnection()) {
             return selectByIndexPrefix(connection, gsi1pk, gsi1skPrefix, activeAt);
         } catch (SQLException e) {
             throw failure("query through the user index", e);

@@ -22,6 +22,7 @@ import dev.verificationservice.store.StoreException;
 import dev.verificationservice.totp.StepAcceptance;
 import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.TotpFactor;
+import dev.verificationservice.store.UnitOfWork;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,6 +50,11 @@ import java.util.Optional;
  * transactions waiting at the same moment one after another, each in a savepoint of its own, and commits them
  * together. SQLite runs one writer at a time, and every step above is atomic, so the concurrent guarantees
  * (one consume wins, exact rate limits) hold across threads and across processes sharing the file.
+ *
+ * <p><b>One transaction per operation.</b> The domain runs the steps of a send (up to its delivery), of a
+ * verification and of a device verification as a unit of work ({@link #units()}, {@link SqliteUnitOfWork}): the
+ * steps run on the writer's thread as one transaction of a batch, each store call in a savepoint of its own, and
+ * commit once. Delivery runs outside the unit, so the writer never waits for a channel.
  *
  * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss. A
  * write is acknowledged only once the batch it was committed in is synced; the batch shares that one sync
@@ -84,6 +90,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteRecoveryCodes recoveryCodes;
     private final SqliteWebhooks webhooks;
     private final SqliteSweep sweep;
+    private final SqliteUnitOfWork units;
 
     private SqliteVerificationStore(SqliteTable table, Clock clock, Duration sweepInterval, Duration sweepGrace) {
         this.table = table;
@@ -96,6 +103,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.totpFactors = new SqliteTotpFactors(table, counters);
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
+        this.units = new SqliteUnitOfWork(table.writer());
     }
 
     /** Opens (creating if needed) {@value #DATABASE_FILE} in {@code dataDirectory}, with the default sweep. */
@@ -326,16 +334,22 @@ public final class SqliteVerificationStore implements VerificationStore {
 
     // Operations
 
-    /**
-     * Ready when a write could happen now: takes the write lock ({@code BEGIN IMMEDIATE}) and ends the empty
-     * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
-     * can still be read.
-     */
+    /** One transaction of the writer per operation: see {@link SqliteUnitOfWork}. */
+    @Override
+    public UnitOfWork units() {
+        return units;
+    }
+
     @Override
     public WebhookRepository webhooks() {
         return webhooks;
     }
 
+    /**
+     * Ready when a write could happen now: takes the write lock ({@code BEGIN IMMEDIATE}) and ends the empty
+     * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
+     * can still be read.
+     */
     @Override
     public void checkReady() {
         table.inTransaction("check readiness (take the write lock)", connection -> {
