@@ -13,8 +13,13 @@ public record CodeExpectation(Optional<String> userId, Optional<CodeType> codeTy
         return new CodeExpectation(Optional.empty(), Optional.empty());
     }
 
+    /**
+     * Whether the code is one this caller may use. A type the HTTP API never names ({@link CodeType#publicApi()}
+     * false: a login link) is reached only by a caller that names it, so a verification that names no type (the
+     * HTTP API's LINK verify) can neither log anyone in nor use a person's login link up.
+     */
     public boolean matches(VerificationCode code) {
         return userId.map(code.userId()::equals).orElse(true)
-                && codeType.map(type -> type == code.codeType()).orElse(true);
+                && codeType.map(type -> type == code.codeType()).orElse(code.codeType().publicApi());
     }
 }

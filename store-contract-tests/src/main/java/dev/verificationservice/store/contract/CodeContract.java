@@ -212,6 +212,9 @@ public abstract class CodeContract extends ContractPart {
                 Optional.of(CodeType.EMAIL_VERIFICATION), ClientContext.none()).withContext("Sign in"))))
                 .isEqualTo(FailureReason.NOT_FOUND);
         assertThat(verification().codes().verify(login).valid()).as("without its context").isFalse();
+        assertThat(reasonOf(verification().codes().verify(VerifyRequest.link(link).withContext("Sign in"))))
+                .as("a request that names no type (the HTTP API's) never reaches a LOGIN link")
+                .isEqualTo(FailureReason.NOT_FOUND);
         assertThat(verification().codes().verify(login.withContext("Sign in")))
                 .isEqualTo(new VerificationResult.Valid("lena", CodeType.LOGIN, Optional.empty()));
         assertThat(verifyEmailCode("lena", emailCode).valid()).as("the email code was not replaced").isTrue();
