@@ -3,6 +3,7 @@ package dev.verificationservice;
 import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.devices.DeviceRepository;
+import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 
@@ -18,6 +19,12 @@ import dev.verificationservice.ratelimit.RateLimitRepository;
  */
 public interface VerificationStore extends CodeRepository, DeviceRepository, AuditRepository,
         RateLimitRepository, IdempotencyRepository, AutoCloseable {
+
+    /**
+     * Webhook endpoints, deliveries and the outbox (§15). Every audit entry a store writes is also an undelivered
+     * event there, in the same atomic step.
+     */
+    WebhookRepository webhooks();
 
     /** Throws {@link StoreException} when the store cannot serve requests; for readiness checks. */
     void checkReady();

@@ -41,7 +41,8 @@ public record Delivery(
         return event.eventId();
     }
 
-    Delivery leasedTo(String owner, Instant until) {
+    /** The delivery as a claim by {@code owner} writes it (stores answer this from {@code claimDelivery}). */
+    public Delivery leasedTo(String owner, Instant until) {
         return new Delivery(endpointId, event, status, attempts, nextAttemptAt, lastAttemptAt, lastStatus, lastError,
                 Optional.of(owner), Optional.of(until));
     }

@@ -84,6 +84,40 @@ public final class ItemAttributes {
     /** The attempt that claimed the running cooldown, so a retried claim is recognised. */
     public static final String CLAIMED_BY = "claimedBy";
 
+    // Outbox (issue 19): the sparse index of what the webhook relay has still to do; see TableKeys
+    public static final String OUTBOX_PK = "OUTBOXPK";
+    public static final String OUTBOX_SK = "OUTBOXSK";
+
+    // WebhookEndpoint
+    public static final String ENDPOINT_ID = "endpointId";
+    public static final String URL = "url";
+    /** Comma-separated event types; empty for all. */
+    public static final String EVENT_TYPES = "eventTypes";
+    public static final String DESCRIPTION = "description";
+    public static final String ENDPOINT_STATUS = "endpointStatus";
+    /** A sealed secret: a map of keyId, nonce and ciphertext (never the secret in clear). */
+    public static final String SECRET = "secret";
+    public static final String PREVIOUS_SECRET = "previousSecret";
+    public static final String PREVIOUS_UNTIL = "previousUntil";
+    public static final String FAILING_SINCE = "failingSince";
+    public static final String DISABLED_REASON = "disabledReason";
+    /** Bumped on every change; every write of an endpoint is conditioned on it. */
+    public static final String VERSION = "version";
+
+    // Delivery
+    public static final String EVENT_ID = "eventId";
+    public static final String BODY = "body";
+    public static final String DELIVERY_STATUS = "deliveryStatus";
+    public static final String ATTEMPTS = "attempts";
+    /** Epoch milliseconds of the next attempt, while PENDING (a number, for the claim's condition). */
+    public static final String DUE_AT = "dueAt";
+    public static final String LAST_ATTEMPT_AT = "lastAttemptAt";
+    public static final String LAST_STATUS = "lastStatus";
+    public static final String LAST_ERROR = "lastError";
+    public static final String LEASE_OWNER = "leaseOwner";
+    /** Epoch milliseconds the lease ends. */
+    public static final String LEASE_UNTIL = "leaseUntil";
+
     private ItemAttributes() {
     }
 }

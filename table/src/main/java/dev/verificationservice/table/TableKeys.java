@@ -3,6 +3,8 @@ package dev.verificationservice.table;
 import dev.verificationservice.audit.AuditRepository.AuditPosition;
 import dev.verificationservice.codes.CodeType;
 import java.time.Instant;
+import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Every key of the single table, declared once, as the model writes it. No other class builds a key
@@ -18,7 +20,13 @@ import java.time.Instant;
  * IdempotencyKey    IDEMPOTENCY#&lt;keyDigest&gt;       IDEMPOTENCY#&lt;keyDigest&gt;
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
+ * WebhookEndpoint   WEBHOOKS                      ENDPOINT#&lt;endpointId&gt;
+ * Delivery          WEBHOOK#&lt;endpointId&gt;          DELIVERY#&lt;occurredAt&gt;#&lt;eventId&gt;
  * </pre>
+ *
+ * <p>The sparse index {@value #OUTBOX_INDEX} (OUTBOXPK / OUTBOXSK) holds what the webhook relay has still to do:
+ * audit entries not yet fanned out ({@code OUTBOX#EVENT#<shard>}, at their timestamp) and PENDING deliveries
+ * ({@code OUTBOX#DELIVERY#<shard>}, at their next attempt). An item leaves it when the attributes are removed.
  *
  * <p>Ids that go into keys are checked by {@link dev.verificationservice.validation.Inputs} to contain no
  * {@code #}; digests are base64url and timestamps fixed-width ISO-8601, so no two different values ever
@@ -27,6 +35,13 @@ import java.time.Instant;
 public final class TableKeys {
 
     public static final String GSI1 = "GSI1";
+    /** The sparse index of undelivered events and pending deliveries (issue 19). */
+    public static final String OUTBOX_INDEX = "OUTBOX";
+    /**
+     * Partitions of each kind in the outbox index: writes to one index partition are limited (1000 units a second
+     * on DynamoDB), and every audit entry writes one, so the entries spread over several.
+     */
+    public static final int OUTBOX_SHARDS = 4;
 
     static final String CODE = "CODE#";
     static final String USER = "USER#";
@@ -39,6 +54,12 @@ public final class TableKeys {
     static final String DEVICES_REVOKED = "DEVICES#REVOKED";
     static final String CURRENT_CODE = "CURRENT#";
     static final String IDEMPOTENCY = "IDEMPOTENCY#";
+    static final String WEBHOOKS = "WEBHOOKS";
+    static final String ENDPOINT = "ENDPOINT#";
+    static final String WEBHOOK = "WEBHOOK#";
+    static final String DELIVERY = "DELIVERY#";
+    static final String OUTBOX_EVENTS = "OUTBOX#EVENT#";
+    static final String OUTBOX_DELIVERIES = "OUTBOX#DELIVERY#";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -178,5 +199,85 @@ public final class TableKeys {
     /** The partition holding every window of one subject's action. */
     public static String rateLimitPartition(String userId, String action) {
         return RATELIMIT + userId + SEPARATOR + action;
+    }
+
+    // Webhooks (issue 19). Endpoint ids are checked by EndpointIds (ep_ and hex), event ids by EventIds (evt_ and
+    // base64url): neither holds a #.
+
+    public static PrimaryKey webhookEndpoint(String endpointId) {
+        return new PrimaryKey(WEBHOOKS, ENDPOINT + endpointId);
+    }
+
+    /** The one partition holding every endpoint, so one Query lists them. */
+    public static String webhookEndpointsPartition() {
+        return WEBHOOKS;
+    }
+
+    public static String webhookEndpointsPrefix() {
+        return ENDPOINT;
+    }
+
+    public static PrimaryKey delivery(String endpointId, Instant occurredAt, String eventId) {
+        return new PrimaryKey(deliveriesPartition(endpointId), DELIVERY + Timestamps.format(occurredAt) + SEPARATOR
+                + eventId);
+    }
+
+    public static String deliveriesPartition(String endpointId) {
+        return WEBHOOK + endpointId;
+    }
+
+    /** Lower bound (inclusive) of the deliveries of events at or after {@code from}. */
+    public static String deliveryRangeStart(Instant from) {
+        return DELIVERY + Timestamps.format(from);
+    }
+
+    /** Upper bound (inclusive) of the deliveries of events at or before {@code to}. */
+    public static String deliveryRangeEnd(Instant to) {
+        return DELIVERY + Timestamps.format(to) + SEPARATOR + AFTER_ANY_ENTRY_ID;
+    }
+
+    /** The outbox index key of an undelivered audit entry: due at once, at its own time. */
+    public static IndexKey outboxEvent(PrimaryKey entry, Instant timestamp) {
+        return new IndexKey(OUTBOX_EVENTS + shard(entry), Timestamps.format(timestamp));
+    }
+
+    /** The outbox index key of a PENDING delivery, at its next attempt. */
+    public static IndexKey outboxDelivery(PrimaryKey delivery, Instant dueAt) {
+        return new IndexKey(OUTBOX_DELIVERIES + shard(delivery), Timestamps.format(dueAt));
+    }
+
+    /** The outbox partitions of undelivered audit entries. */
+    public static List<String> outboxEventPartitions() {
+        return IntStream.range(0, OUTBOX_SHARDS).mapToObj(n -> OUTBOX_EVENTS + n).toList();
+    }
+
+    /** The outbox partitions of PENDING deliveries. */
+    public static List<String> outboxDeliveryPartitions() {
+        return IntStream.range(0, OUTBOX_SHARDS).mapToObj(n -> OUTBOX_DELIVERIES + n).toList();
+    }
+
+    /** OUTBOXPK prefix of every outbox partition, of either kind. */
+    public static String outboxPrefix() {
+        return "OUTBOX#";
+    }
+
+    /** OUTBOXPK prefix of the partitions of undelivered audit entries. */
+    public static String outboxEventsPrefix() {
+        return OUTBOX_EVENTS;
+    }
+
+    /** OUTBOXPK prefix of the partitions of PENDING deliveries. */
+    public static String outboxDeliveriesPrefix() {
+        return OUTBOX_DELIVERIES;
+    }
+
+    /** Upper bound (inclusive) of outbox sort keys due at {@code now}. */
+    public static String outboxDueBy(Instant now) {
+        return Timestamps.format(now);
+    }
+
+    /** String.hashCode is fixed by the language: every instance and version puts an item in the same shard. */
+    private static int shard(PrimaryKey key) {
+        return Math.floorMod((key.pk() + SEPARATOR + key.sk()).hashCode(), OUTBOX_SHARDS);
     }
 }

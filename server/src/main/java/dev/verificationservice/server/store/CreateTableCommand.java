@@ -53,8 +53,11 @@ public final class CreateTableCommand {
         try (DynamoDbClient client = StoreAutoConfiguration.dynamoDbClient(settings)) {
             DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table());
             DynamoDbTableAdmin.CreateOutcome outcome = admin.createTable();
-            LOG.info("Table '{}': {}", settings.table(), outcome == DynamoDbTableAdmin.CreateOutcome.CREATED
-                    ? "created (on-demand, GSI1)" : "already exists, left as it is");
+            LOG.info("Table '{}': {}", settings.table(), switch (outcome) {
+                case CREATED -> "created (on-demand, GSI1, OUTBOX)";
+                case INDEX_ADDED -> "already exists; the OUTBOX index was added";
+                case ALREADY_EXISTS -> "already exists, left as it is";
+            });
             try {
                 admin.enableTimeToLive();
                 LOG.info("TTL enabled on attribute 'ttl'");

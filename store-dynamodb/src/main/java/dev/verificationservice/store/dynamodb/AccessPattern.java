@@ -44,6 +44,14 @@ public enum AccessPattern {
     RESET_RATE_LIMIT,
     /** Claim, complete, release or read an Idempotency-Key. */
     IDEMPOTENCY,
+    /** PutItem, GetItem, Query, DeleteItem of webhook endpoints (the WEBHOOKS partition). */
+    WEBHOOK_ENDPOINTS,
+    /** Query the OUTBOX index for undelivered events or due deliveries (and their count, for the metrics). */
+    OUTBOX,
+    /** PutItem on a new key of each delivery of an event, then UpdateItem REMOVE of the entry's outbox attributes. */
+    FAN_OUT,
+    /** Conditional UpdateItem (a lease) or PutItem (an outcome) of a delivery, its GetItem, and an endpoint's Query. */
+    DELIVERY,
     /** DescribeTable, for readiness. */
     CHECK_READY
 }

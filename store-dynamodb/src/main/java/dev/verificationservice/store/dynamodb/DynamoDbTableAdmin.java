@@ -16,6 +16,7 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveResponse;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndexDescription;
+import software.amazon.awssdk.services.dynamodb.model.IndexStatus;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
@@ -32,12 +33,14 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 /**
  * Creates the single table and checks an existing one. The shape: partition key {@code PK} (S), sort key
  * {@code SK} (S), on-demand billing, global secondary index {@code GSI1} on {@code GSI1PK} (S) /
- * {@code GSI1SK} (S) projecting ALL, and TTL enabled on {@code ttl}.
+ * {@code GSI1SK} (S) projecting ALL, the sparse index {@code OUTBOX} on {@code OUTBOXPK} (S) / {@code OUTBOXSK} (S)
+ * projecting ALL (issue 19: undelivered events and pending webhook deliveries), and TTL enabled on {@code ttl}. A
+ * table made before the OUTBOX index gets it from {@link #createTable} (UpdateTable), run again.
  */
 public final class DynamoDbTableAdmin {
 
     /** What {@link #createTable} found or did. */
-    public enum CreateOutcome { CREATED, ALREADY_EXISTS }
+    public enum CreateOutcome { CREATED, ALREADY_EXISTS, INDEX_ADDED }
 
     /** The attribute DynamoDB's TTL is enabled on ({@link #enableTimeToLive}) and checked on ({@link #shapeDifferences}). */
     public static final String TTL_ATTRIBUTE = ItemAttributes.TTL;
@@ -65,22 +68,32 @@ public final class DynamoDbTableAdmin {
                 .billingMode(BillingMode.PAY_PER_REQUEST)
                 .attributeDefinitions(
                         stringAttribute(ItemAttributes.PK), stringAttribute(ItemAttributes.SK),
-                        stringAttribute(ItemAttributes.GSI1PK), stringAttribute(ItemAttributes.GSI1SK))
+                        stringAttribute(ItemAttributes.GSI1PK), stringAttribute(ItemAttributes.GSI1SK),
+                        stringAttribute(ItemAttributes.OUTBOX_PK), stringAttribute(ItemAttributes.OUTBOX_SK))
                 .keySchema(key(ItemAttributes.PK, KeyType.HASH), key(ItemAttributes.SK, KeyType.RANGE))
-                .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
-                        .indexName(TableKeys.GSI1)
-                        .keySchema(key(ItemAttributes.GSI1PK, KeyType.HASH), key(ItemAttributes.GSI1SK, KeyType.RANGE))
-                        .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
-                        .build())
+                .globalSecondaryIndexes(
+                        index(TableKeys.GSI1, ItemAttributes.GSI1PK, ItemAttributes.GSI1SK),
+                        index(TableKeys.OUTBOX_INDEX, ItemAttributes.OUTBOX_PK, ItemAttributes.OUTBOX_SK))
                 .build();
     }
 
-    /** Creates the table and waits until it is active; an existing table is left as it is. */
+    private static GlobalSecondaryIndex index(String name, String hash, String range) {
+        return GlobalSecondaryIndex.builder()
+                .indexName(name)
+                .keySchema(key(hash, KeyType.HASH), key(range, KeyType.RANGE))
+                .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
+                .build();
+    }
+
+    /**
+     * Creates the table and waits until it is active. An existing table is left as it is, except that an index added
+     * by a later version (OUTBOX) is created with UpdateTable and waited for (DynamoDB backfills it from the items).
+     */
     public CreateOutcome createTable() {
         try {
             client.createTable(createTableRequest());
         } catch (ResourceInUseException e) {
-            return CreateOutcome.ALREADY_EXISTS;
+            return addOutboxIndexIfMissing() ? CreateOutcome.INDEX_ADDED : CreateOutcome.ALREADY_EXISTS;
         }
         try (DynamoDbWaiter waiter = DynamoDbWaiter.builder()
                 .client(client)
@@ -92,6 +105,35 @@ public final class DynamoDbTableAdmin {
             waiter.waitUntilTableExists(request -> request.tableName(tableName));
         }
         return CreateOutcome.CREATED;
+    }
+
+    private boolean addOutboxIndexIfMissing() {
+        TableDescription table = client.describeTable(request -> request.tableName(tableName)).table();
+        if (table.globalSecondaryIndexes().stream().anyMatch(i -> TableKeys.OUTBOX_INDEX.equals(i.indexName()))) {
+            return false;
+        }
+        GlobalSecondaryIndex outbox = index(TableKeys.OUTBOX_INDEX, ItemAttributes.OUTBOX_PK, ItemAttributes.OUTBOX_SK);
+        client.updateTable(request -> request.tableName(tableName)
+                .attributeDefinitions(stringAttribute(ItemAttributes.OUTBOX_PK), stringAttribute(ItemAttributes.OUTBOX_SK))
+                .globalSecondaryIndexUpdates(update -> update.create(create -> create
+                        .indexName(outbox.indexName()).keySchema(outbox.keySchema()).projection(outbox.projection()))));
+        // Backfilling the index may take minutes on a large table; poll each second for up to an hour.
+        for (int attempt = 0; attempt < 3600; attempt++) {
+            Optional<IndexStatus> status = client.describeTable(request -> request.tableName(tableName)).table()
+                    .globalSecondaryIndexes().stream().filter(i -> TableKeys.OUTBOX_INDEX.equals(i.indexName()))
+                    .map(GlobalSecondaryIndexDescription::indexStatus).findFirst();
+            if (status.equals(Optional.of(IndexStatus.ACTIVE))) {
+                return true;
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the OUTBOX index was being created", e);
+            }
+        }
+        throw new IllegalStateException("the OUTBOX index of " + tableName + " is still not active after an hour; "
+                + "run create-table again later to check");
     }
 
     /** Turns on DynamoDB TTL on {@code ttl}, so that expired items are eventually deleted. */
@@ -121,19 +163,10 @@ public final class DynamoDbTableAdmin {
                 .collect(Collectors.toMap(AttributeDefinition::attributeName, AttributeDefinition::attributeType));
         expectKeys("the table", table.keySchema(), ItemAttributes.PK, ItemAttributes.SK, types, differences);
 
-        Optional<GlobalSecondaryIndexDescription> gsi1 = table.globalSecondaryIndexes().stream()
-                .filter(index -> TableKeys.GSI1.equals(index.indexName()))
-                .findFirst();
-        if (gsi1.isEmpty()) {
-            differences.add("global secondary index " + TableKeys.GSI1 + " is missing");
-        } else {
-            expectKeys("index " + TableKeys.GSI1, gsi1.get().keySchema(), ItemAttributes.GSI1PK, ItemAttributes.GSI1SK,
-                    types, differences);
-            ProjectionType projection = gsi1.get().projection() == null ? null : gsi1.get().projection().projectionType();
-            if (projection != ProjectionType.ALL) {
-                differences.add("index " + TableKeys.GSI1 + " projects " + projection + " instead of ALL");
-            }
-        }
+        expectIndex(table, TableKeys.GSI1, ItemAttributes.GSI1PK, ItemAttributes.GSI1SK, "", types, differences);
+        expectIndex(table, TableKeys.OUTBOX_INDEX, ItemAttributes.OUTBOX_PK, ItemAttributes.OUTBOX_SK,
+                " (added for webhooks: run create-table again, it adds the index to the existing table with "
+                        + "UpdateTable, or update the stack from deploy/verification-table.yaml)", types, differences);
 
         if (!includeTtl) {
             return differences;
@@ -191,6 +224,22 @@ public final class DynamoDbTableAdmin {
                     + "otherwise use a table of one Region (docs/multi-region.md).");
         }
         return regions;
+    }
+
+    private static void expectIndex(TableDescription table, String name, String hash, String range, String whenMissing,
+                                    Map<String, ScalarAttributeType> types, List<String> differences) {
+        Optional<GlobalSecondaryIndexDescription> index = table.globalSecondaryIndexes().stream()
+                .filter(described -> name.equals(described.indexName()))
+                .findFirst();
+        if (index.isEmpty()) {
+            differences.add("global secondary index " + name + " is missing" + whenMissing);
+            return;
+        }
+        expectKeys("index " + name, index.get().keySchema(), hash, range, types, differences);
+        ProjectionType projection = index.get().projection() == null ? null : index.get().projection().projectionType();
+        if (projection != ProjectionType.ALL) {
+            differences.add("index " + name + " projects " + projection + " instead of ALL");
+        }
     }
 
     private static void expectKeys(String where, List<KeySchemaElement> schema, String hash, String range,

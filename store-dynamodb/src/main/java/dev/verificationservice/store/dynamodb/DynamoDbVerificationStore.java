@@ -12,6 +12,7 @@ import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
+import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
@@ -39,6 +40,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  *   <li>{@link DynamoDbCounters}: take, give back and keep a rate-limit place, claim and release a cooldown,
  *   read counters and lift a limit;</li>
  *   <li>{@link DynamoDbIdempotency}: claim, complete, release and read an Idempotency-Key;</li>
+ *   <li>{@link DynamoDbWebhooks}: webhook endpoints, deliveries and the outbox (the audit item itself, in a sparse
+ *   index);</li>
  *   <li>{@link DynamoDbTable}: what they share: conditional puts and updates, consistent reads, queries followed
  *   to their last page, deletes in groups of 25 retried with backoff, capacity recording and failure mapping;
  *   {@link TransactionConflicts}: what a write does when it meets a running transaction.</li>
@@ -56,6 +59,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private final DynamoDbAudit audit;
     private final DynamoDbCounters counters;
     private final DynamoDbIdempotency idempotency;
+    private final DynamoDbWebhooks webhooks;
 
     /**
      * @param conditionFailureReturnsItem true for Amazon DynamoDB, which honours
@@ -70,6 +74,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.audit = new DynamoDbAudit(table);
         this.counters = new DynamoDbCounters(table);
         this.idempotency = new DynamoDbIdempotency(table);
+        this.webhooks = new DynamoDbWebhooks(table);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {
@@ -233,6 +238,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     }
 
     // Operations
+
+    @Override
+    public WebhookRepository webhooks() {
+        return webhooks;
+    }
 
     @Override
     public void checkReady() {

@@ -22,6 +22,15 @@ final class SqliteSchema {
     static final String CREATE_GSI1 =
             "CREATE INDEX IF NOT EXISTS gsi1 ON items (gsi1pk, gsi1sk) WHERE gsi1pk IS NOT NULL";
 
+    /**
+     * The outbox of events out (issue 19): a partial index on the item's OUTBOXPK / OUTBOXSK, holding only the items
+     * that have them, like the sparse index on DynamoDB. An expression index needs no new column, so a database
+     * written by an earlier version gets it on start without a migration.
+     */
+    static final String CREATE_OUTBOX_INDEX = "CREATE INDEX IF NOT EXISTS outbox ON items"
+            + " (json_extract(item, '$.OUTBOXPK'), json_extract(item, '$.OUTBOXSK'))"
+            + " WHERE json_extract(item, '$.OUTBOXPK') IS NOT NULL";
+
     /** For the housekeeping sweep only. */
     static final String CREATE_TTL_INDEX = "CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL";
 

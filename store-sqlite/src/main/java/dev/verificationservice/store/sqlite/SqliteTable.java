@@ -183,6 +183,7 @@ final class SqliteTable implements AutoCloseable {
             statement.execute(SqliteSchema.CREATE_TABLE);
             statement.execute(SqliteSchema.CREATE_GSI1);
             statement.execute(SqliteSchema.CREATE_TTL_INDEX);
+            statement.execute(SqliteSchema.CREATE_OUTBOX_INDEX);
         } catch (SQLException e) {
             throw failure("create the schema", e);
         }

@@ -10,6 +10,7 @@ import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
+import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
@@ -32,7 +33,8 @@ import java.util.Optional;
  * condition and the writes it guards are one atomic step. Each repository holds its statements and tells its
  * algorithm: {@link SqliteCodes} (insert, consume, keep the newest), {@link SqliteDevices} (register, use with
  * a sliding expiry and re-key, revoke all), {@link SqliteAudit}, {@link SqliteCounters} (rate-limit places and
- * cooldowns) and {@link SqliteIdempotency}; {@link SqliteTable} holds what they share. Queries through GSI1 and
+ * cooldowns), {@link SqliteIdempotency} and {@link SqliteWebhooks} (webhooks and the outbox); {@link SqliteTable}
+ * holds what they share. Queries through GSI1 and
  * the audit range filter {@code ttl > :now} themselves.
  *
  * <p><b>Concurrency.</b> The database runs in WAL mode. Reads go through a small connection pool; every
@@ -71,6 +73,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteAudit audit;
     private final SqliteCounters counters;
     private final SqliteIdempotency idempotency;
+    private final SqliteWebhooks webhooks;
     private final SqliteSweep sweep;
 
     private SqliteVerificationStore(SqliteTable table, Clock clock, Duration sweepInterval, Duration sweepGrace) {
@@ -79,6 +82,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.codes = new SqliteCodes(table, counters);
         this.devices = new SqliteDevices(table);
         this.audit = new SqliteAudit(table);
+        this.webhooks = new SqliteWebhooks(table);
         this.idempotency = new SqliteIdempotency(table);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
     }
@@ -261,6 +265,11 @@ public final class SqliteVerificationStore implements VerificationStore {
      * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
+    @Override
+    public WebhookRepository webhooks() {
+        return webhooks;
+    }
+
     @Override
     public void checkReady() {
         table.inTransaction("check readiness (take the write lock)", connection -> {

@@ -1,0 +1,280 @@
+package dev.verificationservice.store.dynamodb;
+
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.READ;
+import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
+import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.events.Delivery;
+import dev.verificationservice.events.DeliveryStatus;
+import dev.verificationservice.events.WebhookEndpoint;
+import dev.verificationservice.events.WebhookEvent;
+import dev.verificationservice.events.WebhookRepository;
+import dev.verificationservice.table.EventItems;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.Select;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * Webhook endpoints, deliveries and the outbox on DynamoDB (issue 19).
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>the outbox costs no item of its own: an audit item carries OUTBOXPK/OUTBOXSK from the request that writes it
+ *   (PutItem, or a TransactWriteItems with the change it reports), so it enters the sparse index {@value
+ *   TableKeys#OUTBOX_INDEX} in the same atomic step;</li>
+ *   <li>undelivered events and due deliveries: Query the index, each of the {@value TableKeys#OUTBOX_SHARDS} shard
+ *   partitions of the kind ({@code OUTBOXSK <= :now} for deliveries), oldest first. The index lags: what it answers
+ *   is a hint, and every decision is a conditional write on the table;</li>
+ *   <li>fan-out: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an existing one is left as it is),
+ *   then UpdateItem REMOVE of the entry's outbox attributes on {@code attribute_exists(PK)}. Deliveries go first:
+ *   a crash between the two leaves the entry in the outbox and the next fan-out repeats harmlessly;</li>
+ *   <li>claim: UpdateItem SET lease on {@value #CLAIMABLE}, answering ALL_NEW; outcome: PutItem of the delivery
+ *   on {@value #LEASE_HELD} (a PENDING outcome carries its new outbox key, a final one none, leaving the index);</li>
+ *   <li>endpoints: the partition {@code WEBHOOKS}, read consistently; a change is a PutItem on {@value #SAME_VERSION}.</li>
+ * </ul>
+ */
+final class DynamoDbWebhooks implements WebhookRepository {
+
+    static final String CLAIMABLE = "#status = :pending AND #due <= :now"
+            + " AND (attribute_not_exists(#lease) OR #lease < :now)";
+    static final String LEASE_HELD = "#owner = :owner";
+    static final String SAME_VERSION = "#version = :version";
+    static final String IN_OUTBOX_BY = "OUTBOXPK = :pk AND OUTBOXSK <= :due";
+    static final String IN_OUTBOX = "OUTBOXPK = :pk";
+    /** Sorts after every fixed-width timestamp: the bound of "due at any time". */
+    private static final String ANY_TIME = "~";
+
+    private final DynamoDbTable table;
+
+    DynamoDbWebhooks(DynamoDbTable table) {
+        this.table = table;
+    }
+
+    @Override
+    public boolean insertEndpoint(WebhookEndpoint endpoint) {
+        Optional<Map<String, Object>> holder = table.putIfNew(EventItems.endpointItem(endpoint),
+                TableKeys.webhookEndpoint(endpoint.endpointId()), AccessPattern.WEBHOOK_ENDPOINTS);
+        // Written now, or held by this very endpoint: a retried put whose first answer was lost.
+        return holder.isEmpty() || (!holder.get().isEmpty() && EventItems.endpoint(holder.get()).equals(endpoint));
+    }
+
+    @Override
+    public Optional<WebhookEndpoint> findEndpoint(String endpointId) {
+        return table.getItem(TableKeys.webhookEndpoint(endpointId), AccessPattern.WEBHOOK_ENDPOINTS)
+                .map(EventItems::endpoint);
+    }
+
+    @Override
+    public List<WebhookEndpoint> listEndpoints() {
+        QueryRequest request = QueryRequest.builder()
+                .tableName(table.tableName)
+                .keyConditionExpression("PK = :pk AND begins_with(SK, :prefix)")
+                .expressionAttributeValues(Map.of(":pk", s(TableKeys.webhookEndpointsPartition()),
+                        ":prefix", s(TableKeys.webhookEndpointsPrefix())))
+                .consistentRead(true)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        return table.query(request, AccessPattern.WEBHOOK_ENDPOINTS, Integer.MAX_VALUE).stream()
+                .map(item -> EventItems.endpoint(DynamoDbItems.fromAttributeValues(item))).toList();
+    }
+
+    @Override
+    public boolean replaceEndpoint(WebhookEndpoint updated, long expectedVersion) {
+        return conditionalPut(EventItems.endpointItem(updated), SAME_VERSION,
+                Map.of("#version", ItemAttributes.VERSION), Map.of(":version", n(expectedVersion)),
+                AccessPattern.WEBHOOK_ENDPOINTS, "change a webhook endpoint");
+    }
+
+    @Override
+    public boolean deleteEndpoint(String endpointId) {
+        var response = table.call("delete a webhook endpoint", () -> table.client.deleteItem(request -> request
+                .tableName(table.tableName)
+                .key(DynamoDbTable.keyOf(TableKeys.webhookEndpoint(endpointId)))
+                .returnValues(ReturnValue.ALL_OLD)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
+        table.capacity.record(AccessPattern.WEBHOOK_ENDPOINTS, WRITE,
+                response.consumedCapacity());
+        return response.hasAttributes() && !response.attributes().isEmpty();
+    }
+
+    @Override
+    public List<AuditEntry> undeliveredEvents(int limit) {
+        return outbox(TableKeys.outboxEventPartitions(), ANY_TIME, limit).stream().map(TableItems::audit).toList();
+    }
+
+    @Override
+    public void fanOut(AuditEntry entry, List<Delivery> deliveries) {
+        for (Delivery delivery : deliveries) {
+            table.putIfNew(EventItems.deliveryItem(delivery), EventItems.deliveryKey(delivery), AccessPattern.FAN_OUT);
+        }
+        TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
+        table.updateUnlessConditionFails(UpdateItemRequest.builder()
+                .tableName(table.tableName)
+                .key(DynamoDbTable.keyOf(key))
+                .updateExpression("REMOVE OUTBOXPK, OUTBOXSK")
+                .conditionExpression("attribute_exists(PK)")
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build(), AccessPattern.FAN_OUT, "take an event out of the outbox");
+    }
+
+    @Override
+    public List<Delivery> dueDeliveries(Instant now, int limit) {
+        return outbox(TableKeys.outboxDeliveryPartitions(), TableKeys.outboxDueBy(now), limit).stream()
+                .map(EventItems::delivery).toList();
+    }
+
+    /** Up to {@code limit} items of the partitions due by {@code dueBy}, oldest first across the shards. */
+    private List<Map<String, Object>> outbox(List<String> partitions, String dueBy, int limit) {
+        List<Map<String, Object>> found = new ArrayList<>();
+        for (String partition : partitions) {
+            QueryRequest request = outboxQuery(IN_OUTBOX_BY, Map.of(":pk", s(partition), ":due", s(dueBy)))
+                    .limit(limit).build();
+            for (Map<String, AttributeValue> item : table.query(request, AccessPattern.OUTBOX, limit)) {
+                found.add(DynamoDbItems.fromAttributeValues(item));
+            }
+        }
+        found.sort(Comparator.comparing(item -> TableItems.string(item, ItemAttributes.OUTBOX_SK)));
+        return found.size() > limit ? found.subList(0, limit) : found;
+    }
+
+    @Override
+    public Optional<Delivery> findDelivery(String endpointId, WebhookEvent event) {
+        return table.getItem(TableKeys.delivery(endpointId, event.occurredAt(), event.eventId()),
+                AccessPattern.DELIVERY).map(EventItems::delivery);
+    }
+
+    @Override
+    public Optional<Delivery> claimDelivery(Delivery delivery, String owner, Instant now, Instant leaseUntil) {
+        TableKeys.PrimaryKey key = EventItems.deliveryKey(delivery);
+        UpdateItemRequest request = UpdateItemRequest.builder()
+                .tableName(table.tableName)
+                .key(DynamoDbTable.keyOf(key))
+                .updateExpression("SET #owner = :owner, #lease = :until")
+                .conditionExpression(CLAIMABLE)
+                .expressionAttributeNames(Map.of("#status", ItemAttributes.DELIVERY_STATUS, "#due",
+                        ItemAttributes.DUE_AT, "#lease", ItemAttributes.LEASE_UNTIL, "#owner", ItemAttributes.LEASE_OWNER))
+                .expressionAttributeValues(Map.of(":pending", s(DeliveryStatus.PENDING.name()),
+                        ":now", n(now.toEpochMilli()), ":owner", s(owner), ":until", n(leaseUntil.toEpochMilli())))
+                .returnValues(ReturnValue.ALL_NEW)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        // A refused claim needs no read: another relay has it, or it is done, or not due yet.
+        return table.conditionalUpdate(request, key, AccessPattern.DELIVERY,
+                item -> Optional.of(EventItems.delivery(item)), refused -> Optional.empty());
+    }
+
+    @Override
+    public boolean recordAttempt(Delivery outcome, String owner) {
+        return conditionalPut(EventItems.deliveryItem(outcome), LEASE_HELD,
+                Map.of("#owner", ItemAttributes.LEASE_OWNER), Map.of(":owner", s(owner)),
+                AccessPattern.DELIVERY, "record a webhook delivery attempt");
+    }
+
+    @Override
+    public void putDelivery(Delivery delivery) {
+        var response = table.call("put a webhook delivery back", () -> table.client.putItem(request -> request
+                .tableName(table.tableName)
+                .item(DynamoDbItems.toAttributeValues(EventItems.deliveryItem(delivery)))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
+        table.capacity.record(AccessPattern.DELIVERY, WRITE,
+                response.consumedCapacity());
+    }
+
+    @Override
+    public List<Delivery> deliveries(String endpointId, Instant from, Instant to, int limit) {
+        QueryRequest request = QueryRequest.builder()
+                .tableName(table.tableName)
+                .keyConditionExpression("PK = :pk AND SK BETWEEN :from AND :to")
+                .expressionAttributeValues(Map.of(":pk", s(TableKeys.deliveriesPartition(endpointId)),
+                        ":from", s(TableKeys.deliveryRangeStart(from)), ":to", s(TableKeys.deliveryRangeEnd(to))))
+                .scanIndexForward(false)
+                .consistentRead(true)
+                .limit(limit)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
+        List<Delivery> found = table.query(request, AccessPattern.DELIVERY, limit).stream()
+                .map(item -> EventItems.delivery(DynamoDbItems.fromAttributeValues(item))).toList();
+        return found.size() > limit ? found.subList(0, limit) : found;
+    }
+
+    @Override
+    public OutboxStats outboxStats(Instant now) {
+        long pending = 0;
+        Optional<Instant> oldest = Optional.empty();
+        List<String> partitions = new ArrayList<>(TableKeys.outboxEventPartitions());
+        partitions.addAll(TableKeys.outboxDeliveryPartitions());
+        for (String partition : partitions) {
+            QueryRequest count = outboxQuery(IN_OUTBOX, Map.of(":pk", s(partition))).select(Select.COUNT).build();
+            pending += countAll(count);
+            List<Map<String, AttributeValue>> first = table.query(count.toBuilder().select(Select.ALL_ATTRIBUTES)
+                    .limit(1).build(), AccessPattern.OUTBOX, 1);
+            if (!first.isEmpty()) {
+                Instant at = Timestamps.parse(first.get(0).get(ItemAttributes.TIMESTAMP).s());
+                oldest = oldest.filter(known -> known.isBefore(at)).or(() -> Optional.of(at));
+            }
+        }
+        return new OutboxStats(pending, oldest);
+    }
+
+    private QueryRequest.Builder outboxQuery(String condition, Map<String, AttributeValue> values) {
+        return QueryRequest.builder()
+                .tableName(table.tableName)
+                .indexName(TableKeys.OUTBOX_INDEX)
+                .keyConditionExpression(condition)
+                .expressionAttributeValues(values)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
+    }
+
+    private long countAll(QueryRequest first) {
+        long total = 0;
+        QueryRequest request = first;
+        while (true) {
+            QueryRequest page = request;
+            var response = table.call("count the webhook outbox", () -> table.client.query(page));
+            table.capacity.record(AccessPattern.OUTBOX, READ,
+                    response.consumedCapacity());
+            total += response.count();
+            if (!response.hasLastEvaluatedKey() || response.lastEvaluatedKey().isEmpty()) {
+                return total;
+            }
+            request = request.toBuilder().exclusiveStartKey(response.lastEvaluatedKey()).build();
+        }
+    }
+
+    private boolean conditionalPut(Map<String, Object> item, String condition, Map<String, String> names,
+                                   Map<String, AttributeValue> values, AccessPattern pattern, String what) {
+        try {
+            var response = table.client.putItem(request -> request
+                    .tableName(table.tableName)
+                    .item(DynamoDbItems.toAttributeValues(item))
+                    .conditionExpression(condition)
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values)
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+            table.capacity.record(pattern, WRITE, response.consumedCapacity());
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            table.capacity.record(pattern, WRITE, List.of());
+            return false;
+        } catch (SdkException e) {
+            throw table.failure(what, e);
+        }
+    }
+}

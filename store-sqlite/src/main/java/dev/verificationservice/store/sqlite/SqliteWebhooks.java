@@ -1,0 +1,230 @@
+package dev.verificationservice.store.sqlite;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.events.Delivery;
+import dev.verificationservice.events.DeliveryStatus;
+import dev.verificationservice.events.WebhookEndpoint;
+import dev.verificationservice.events.WebhookEvent;
+import dev.verificationservice.events.WebhookRepository;
+import dev.verificationservice.table.EventItems;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Webhook endpoints, deliveries and the outbox in the SQLite table (issue 19).
+ *
+ * <p><b>Algorithm.</b>
+ * <ul>
+ *   <li>the outbox: every audit item carries OUTBOXPK/OUTBOXSK from the write that inserted it (the same
+ *   transaction as the change it reports); the partial index {@link SqliteSchema#CREATE_OUTBOX_INDEX} holds only
+ *   items that have them, like the sparse index on DynamoDB;</li>
+ *   <li>fan-out: one transaction inserts each delivery that does not exist yet and rewrites the audit item without
+ *   its outbox attributes;</li>
+ *   <li>claim and outcome: one transaction each, reading the delivery and writing it only if the condition holds
+ *   (due and unleased or lease expired; still leased to this owner), as DynamoDB's conditional UpdateItem does;</li>
+ *   <li>endpoints: one partition; a replacement is written only if the stored version is the expected one.</li>
+ * </ul>
+ */
+final class SqliteWebhooks implements WebhookRepository {
+
+    private static final String OUTBOX_PK = "json_extract(item, '$." + ItemAttributes.OUTBOX_PK + "')";
+    private static final String OUTBOX_SK = "json_extract(item, '$." + ItemAttributes.OUTBOX_SK + "')";
+    private static final String SELECT_OUTBOX = "SELECT item FROM items WHERE " + OUTBOX_PK + " >= ? AND "
+            + OUTBOX_PK + " < ? AND " + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?";
+    /** Sorts after every fixed-width timestamp: the upper bound of "any time". */
+    private static final String ANY_TIME = "~";
+    private static final String OUTBOX_STATS = "SELECT count(*), min(json_extract(item, '$."
+            + ItemAttributes.TIMESTAMP + "')) FROM items WHERE " + OUTBOX_PK + " >= ? AND " + OUTBOX_PK + " < ?";
+    private static final String SELECT_PARTITION = "SELECT item FROM items WHERE pk = ? AND sk >= ? AND sk < ?"
+            + " ORDER BY sk";
+    private static final String SELECT_DELIVERIES = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
+            + " ORDER BY sk DESC LIMIT ?";
+
+    private final SqliteTable table;
+
+    SqliteWebhooks(SqliteTable table) {
+        this.table = table;
+    }
+
+    @Override
+    public boolean insertEndpoint(WebhookEndpoint endpoint) {
+        return table.inTransaction("register a webhook endpoint",
+                connection -> table.insertIfAbsent(connection, EventItems.endpointItem(endpoint)) == 1);
+    }
+
+    @Override
+    public Optional<WebhookEndpoint> findEndpoint(String endpointId) {
+        return read("read a webhook endpoint", connection ->
+                table.selectItem(connection, TableKeys.webhookEndpoint(endpointId)).map(EventItems::endpoint));
+    }
+
+    @Override
+    public List<WebhookEndpoint> listEndpoints() {
+        String prefix = TableKeys.webhookEndpointsPrefix();
+        return read("list the webhook endpoints", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_PARTITION)) {
+                select.setString(1, TableKeys.webhookEndpointsPartition());
+                select.setString(2, prefix);
+                select.setString(3, prefix + SqliteSchema.PREFIX_END);
+                return table.allItems(select).stream().map(EventItems::endpoint).toList();
+            }
+        });
+    }
+
+    @Override
+    public boolean replaceEndpoint(WebhookEndpoint updated, long expectedVersion) {
+        return table.inTransaction("change a webhook endpoint", connection -> {
+            Optional<Map<String, Object>> stored =
+                    table.selectItem(connection, TableKeys.webhookEndpoint(updated.endpointId()));
+            if (stored.isEmpty() || TableItems.number(stored.get(), ItemAttributes.VERSION) != expectedVersion) {
+                return false;
+            }
+            table.putItem(connection, EventItems.endpointItem(updated));
+            return true;
+        });
+    }
+
+    @Override
+    public boolean deleteEndpoint(String endpointId) {
+        return table.inTransaction("delete a webhook endpoint",
+                connection -> table.deleteItem(connection, TableKeys.webhookEndpoint(endpointId)) == 1);
+    }
+
+    @Override
+    public List<AuditEntry> undeliveredEvents(int limit) {
+        return outbox(TableKeys.outboxEventsPrefix(), ANY_TIME, limit).stream().map(TableItems::audit).toList();
+    }
+
+    @Override
+    public void fanOut(AuditEntry entry, List<Delivery> deliveries) {
+        TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
+        table.inTransaction("fan an event out to the webhook endpoints", connection -> {
+            for (Delivery delivery : deliveries) {
+                table.insertIfAbsent(connection, EventItems.deliveryItem(delivery));
+            }
+            Optional<Map<String, Object>> stored = table.selectItem(connection, key);
+            if (stored.isPresent() && stored.get().containsKey(ItemAttributes.OUTBOX_PK)) {
+                Map<String, Object> delivered = new LinkedHashMap<>(stored.get());
+                delivered.remove(ItemAttributes.OUTBOX_PK);
+                delivered.remove(ItemAttributes.OUTBOX_SK);
+                table.putItem(connection, delivered);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public List<Delivery> dueDeliveries(Instant now, int limit) {
+        return outbox(TableKeys.outboxDeliveriesPrefix(), TableKeys.outboxDueBy(now), limit).stream()
+                .map(EventItems::delivery).toList();
+    }
+
+    /** Items of the outbox partitions of one kind, due by {@code dueBy} (inclusive), oldest first. */
+    private List<Map<String, Object>> outbox(String kind, String dueBy, int limit) {
+        return read("read the webhook outbox", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_OUTBOX)) {
+                select.setString(1, kind);
+                select.setString(2, kind + SqliteSchema.PREFIX_END);
+                select.setString(3, dueBy);
+                select.setInt(4, limit);
+                return table.allItems(select);
+            }
+        });
+    }
+
+    @Override
+    public Optional<Delivery> findDelivery(String endpointId, WebhookEvent event) {
+        return read("read a webhook delivery", connection -> table.selectItem(connection,
+                TableKeys.delivery(endpointId, event.occurredAt(), event.eventId())).map(EventItems::delivery));
+    }
+
+    @Override
+    public Optional<Delivery> claimDelivery(Delivery delivery, String owner, Instant now, Instant leaseUntil) {
+        return table.inTransaction("claim a webhook delivery", connection -> {
+            Optional<Delivery> stored = table.selectItem(connection, EventItems.deliveryKey(delivery))
+                    .map(EventItems::delivery)
+                    .filter(current -> current.status() == DeliveryStatus.PENDING)
+                    .filter(current -> current.nextAttemptAt().map(due -> !due.isAfter(now)).orElse(true))
+                    .filter(current -> current.leaseUntil().map(until -> until.isBefore(now)).orElse(true));
+            if (stored.isEmpty()) {
+                return Optional.<Delivery>empty();
+            }
+            Delivery claimed = stored.get().leasedTo(owner, leaseUntil);
+            table.putItem(connection, EventItems.deliveryItem(claimed));
+            return Optional.of(claimed);
+        });
+    }
+
+    @Override
+    public boolean recordAttempt(Delivery outcome, String owner) {
+        return table.inTransaction("record a webhook delivery attempt", connection -> {
+            boolean held = table.selectItem(connection, EventItems.deliveryKey(outcome)).map(EventItems::delivery)
+                    .flatMap(Delivery::leaseOwner).filter(owner::equals).isPresent();
+            if (held) {
+                table.putItem(connection, EventItems.deliveryItem(outcome));
+            }
+            return held;
+        });
+    }
+
+    @Override
+    public void putDelivery(Delivery delivery) {
+        table.inTransaction("put a webhook delivery back", connection -> {
+            table.putItem(connection, EventItems.deliveryItem(delivery));
+            return null;
+        });
+    }
+
+    @Override
+    public List<Delivery> deliveries(String endpointId, Instant from, Instant to, int limit) {
+        return read("list webhook deliveries", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_DELIVERIES)) {
+                select.setString(1, TableKeys.deliveriesPartition(endpointId));
+                select.setString(2, TableKeys.deliveryRangeStart(from));
+                select.setString(3, TableKeys.deliveryRangeEnd(to));
+                select.setInt(4, limit);
+                return table.allItems(select).stream().map(EventItems::delivery).toList();
+            }
+        });
+    }
+
+    @Override
+    public OutboxStats outboxStats(Instant now) {
+        return read("count the webhook outbox", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(OUTBOX_STATS)) {
+                select.setString(1, TableKeys.outboxPrefix());
+                select.setString(2, TableKeys.outboxPrefix() + SqliteSchema.PREFIX_END);
+                try (ResultSet result = select.executeQuery()) {
+                    result.next();
+                    String oldest = result.getString(2);
+                    return new OutboxStats(result.getLong(1), Optional.ofNullable(oldest)
+                            .map(Timestamps::parse));
+                }
+            }
+        });
+    }
+
+    private <T> T read(String what, Read<T> read) {
+        try (Connection connection = table.readConnection()) {
+            return read.apply(connection);
+        } catch (SQLException e) {
+            throw SqliteTable.failure(what, e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Read<T> {
+        T apply(Connection connection) throws SQLException;
+    }
+}
