@@ -168,6 +168,18 @@ public final class Webhooks {
         return again;
     }
 
+    /**
+     * The deliveries of the event an audit entry is, one per endpoint that has one, for the console's view of a user's
+     * events; empty while the event waits in the outbox, or when no endpoint subscribes to it.
+     */
+    public List<Delivery> deliveriesOf(AuditEntry entry) {
+        WebhookEvent event = WebhookEvent.of(entry);
+        return store.listEndpoints().stream()
+                .map(endpoint -> store.findDelivery(endpoint.endpointId(), event))
+                .flatMap(Optional::stream)
+                .toList();
+    }
+
     /** How many entries of one user in one millisecond a lookup by event id reads through. */
     private static final int ENTRIES_PER_MILLISECOND = 100;
 
