@@ -42,6 +42,7 @@ public final class VerificationClient {
     private final CodesClient codes;
     private final DevicesClient devices;
     private final AuditClient audit;
+    private final WebhooksClient webhooks;
 
     private VerificationClient(Builder builder) {
         this.baseUri = builder.baseUri;
@@ -53,6 +54,7 @@ public final class VerificationClient {
         this.codes = new CodesClient(transport);
         this.devices = new DevicesClient(transport);
         this.audit = new AuditClient(transport);
+        this.webhooks = new WebhooksClient(transport);
     }
 
     public static Builder builder() {
@@ -72,6 +74,11 @@ public final class VerificationClient {
     /** The security audit log. */
     public AuditClient audit() {
         return audit;
+    }
+
+    /** Webhook endpoints (operator API): needs a client built with an admin key. */
+    public WebhooksClient webhooks() {
+        return webhooks;
     }
 
     /** {@code GET /v1/users/{userId}/rate-limits}: the current window of each of the user's limits. */

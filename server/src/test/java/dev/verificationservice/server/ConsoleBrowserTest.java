@@ -6,6 +6,7 @@ import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.testsupport.browser.HeadlessChromium;
 import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -596,6 +597,51 @@ class ConsoleBrowserTest {
                 .doesNotContain(code);
         assertNoSecretInPage();
         browser.screenshot("outbox");
+    }
+
+    /** Events out (§15): a user's events with their delivery state, an endpoint's deliveries, and a redelivery. */
+    @Test
+    void aUsersEventsShowTheirDeliveriesAndAnEventCanBeRedelivered() throws Exception {
+        try (WebhookReceiver receiver = new WebhookReceiver()) {
+            ApiClient admin = new ApiClient(port, ADMIN_KEY);
+            Answer registered = admin.post("/v1/admin/webhooks", Map.of("url", receiver.url(),
+                    "eventTypes", List.of("code.sent")));
+            assertThat(registered.status()).as(registered.raw().body()).isEqualTo(201);
+            String endpointId = registered.text("endpointId");
+            secrets.add(registered.text("secret"));
+            try {
+                String user = newUser();
+                sendEmailCode(user);
+                String eventId = receiver.next(request -> request.body().contains(user), Duration.ofSeconds(30))
+                        .header("webhook-id");
+                signIn();
+                lookUp(user);
+                leavingThePage(() -> find("#user-events-link").click());
+                // The outcome is written just after the receiver answered: look again until it shows.
+                new WebDriverWait(browser.driver, Duration.ofSeconds(30)).until(driver -> {
+                    driver.navigate().refresh();
+                    return find("#user-events").getText().contains(endpointId + ": DELIVERED (204)");
+                });
+                assertEveryControlIsLabelled();
+                browser.screenshot("user-events");
+
+                leavingThePage(() -> find("nav a[href='/console/webhooks']").click());
+                leavingThePage(() -> find("#endpoints tr[data-endpoint-id='" + endpointId + "'] a").click());
+                WebElement row = find("#deliveries tr[data-event-id='" + eventId + "']");
+                assertThat(row.getText()).contains("code.sent").contains(user).contains("DELIVERED")
+                        .contains("answered 204");
+                assertEveryControlIsLabelled();
+                browser.screenshot("webhook-deliveries");
+                leavingThePage(() -> row.findElement(By.cssSelector("button")).click());
+
+                assertThat(find("#result").getText()).contains("Event " + eventId + " goes to " + endpointId);
+                assertThat(receiver.next(request -> eventId.equals(request.header("webhook-id")),
+                        Duration.ofSeconds(30)).body()).contains(user);
+                assertNoSecretInPage();
+            } finally {
+                admin.delete("/v1/admin/webhooks/" + endpointId);
+            }
+        }
     }
 
     @Test

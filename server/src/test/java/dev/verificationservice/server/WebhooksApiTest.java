@@ -209,7 +209,7 @@ class WebhooksApiTest extends EmbeddedOnlyApiTest {
         int completed = 0;
         for (int call = 0; call < 20; call++) {
             String user = newUser();
-            assertThat(sendEmailCode(user).status()).isEqualTo(200);
+            assertThat(sendEmailCode(user).status()).isEqualTo(202);
             assertThat(verify(user, codeFromOutbox()).json().get("valid").asBoolean()).isTrue();
             completed++;
         }
