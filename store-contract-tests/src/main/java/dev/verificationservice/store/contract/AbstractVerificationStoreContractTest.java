@@ -197,4 +197,11 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
             super(AbstractVerificationStoreContractTest.this);
         }
     }
+
+    @Nested
+    class Events extends EventsContract {
+        Events() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
 }

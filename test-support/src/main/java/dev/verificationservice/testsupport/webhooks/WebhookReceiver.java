@@ -1,133 +1,144 @@
 package dev.verificationservice.testsupport.webhooks;
 
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 
 /**
- * A real webhook receiver for tests: the JDK's {@link HttpServer} on a free loopback port, recording every request
- * (headers and body as received) and answering with the status the test sets, or holding the request until
- * {@link #release()} (a hanging receiver). Endpoints point at {@code http://localhost:<port>/hook}, the one plain-http
- * target the service accepts.
+ * A real webhook receiver for tests: a JDK {@link HttpServer} on localhost, port 0, that records every request and
+ * answers the statuses it is scripted with (then 204), or hangs until {@link #close} when told to. It counts the
+ * requests of each {@code webhook-id}, so a test sees duplicates.
  */
 public final class WebhookReceiver implements AutoCloseable {
 
-    /** One request as it arrived; header names lower case. */
-    public record Received(Map<String, String> headers, String body) {
-        public String header(String name) {
-            return headers.get(name.toLowerCase(Locale.ROOT));
+    /** One request as it arrived. */
+    public record Received(String id, String timestamp, String signature, String contentType, byte[] body) {
+
+        public String bodyText() {
+            return new String(body, StandardCharsets.UTF_8);
         }
     }
 
     private final HttpServer server;
     private final ExecutorService threads = Executors.newCachedThreadPool();
-    private final BlockingQueue<Received> received = new LinkedBlockingQueue<>();
-    private final AtomicInteger status = new AtomicInteger(204);
-    private final AtomicInteger holding = new AtomicInteger();
-    private volatile CountDownLatch hold;
+    private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
+    private final List<Received> received = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, AtomicInteger> perId = new ConcurrentHashMap<>();
+    private final CountDownLatch released = new CountDownLatch(1);
+    private final AtomicInteger hanging = new AtomicInteger();
+    private volatile boolean hangs;
 
-    public WebhookReceiver() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/hook", this::handle);
+    public WebhookReceiver() {
+        try {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         server.setExecutor(threads);
+        server.createContext("/", exchange -> {
+            try (InputStream in = exchange.getRequestBody()) {
+                byte[] body = in.readAllBytes();
+                var headers = exchange.getRequestHeaders();
+                Received request = new Received(headers.getFirst("webhook-id"), headers.getFirst("webhook-timestamp"),
+                        headers.getFirst("webhook-signature"), headers.getFirst("content-type"), body);
+                if (hangs) {
+                    hanging.incrementAndGet();
+                    released.await();
+                    return;
+                }
+                Integer status = script.poll();
+                exchange.sendResponseHeaders(status == null ? 204 : status, -1);
+                perId.computeIfAbsent(String.valueOf(request.id()), id -> new AtomicInteger()).incrementAndGet();
+                synchronized (received) {
+                    received.add(request);
+                    received.notifyAll();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                exchange.close();
+            }
+        });
         server.start();
     }
 
-    public String url() {
-        return "http://localhost:" + server.getAddress().getPort() + "/hook";
+    /** {@code http://localhost:<port>/hook}: the one plain-http name the service accepts. */
+    public URI url() {
+        return URI.create("http://localhost:" + server.getAddress().getPort() + "/hook");
     }
 
-    /** The status later requests are answered with. */
-    public WebhookReceiver answering(int code) {
-        status.set(code);
+    /** The next requests are answered with these statuses, in order; later ones with 204. */
+    public WebhookReceiver answering(Integer... statuses) {
+        script.addAll(List.of(statuses));
         return this;
     }
 
-    /** Later requests are recorded, then held unanswered until {@link #release()}. */
+    /** Every request from now on waits, unanswered, until {@link #close}. */
     public WebhookReceiver hanging() {
-        hold = new CountDownLatch(1);
+        hangs = true;
         return this;
     }
 
-    /** How many requests are being held right now. */
-    public int held() {
-        return holding.get();
+    /** Requests held by {@link #hanging} right now. */
+    public int hangingNow() {
+        return hanging.get();
     }
 
-    public void release() {
-        CountDownLatch latch = hold;
-        hold = null;
-        if (latch != null) {
-            latch.countDown();
+    public List<Received> received() {
+        synchronized (received) {
+            return List.copyOf(received);
         }
     }
 
-    /**
-     * Waits for the next request that matches (others are kept for later calls); fails after {@code patience} so a
-     * lost event ends the test instead of hanging it.
-     */
-    public Received next(Predicate<Received> wanted, Duration patience) throws InterruptedException {
-        long deadline = System.nanoTime() + patience.toNanos();
-        List<Received> skipped = new ArrayList<>();
-        try {
-            while (true) {
-                Received request = received.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (request == null) {
-                    throw new AssertionError("no matching webhook request arrived within " + patience);
+    /** Waits until at least {@code count} requests were answered, or the timeout passed; whether they were. */
+    public boolean awaitReceived(int count, java.time.Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (received) {
+            while (received.size() < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
                 }
-                if (wanted.test(request)) {
-                    return request;
-                }
-                skipped.add(request);
+                TimeUnit.NANOSECONDS.timedWait(received, left);
             }
-        } finally {
-            received.addAll(skipped);
+            return true;
         }
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            Map<String, String> headers = new TreeMap<>();
-            exchange.getRequestHeaders().forEach((name, values) ->
-                    headers.put(name.toLowerCase(Locale.ROOT), String.join(",", values)));
-            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-            received.add(new Received(headers, body));
-            CountDownLatch latch = hold;
-            if (latch != null) {
-                holding.incrementAndGet();
-                try {
-                    latch.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    holding.decrementAndGet();
-                }
-            }
-            exchange.sendResponseHeaders(status.get(), -1);
-        }
+    /** How many webhook-ids arrived more than once. */
+    public long duplicates() {
+        return perId.values().stream().filter(count -> count.get() > 1).count();
+    }
+
+    /** Distinct webhook-ids received. */
+    public int distinctIds() {
+        return perId.size();
     }
 
     @Override
     public void close() {
-        release();
+        released.countDown();
         server.stop(0);
         threads.shutdownNow();
+        try {
+            threads.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

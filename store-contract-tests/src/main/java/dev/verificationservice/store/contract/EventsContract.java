@@ -1,0 +1,358 @@
+package dev.verificationservice.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.events.AddressResolver;
+import dev.verificationservice.events.Delivery;
+import dev.verificationservice.events.DeliveryOutcome;
+import dev.verificationservice.events.DeliveryStatus;
+import dev.verificationservice.events.EndpointStatus;
+import dev.verificationservice.events.EndpointUrls;
+import dev.verificationservice.events.EventIds;
+import dev.verificationservice.events.JdkWebhookTransport;
+import dev.verificationservice.events.RelayMetrics;
+import dev.verificationservice.events.RelayRunner;
+import dev.verificationservice.events.RetrySchedule;
+import dev.verificationservice.events.WebhookRelay;
+import dev.verificationservice.events.WebhookSettings;
+import dev.verificationservice.events.Webhooks;
+import dev.verificationservice.security.EncryptionKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.testsupport.webhooks.StandardWebhooksVerifier;
+import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Events out (§15) on the store: every audit entry is an undelivered event written with it; the relay fans it out,
+ * delivers it signed to real HTTP receivers (JDK servers on port 0), retries on the schedule of the test's clock,
+ * disables an endpoint on 410, shares work between relays by leases, and copes with a lagging outbox index.
+ * Signatures are checked by {@link StandardWebhooksVerifier}, written from the specification, not by the service.
+ */
+public abstract class EventsContract extends ContractPart {
+
+    private final List<WebhookReceiver> receivers = new ArrayList<>();
+    private final Map<DeliveryOutcome, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+    private final AtomicInteger disabled = new AtomicInteger();
+    private EndpointUrls urls;
+    private Webhooks webhooks;
+
+    protected EventsContract(ContractFixture fixture) {
+        super(fixture);
+    }
+
+    @BeforeEach
+    void webhooksOnTheStore() {
+        byte[] key = new byte[EncryptionKeyRing.KEY_BYTES];
+        RANDOM.nextBytes(key);
+        urls = new EndpointUrls(false, AddressResolver.system());
+        webhooks = new Webhooks(store().webhooks(), store(), EncryptionKeyRing.ofKeys(List.of(key)), urls,
+                new SecureTokens(), clock());
+    }
+
+    @AfterEach
+    void closeReceivers() {
+        receivers.forEach(WebhookReceiver::close);
+    }
+
+    @Test
+    void everyAuditEntryIsAnUndeliveredEventUntilItIsFannedOut() {
+        sendEmailCode("eve");
+        indexCatchesUp();
+
+        List<AuditEntry> undelivered = store().webhooks().undeliveredEvents(100);
+        assertThat(undelivered).extracting(AuditEntry::eventType).containsExactly(AuditEventType.CODE_SENT);
+        assertThat(undelivered.get(0)).isEqualTo(verification().audit().query("eve", Optional.empty(),
+                Optional.empty(), Optional.empty(), Optional.empty()).entries().get(0));
+
+        assertThat(relay("one").fanOut(100)).isEqualTo(1);
+        indexCatchesUp();
+        assertThat(store().webhooks().undeliveredEvents(100)).isEmpty();
+        assertThat(auditTypes("eve")).containsExactly(AuditEventType.CODE_SENT);
+        assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
+    }
+
+    @Test
+    void anEventArrivesOnceSignedAsStandardWebhooksSpecifies() {
+        WebhookReceiver receiver = receiver();
+        Webhooks.Registration endpoint = webhooks.register(receiver.url().toString(), List.of(), Optional.empty());
+        sendEmailCode("ann");
+
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
+        assertThat(relayAll(relay("one"))).isEmpty();
+
+        assertThat(receiver.received()).hasSize(1);
+        WebhookReceiver.Received request = receiver.received().get(0);
+        assertThat(new StandardWebhooksVerifier(endpoint.secret().text()).verifies(request.id(), request.timestamp(),
+                request.signature(), request.body(), clock().instant())).isTrue();
+        assertThat(request.contentType()).isEqualTo("application/json");
+        assertThat(request.bodyText()).startsWith("{\"type\":\"code.sent\",\"timestamp\":\"")
+                .contains("\"userId\":\"ann\"").doesNotContain(latestCode()).doesNotContain("ann@example.com");
+        assertThat(EventIds.parse(request.id()).userId()).isEqualTo("ann");
+        List<Delivery> deliveries = webhooks.deliveries(endpoint.endpoint().endpointId(), Optional.empty(),
+                Optional.empty(), Optional.empty());
+        assertThat(deliveries).singleElement().satisfies(delivery -> {
+            assertThat(delivery.status()).isEqualTo(DeliveryStatus.DELIVERED);
+            assertThat(delivery.attempts()).isEqualTo(1);
+            assertThat(delivery.lastStatus()).contains(204);
+        });
+    }
+
+    @Test
+    void aRefusedRequestProducesItsRefusalsEvent() {
+        WebhookReceiver receiver = receiver();
+        webhooks.register(receiver.url().toString(), List.of("code.verification.failed"), Optional.empty());
+        String code = sendEmailCode("rob");
+        verifyEmailCode("rob", wrongCode(code));
+
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
+        assertThat(receiver.received()).singleElement().satisfies(request -> assertThat(request.bodyText())
+                .contains("\"type\":\"code.verification.failed\"", "\"success\":false", "\"failureReason\":"));
+    }
+
+    @Test
+    void aFailingReceiverIsTriedAgainOnTheScheduleUntilItAnswers() {
+        WebhookReceiver receiver = receiver().answering(500, 503);
+        Webhooks.Registration endpoint = webhooks.register(receiver.url().toString(), List.of(), Optional.empty());
+        sendEmailCode("fay");
+        WebhookRelay relay = relay("one");
+
+        assertThat(relayAll(relay)).containsExactly(DeliveryOutcome.RETRYING);
+        clock().advance(RetrySchedule.DELAYS.get(0).minusMillis(1));
+        assertThat(relayAll(relay)).as("not due before its delay").isEmpty();
+        clock().advance(Duration.ofMillis(1));
+        assertThat(relayAll(relay)).containsExactly(DeliveryOutcome.RETRYING);
+        clock().advance(RetrySchedule.DELAYS.get(1));
+        assertThat(relayAll(relay)).containsExactly(DeliveryOutcome.DELIVERED);
+
+        assertThat(receiver.received()).hasSize(3).extracting(WebhookReceiver.Received::id).containsOnly(
+                receiver.received().get(0).id());
+        // Each attempt is signed afresh at its own time (checked as the receiver would, when it arrived).
+        assertThat(receiver.received()).extracting(WebhookReceiver.Received::timestamp).doesNotHaveDuplicates();
+        assertThat(receiver.received()).allSatisfy(request -> assertThat(new StandardWebhooksVerifier(
+                endpoint.secret().text()).verifies(request.id(), request.timestamp(), request.signature(),
+                request.body(), Instant.ofEpochSecond(Long.parseLong(request.timestamp())))).isTrue());
+        assertThat(webhooks.get(endpoint.endpoint().endpointId()).failingSince()).isEmpty();
+    }
+
+    @Test
+    void anEndpointAnswering410IsDisabledAndEventsWaitForARedelivery() {
+        WebhookReceiver receiver = receiver().answering(410);
+        String id = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint().endpointId();
+        sendEmailCode("gus");
+
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.FAILED);
+        assertThat(webhooks.get(id).status()).isEqualTo(EndpointStatus.DISABLED);
+        assertThat(disabled).hasValue(1);
+        assertThat(auditTypes(id)).containsExactly(AuditEventType.WEBHOOK_ENDPOINT_DISABLED);
+
+        sendEmailCode("hal");
+        relayAll(relay("one"));
+        assertThat(receiver.received()).hasSize(1);
+
+        webhooks.enable(id);
+        assertThat(webhooks.redeliver(id, START, clock().instant())).isEqualTo(3);
+        assertThat(relayAll(relay("one"))).containsOnly(DeliveryOutcome.DELIVERED).hasSize(3);
+        assertThat(receiver.distinctIds()).isEqualTo(3);
+    }
+
+    @Test
+    void anEndpointFailingForThreeDaysIsDisabled() {
+        WebhookReceiver receiver = receiver();
+        String id = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint().endpointId();
+        for (int i = 0; i < 40; i++) {
+            receiver.answering(500);
+        }
+        sendEmailCode("ida");
+        WebhookRelay relay = relay("one");
+        relayAll(relay);
+        for (Duration delay : RetrySchedule.DELAYS) {
+            clock().advance(delay);
+            relayAll(relay);
+        }
+        assertThat(webhooks.get(id).status()).as("27.5 hours of failure").isEqualTo(EndpointStatus.ENABLED);
+
+        clock().advance(Duration.ofDays(2));
+        sendEmailCode("ivy");
+        assertThat(relayAll(relay)).containsExactly(DeliveryOutcome.FAILED);
+        assertThat(webhooks.get(id).status()).isEqualTo(EndpointStatus.DISABLED);
+        assertThat(webhooks.get(id).disabledReason()).hasValueSatisfying(reason -> assertThat(reason).contains("3 days"));
+    }
+
+    @Test
+    void aRotatedSecretSignsBesideTheNewOneForADay() {
+        WebhookReceiver receiver = receiver();
+        Webhooks.Registration first = webhooks.register(receiver.url().toString(), List.of(), Optional.empty());
+        Webhooks.Registration rotated = webhooks.rotateSecret(first.endpoint().endpointId());
+        assertThat(rotated.secret().text()).isNotEqualTo(first.secret().text());
+        sendEmailCode("jon");
+        relayAll(relay("one"));
+
+        WebhookReceiver.Received during = receiver.received().get(0);
+        assertThat(during.signature().split(" ")).hasSize(2);
+        assertThat(verifies(first, during)).isTrue();
+        assertThat(verifies(rotated, during)).isTrue();
+
+        clock().advance(Webhooks.PREVIOUS_SECRET_SIGNS_FOR);
+        sendEmailCode("joe");
+        relayAll(relay("one"));
+        WebhookReceiver.Received after = receiver.received().get(1);
+        assertThat(after.signature().split(" ")).hasSize(1);
+        assertThat(verifies(first, after)).isFalse();
+        assertThat(verifies(rotated, after)).isTrue();
+    }
+
+    @Test
+    void oneEventIsRedeliveredByItsIdAlsoToAnEndpointRegisteredAfterIt() {
+        sendEmailCode("kai");
+        relayAll(relay("one"));
+        String eventId = EventIds.of(verification().audit().query("kai", Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty()).entries().get(0));
+        WebhookReceiver receiver = receiver();
+        String id = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint().endpointId();
+
+        webhooks.redeliver(id, eventId);
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
+        webhooks.redeliver(id, eventId);
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
+
+        assertThat(receiver.received()).extracting(WebhookReceiver.Received::id).containsExactly(eventId, eventId);
+        assertField(() -> webhooks.redeliver(id, "evt_" + eventId.substring(5, 12)), "eventId");
+        assertField(() -> webhooks.redeliver("ep_PK#x", eventId), "endpointId");
+    }
+
+    @Test
+    void aLaggingOutboxIndexNeverSendsAnEventTwice() {
+        WebhookReceiver receiver = receiver();
+        webhooks.register(receiver.url().toString(), List.of(), Optional.empty());
+        sendEmailCode("lea");
+        indexCatchesUp();
+        WebhookRelay relay = relay("one");
+        relay.fanOut(100);
+        // The index still shows the event as undelivered: a second fan-out repeats harmlessly.
+        relay.fanOut(100);
+        indexCatchesUp();
+        List<Delivery> due = relay.due(100);
+        assertThat(due).hasSize(1);
+        assertThat(relay.attempt(due.get(0))).isEqualTo(DeliveryOutcome.DELIVERED);
+        // Without indexCatchesUp the index still lists the delivery as due: the claim refuses it.
+        for (Delivery stale : relay.due(100)) {
+            assertThat(relay.attempt(stale)).isEqualTo(DeliveryOutcome.NOT_CLAIMED);
+        }
+        assertThat(relay.attempt(due.get(0))).isEqualTo(DeliveryOutcome.NOT_CLAIMED);
+        assertThat(receiver.received()).hasSize(1);
+    }
+
+    @Test
+    void twoRelaysOnOneStoreDeliverEveryEventOnceBetweenThem() throws Exception {
+        WebhookReceiver first = receiver();
+        WebhookReceiver second = receiver();
+        webhooks.register(first.url().toString(), List.of(), Optional.empty());
+        webhooks.register(second.url().toString(), List.of(), Optional.empty());
+        int events = 12;
+        for (int i = 0; i < events; i++) {
+            verification().audit().recordSuccess("user-" + i, AuditEventType.DEVICE_REVOKED, Map.of("n", "" + i),
+                    ClientContext.none());
+        }
+        List<WebhookRelay> relays = List.of(relay("instance-a"), relay("instance-b"));
+        AtomicInteger next = new AtomicInteger();
+        runConcurrently(2, () -> {
+            WebhookRelay relay = relays.get(next.getAndIncrement());
+            for (int round = 0; round < 20; round++) {
+                relayAll(relay);
+            }
+            return null;
+        });
+        indexCatchesUp();
+        relayAll(relays.get(0));
+
+        assertThat(first.distinctIds()).isEqualTo(events);
+        assertThat(second.distinctIds()).isEqualTo(events);
+        assertThat(first.duplicates() + second.duplicates()).as("duplicates").isZero();
+        assertThat(outcomes.getOrDefault(DeliveryOutcome.LEASE_LOST, new AtomicInteger())).hasValue(0);
+        assertThat(outcomes.get(DeliveryOutcome.DELIVERED)).hasValue(2 * events);
+        assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
+    }
+
+    @Test
+    void aHangingReceiverHoldsOnlyItsOwnWorkers() throws Exception {
+        WebhookReceiver hanging = receiver().hanging();
+        WebhookReceiver healthy = receiver();
+        webhooks.register(hanging.url().toString(), List.of(), Optional.empty());
+        webhooks.register(healthy.url().toString(), List.of(), Optional.empty());
+        int events = 10;
+        for (int i = 0; i < events; i++) {
+            verification().audit().recordSuccess("user-" + i, AuditEventType.DEVICE_REVOKED, Map.of(),
+                    ClientContext.none());
+        }
+        WebhookSettings settings = new WebhookSettings(false, 4, 2, Duration.ofDays(1), 100);
+        try (RelayRunner runner = new RelayRunner(relay("one"), settings)) {
+            // Polled by the test rather than on the runner's schedule, so the outbox index is caught up between polls.
+            for (int poll = 0; poll < 200 && healthy.received().size() < events; poll++) {
+                indexCatchesUp();
+                runner.poll();
+                healthy.awaitReceived(healthy.received().size() + 1, Duration.ofSeconds(2));
+            }
+            assertThat(healthy.distinctIds()).as("the healthy endpoint got every event").isEqualTo(events);
+            assertThat(hanging.hangingNow()).as("the hanging endpoint holds its two workers, no more")
+                    .isEqualTo(settings.perEndpointConcurrency());
+        }
+    }
+
+    private boolean verifies(Webhooks.Registration endpoint, WebhookReceiver.Received request) {
+        return new StandardWebhooksVerifier(endpoint.secret().text()).verifies(request.id(), request.timestamp(),
+                request.signature(), request.body(), clock().instant());
+    }
+
+    private WebhookReceiver receiver() {
+        WebhookReceiver receiver = new WebhookReceiver();
+        receivers.add(receiver);
+        return receiver;
+    }
+
+    private WebhookRelay relay(String owner) {
+        RelayMetrics metrics = new RelayMetrics() {
+            @Override
+            public void attempted(String endpointId, DeliveryOutcome outcome) {
+                outcomes.computeIfAbsent(outcome, key -> new AtomicInteger()).incrementAndGet();
+            }
+
+            @Override
+            public void endpointDisabled(String endpointId) {
+                disabled.incrementAndGet();
+            }
+        };
+        return new WebhookRelay(store().webhooks(), webhooks, urls, new JdkWebhookTransport(), verification().audit(),
+                metrics, clock(), owner);
+    }
+
+    /** One pass of the relay as the runner makes it, on this thread: fan out, then attempt what is due. */
+    private List<DeliveryOutcome> relayAll(WebhookRelay relay) {
+        indexCatchesUp();
+        relay.fanOut(100);
+        indexCatchesUp();
+        List<DeliveryOutcome> results = new ArrayList<>();
+        for (Delivery due : relay.due(100)) {
+            DeliveryOutcome outcome = relay.attempt(due);
+            if (outcome != DeliveryOutcome.NOT_CLAIMED) {
+                results.add(outcome);
+            }
+        }
+        return results;
+    }
+}
