@@ -4,7 +4,7 @@ import static dev.verificationservice.client.TestServer.newUser;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.verificationservice.testsupport.webhooks.StandardWebhooks;
+import dev.verificationservice.testsupport.webhooks.StandardWebhooksVerifier;
 import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.net.URI;
 import java.time.Duration;
@@ -30,7 +30,7 @@ class WebhooksTest {
     @Test
     void anOperatorManagesAnEndpointAndItsDeliveries() throws Exception {
         try (WebhookReceiver receiver = new WebhookReceiver()) {
-            WebhookSecret registered = admin.webhooks().register(URI.create(receiver.url()),
+            WebhookSecret registered = admin.webhooks().register(receiver.url(),
                     List.of("code.sent"), Optional.of("client test"));
             String endpointId = registered.endpointId();
             try {
@@ -43,21 +43,22 @@ class WebhooksTest {
                 String user = newUser();
                 client.codes().send(SendCodeRequest.of(user, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
                         TestServer.emailOf(user)));
-                WebhookReceiver.Received sent = receiver.next(request -> request.body().contains(user), PATIENCE);
-                assertThat(StandardWebhooks.signedWith(registered.secret(), sent)).isTrue();
+                WebhookReceiver.Received sent = receiver.awaitMatching(request -> request.bodyText().contains(user), 1,
+                        PATIENCE);
+                assertThat(signedWith(registered.secret(), sent)).isTrue();
 
                 WebhookSecret rotated = admin.webhooks().rotateSecret(endpointId);
                 assertThat(rotated.secret()).isNotEqualTo(registered.secret());
                 assertThat(rotated.endpoint().previousSecretSignsUntil()).contains(TestServer.START.plus(
                         Duration.ofHours(24)));
-                admin.webhooks().redeliver(endpointId, sent.header("webhook-id"));
-                WebhookReceiver.Received again = receiver.next(
-                        request -> sent.header("webhook-id").equals(request.header("webhook-id")), PATIENCE);
-                assertThat(StandardWebhooks.signedWith(rotated.secret(), again)).isTrue();
-                assertThat(StandardWebhooks.signedWith(registered.secret(), again)).isTrue();
+                admin.webhooks().redeliver(endpointId, sent.id());
+                WebhookReceiver.Received again = receiver.awaitMatching(request -> sent.id().equals(request.id()), 2,
+                        PATIENCE);
+                assertThat(signedWith(rotated.secret(), again)).isTrue();
+                assertThat(signedWith(registered.secret(), again)).isTrue();
 
                 List<WebhookDelivery> deliveries = admin.webhooks().deliveries(endpointId);
-                assertThat(deliveries).extracting(WebhookDelivery::eventId).contains(sent.header("webhook-id"));
+                assertThat(deliveries).extracting(WebhookDelivery::eventId).contains(sent.id());
                 assertThat(deliveries.get(0).type()).isEqualTo("code.sent");
                 assertThat(deliveries.get(0).userId()).isEqualTo(user);
                 assertThat(admin.webhooks().redeliver(endpointId, TestServer.START.minusSeconds(60),
@@ -68,6 +69,11 @@ class WebhooksTest {
             }
             assertThat(admin.webhooks().list()).extracting(WebhookEndpoint::endpointId).doesNotContain(endpointId);
         }
+    }
+
+    private boolean signedWith(String secret, WebhookReceiver.Received request) {
+        return new StandardWebhooksVerifier(secret).verifies(request.id(), request.timestamp(), request.signature(),
+                request.body(), server.clock().instant());
     }
 
     @Test

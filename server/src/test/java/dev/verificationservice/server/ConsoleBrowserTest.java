@@ -604,7 +604,7 @@ class ConsoleBrowserTest {
     void aUsersEventsShowTheirDeliveriesAndAnEventCanBeRedelivered() throws Exception {
         try (WebhookReceiver receiver = new WebhookReceiver()) {
             ApiClient admin = new ApiClient(port, ADMIN_KEY);
-            Answer registered = admin.post("/v1/admin/webhooks", Map.of("url", receiver.url(),
+            Answer registered = admin.post("/v1/admin/webhooks", Map.of("url", receiver.url().toString(),
                     "eventTypes", List.of("code.sent")));
             assertThat(registered.status()).as(registered.raw().body()).isEqualTo(201);
             String endpointId = registered.text("endpointId");
@@ -612,8 +612,8 @@ class ConsoleBrowserTest {
             try {
                 String user = newUser();
                 sendEmailCode(user);
-                String eventId = receiver.next(request -> request.body().contains(user), Duration.ofSeconds(30))
-                        .header("webhook-id");
+                String eventId = receiver.awaitMatching(request -> request.bodyText().contains(user), 1,
+                        Duration.ofSeconds(30)).id();
                 signIn();
                 lookUp(user);
                 leavingThePage(() -> find("#user-events-link").click());
@@ -635,8 +635,8 @@ class ConsoleBrowserTest {
                 leavingThePage(() -> row.findElement(By.cssSelector("button")).click());
 
                 assertThat(find("#result").getText()).contains("Event " + eventId + " goes to " + endpointId);
-                assertThat(receiver.next(request -> eventId.equals(request.header("webhook-id")),
-                        Duration.ofSeconds(30)).body()).contains(user);
+                assertThat(receiver.awaitMatching(request -> eventId.equals(request.id()), 2,
+                        Duration.ofSeconds(30)).bodyText()).contains(user);
                 assertNoSecretInPage();
             } finally {
                 admin.delete("/v1/admin/webhooks/" + endpointId);
