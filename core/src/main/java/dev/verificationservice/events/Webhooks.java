@@ -1,6 +1,7 @@
 package dev.verificationservice.events;
 
 import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SealedSecret;
@@ -127,6 +128,8 @@ public final class Webhooks {
         }
         Instant start = from.orElse(Instant.EPOCH);
         Instant end = to.orElse(clock.instant());
+        AuditLog.requireStorable("from", start);
+        AuditLog.requireStorable("to", end);
         if (start.isAfter(end)) {
             throw new InvalidInputException("from", "must not be after 'to'");
         }
@@ -142,6 +145,8 @@ public final class Webhooks {
         if (from == null || to == null || from.isAfter(to)) {
             throw new InvalidInputException(from == null ? "from" : "to", "give both 'from' and 'to', 'from' first");
         }
+        AuditLog.requireStorable("from", from);
+        AuditLog.requireStorable("to", to);
         Instant now = clock.instant();
         List<Delivery> found = store.deliveries(endpointId, from, to, MAX_REDELIVER);
         found.forEach(delivery -> store.putDelivery(delivery.redelivered(now)));

@@ -197,6 +197,14 @@ class WebhooksApiTest extends EmbeddedOnlyApiTest {
         assertThat(crafted.status()).isEqualTo(400);
         assertThat(crafted.text("field")).isEqualTo("eventId");
 
+        Answer farOff = admin().get("/v1/admin/webhooks/" + endpointId + "/deliveries?to=%2B100000-01-01T00:00:00Z");
+        assertThat(farOff.status()).isEqualTo(400);
+        assertThat(farOff.text("field")).isEqualTo("to");
+        Answer farBack = admin().post("/v1/admin/webhooks/" + endpointId + "/redeliver",
+                Map.of("from", "-100000-01-01T00:00:00Z", "to", "2026-11-30T11:00:00Z"));
+        assertThat(farBack.status()).isEqualTo(400);
+        assertThat(farBack.text("field")).isEqualTo("from");
+
         Answer enabled = admin().post("/v1/admin/webhooks/" + endpointId + "/enable", Map.of());
         assertThat(enabled.status()).isEqualTo(200);
         assertThat(enabled.text("status")).isEqualTo("ENABLED");
