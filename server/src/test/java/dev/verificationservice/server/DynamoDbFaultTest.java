@@ -48,9 +48,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
         "verification.dynamodb.call-timeout=PT2S",
         "verification.dynamodb.attempt-timeout=PT0.5S",
         "verification.dynamodb.max-attempts=3",
-        "verification.readiness-timeout=PT1S",
-        // The faults are aimed at the next request of a kind: the webhook relay's own polls must not take them.
-        "verification.webhooks.relay=false"})
+        "verification.readiness-timeout=PT1S"})
 @Import(TestClockConfiguration.class)
 class DynamoDbFaultTest {
 

@@ -9,6 +9,7 @@ import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.events.Webhooks;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.config.Requests;
+import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.server.security.ApiKeyFilter;
 import dev.verificationservice.validation.InvalidInputException;
 import io.swagger.v3.oas.annotations.Operation;
@@ -18,7 +19,9 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -125,10 +128,19 @@ public class WebhooksController {
     public record WebhookRedeliveredResponse(@Schema(requiredMode = REQUIRED) int redelivered) {
     }
 
-    private final Webhooks webhooks;
+    /** Absent while webhooks are off ({@code VERIFICATION_WEBHOOKS_ENABLED}); every call then says so. */
+    private final Optional<Webhooks> service;
 
-    public WebhooksController(Webhooks webhooks) {
-        this.webhooks = webhooks;
+    public WebhooksController(ObjectProvider<Webhooks> webhooks) {
+        this.service = Optional.ofNullable(webhooks.getIfAvailable());
+    }
+
+    /** The operator's key id is checked first: without an admin key nothing, not even "off", is said. */
+    private Webhooks webhooks(HttpServletRequest request) {
+        operatorKeyId(request);
+        return service.orElseThrow(() -> new ApiProblem(HttpStatus.NOT_FOUND, "WEBHOOKS_OFF", "Webhooks are off on "
+                + "this service. On DynamoDB set VERIFICATION_ENCRYPTION_KEYS (endpoint secrets are stored sealed "
+                + "under them), or set VERIFICATION_WEBHOOKS_ENABLED=true, and restart.", Map.of()));
     }
 
     @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -136,7 +148,7 @@ public class WebhooksController {
     @Operation(summary = "Register an endpoint: https (http only to localhost); its whsec_ secret is in this answer "
             + "only")
     public WebhookSecretResponse register(@RequestBody RegisterWebhookBody body, HttpServletRequest request) {
-        operatorKeyId(request);
+        Webhooks webhooks = webhooks(request);
         Requests.body(body);
         return WebhookSecretResponse.of(webhooks.register(body.url(),
                 body.eventTypes() == null ? List.of() : body.eventTypes(), Optional.ofNullable(body.description())));
@@ -145,37 +157,33 @@ public class WebhooksController {
     @GetMapping
     @Operation(summary = "Every endpoint, enabled or disabled (never a secret)")
     public WebhookEndpointsResponse list(HttpServletRequest request) {
-        operatorKeyId(request);
-        return new WebhookEndpointsResponse(webhooks.list().stream().map(WebhookEndpointView::of).toList());
+        return new WebhookEndpointsResponse(webhooks(request).list().stream().map(WebhookEndpointView::of)
+                .toList());
     }
 
     @GetMapping("/{endpointId}")
     @Operation(summary = "One endpoint (never a secret)")
     public WebhookEndpointView get(@PathVariable String endpointId, HttpServletRequest request) {
-        operatorKeyId(request);
-        return WebhookEndpointView.of(webhooks.get(endpointId));
+        return WebhookEndpointView.of(webhooks(request).get(endpointId));
     }
 
     @DeleteMapping("/{endpointId}")
     @Operation(summary = "Delete an endpoint: nothing more is sent to it")
     public WebhookDeletedResponse delete(@PathVariable String endpointId, HttpServletRequest request) {
-        operatorKeyId(request);
-        webhooks.delete(endpointId);
+        webhooks(request).delete(endpointId);
         return new WebhookDeletedResponse(endpointId, true);
     }
 
     @PostMapping("/{endpointId}/rotate-secret")
     @Operation(summary = "A new secret, shown once; the old one keeps signing beside it for 24 hours")
     public WebhookSecretResponse rotateSecret(@PathVariable String endpointId, HttpServletRequest request) {
-        operatorKeyId(request);
-        return WebhookSecretResponse.of(webhooks.rotateSecret(endpointId));
+        return WebhookSecretResponse.of(webhooks(request).rotateSecret(endpointId));
     }
 
     @PostMapping("/{endpointId}/enable")
     @Operation(summary = "Enable an endpoint the relay disabled; events that failed meanwhile need a redelivery")
     public WebhookEndpointView enable(@PathVariable String endpointId, HttpServletRequest request) {
-        operatorKeyId(request);
-        return WebhookEndpointView.of(webhooks.enable(endpointId));
+        return WebhookEndpointView.of(webhooks(request).enable(endpointId));
     }
 
     @GetMapping("/{endpointId}/deliveries")
@@ -184,9 +192,9 @@ public class WebhooksController {
                                          @RequestParam(required = false) String from,
                                          @RequestParam(required = false) String to,
                                          @RequestParam(required = false) String limit, HttpServletRequest request) {
-        operatorKeyId(request);
-        return new WebhookDeliveriesResponse(webhooks.deliveries(endpointId, Requests.optionalInstant("from", from),
-                Requests.optionalInstant("to", to), Requests.optionalInt("limit", limit))
+        return new WebhookDeliveriesResponse(webhooks(request).deliveries(endpointId,
+                Requests.optionalInstant("from", from), Requests.optionalInstant("to", to),
+                Requests.optionalInt("limit", limit))
                 .stream().map(WebhookDeliveryView::of).toList());
     }
 
@@ -196,7 +204,7 @@ public class WebhooksController {
             + "or one event by eventId")
     public WebhookRedeliveredResponse redeliver(@PathVariable String endpointId, @RequestBody WebhookRedeliverBody body,
                                          HttpServletRequest request) {
-        operatorKeyId(request);
+        Webhooks webhooks = webhooks(request);
         Requests.body(body);
         boolean byRange = body.from() != null || body.to() != null;
         if (byRange == (body.eventId() != null)) {

@@ -14,6 +14,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -76,27 +77,34 @@ public class ConsoleWebhooksController {
     }
 
     private final ConsoleController console;
-    private final Webhooks webhooks;
+    /** Absent while webhooks are off ({@code VERIFICATION_WEBHOOKS_ENABLED}). */
+    private final Optional<Webhooks> service;
     private final Verification verification;
 
-    public ConsoleWebhooksController(ConsoleController console, Webhooks webhooks, Verification verification) {
+    public ConsoleWebhooksController(ConsoleController console, ObjectProvider<Webhooks> webhooks,
+                                     Verification verification) {
         this.console = console;
-        this.webhooks = webhooks;
+        this.service = Optional.ofNullable(webhooks.getIfAvailable());
         this.verification = verification;
+    }
+
+    private Webhooks webhooks() {
+        return service.orElseThrow(() -> new InvalidInputException("webhooks", "are off on this service (set "
+                + "VERIFICATION_ENCRYPTION_KEYS on DynamoDB, or VERIFICATION_WEBHOOKS_ENABLED=true)"));
     }
 
     @GetMapping("/webhooks")
     public String endpoints(HttpServletRequest request, Model model) {
         console.common(request, model);
-        model.addAttribute("endpoints", webhooks.list().stream().map(EndpointRow::of).toList());
+        model.addAttribute("endpoints", webhooks().list().stream().map(EndpointRow::of).toList());
         return "console/webhooks";
     }
 
     @GetMapping("/webhooks/{endpointId}")
     public String endpoint(@PathVariable String endpointId, HttpServletRequest request, Model model) {
         console.common(request, model);
-        model.addAttribute("endpoint", EndpointRow.of(webhooks.get(endpointId)));
-        model.addAttribute("deliveries", webhooks.deliveries(endpointId, Optional.empty(), Optional.empty(),
+        model.addAttribute("endpoint", EndpointRow.of(webhooks().get(endpointId)));
+        model.addAttribute("deliveries", webhooks().deliveries(endpointId, Optional.empty(), Optional.empty(),
                 Optional.of(USER_EVENTS)).stream().map(DeliveryRow::of).toList());
         return "console/webhook";
     }
@@ -105,7 +113,7 @@ public class ConsoleWebhooksController {
     public String redeliver(@PathVariable String endpointId, @RequestParam(name = "eventId", required = false)
                             String eventId, HttpServletRequest request) {
         ConsoleSessions.Session session = ConsoleController.session(request);
-        webhooks.redeliver(endpointId, eventId);
+        webhooks().redeliver(endpointId, eventId);
         session.flash(new ConsoleSessions.Flash(false, "Event " + eventId + " goes to " + endpointId
                 + " again, from the start of the retry schedule; the list shows how it went."));
         return "redirect:" + UriComponentsBuilder.fromPath("/console/webhooks/{endpointId}")
@@ -118,7 +126,7 @@ public class ConsoleWebhooksController {
         model.addAttribute("userId", Inputs.userId(userId));
         model.addAttribute("events", verification.audit().query(userId, Optional.empty(), Optional.empty(),
                         Optional.of(USER_EVENTS), Optional.empty()).entries().stream()
-                .map(entry -> UserEventRow.of(entry, webhooks.deliveriesOf(entry))).toList());
+                .map(entry -> UserEventRow.of(entry, webhooks().deliveriesOf(entry))).toList());
         return "console/events";
     }
 

@@ -125,6 +125,11 @@ public final class DynamoDbTableAdmin {
             if (status.equals(Optional.of(IndexStatus.ACTIVE))) {
                 return true;
             }
+            if (status.isEmpty()) {
+                // DynamoDB lists a new index as CREATING at once; an engine that ignores the request never does.
+                throw new IllegalStateException("the engine accepted UpdateTable but did not add the OUTBOX index to "
+                        + tableName + "; create the table anew with create-table, or add the index by hand");
+            }
             try {
                 Thread.sleep(1000);
             } catch (InterruptedException e) {

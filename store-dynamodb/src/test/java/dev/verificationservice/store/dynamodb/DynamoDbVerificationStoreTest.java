@@ -53,7 +53,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.UpdateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
@@ -243,10 +247,51 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         assertThat(admin.createTable()).isEqualTo(DynamoDbTableAdmin.CreateOutcome.ALREADY_EXISTS);
         var table = client().describeTable(request -> request.tableName(tableName)).table();
         assertThat(table.billingModeSummary().billingModeAsString()).isEqualTo("PAY_PER_REQUEST");
-        assertThat(table.globalSecondaryIndexes()).singleElement().satisfies(index -> {
-            assertThat(index.indexName()).isEqualTo("GSI1");
-            assertThat(index.projection().projectionTypeAsString()).isEqualTo("ALL");
-        });
+        assertThat(table.globalSecondaryIndexes()).extracting(index -> index.indexName())
+                .containsExactlyInAnyOrder("GSI1", "OUTBOX");
+        assertThat(table.globalSecondaryIndexes()).allSatisfy(index ->
+                assertThat(index.projection().projectionTypeAsString()).isEqualTo("ALL"));
+    }
+
+    @Test
+    void aTableFromBeforeTheOutboxIndexIsNamedAndCreateTableAddsTheIndex() {
+        String older = "older-" + UUID.randomUUID();
+        var request = DynamoDbTableAdmin.createTableRequest(older);
+        client().createTable(request.toBuilder()
+                .attributeDefinitions(request.attributeDefinitions().stream()
+                        .filter(definition -> !definition.attributeName().startsWith("OUTBOX")).toList())
+                .globalSecondaryIndexes(request.globalSecondaryIndexes().stream()
+                        .filter(index -> index.indexName().equals("GSI1")).toList())
+                .build());
+        DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client(), older);
+
+        assertThat(admin.shapeDifferences(false)).singleElement().asString()
+                .contains("global secondary index OUTBOX is missing", "run create-table again", "UpdateTable");
+        List<UpdateTableRequest> sent = new ArrayList<>();
+        DynamoDbClient recording = Dynalite.client(DYNALITE.get().endpoint(), List.of(new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof UpdateTableRequest update) {
+                    sent.add(update);
+                }
+            }
+        }));
+        try (recording) {
+            DynamoDbTableAdmin updating = new DynamoDbTableAdmin(recording, older);
+            try {
+                assertThat(updating.createTable()).isEqualTo(DynamoDbTableAdmin.CreateOutcome.INDEX_ADDED);
+                assertThat(updating.shapeDifferences(false)).isEmpty();
+            } catch (software.amazon.awssdk.services.dynamodb.model.DynamoDbException dynaliteWantsThroughput) {
+                // dynalite validates UpdateTable as for a provisioned table (and would not create the index anyway),
+                // while DynamoDB refuses throughput on an on-demand table: the request is what can be checked here.
+                assertThat(dynaliteWantsThroughput).hasMessageContaining("provisionedThroughput");
+            }
+        }
+        assertThat(sent).singleElement().satisfies(update -> assertThat(update.globalSecondaryIndexUpdates())
+                .singleElement().satisfies(change -> {
+                    assertThat(change.create().indexName()).isEqualTo("OUTBOX");
+                    assertThat(change.create().projection().projectionTypeAsString()).isEqualTo("ALL");
+                }));
     }
 
     @Test
