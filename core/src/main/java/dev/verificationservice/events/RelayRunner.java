@@ -96,10 +96,22 @@ public final class RelayRunner implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops polling and lets the attempts in flight finish (each is bounded by the request timeout), so their
+     * outcomes are written; whatever is still running after that is interrupted, and its lease runs out.
+     */
     @Override
     public void close() {
         poller.shutdownNow();
-        workers.shutdownNow();
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(RetrySchedule.TIMEOUT.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS)) {
+                workers.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            workers.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static Thread daemon(Runnable runnable, String name) {

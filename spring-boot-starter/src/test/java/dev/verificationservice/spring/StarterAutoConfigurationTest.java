@@ -9,6 +9,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
+import dev.verificationservice.spring.events.WebhookAutoConfiguration;
 import dev.verificationservice.spring.security.LoginAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import dev.verificationservice.VerificationStore;
@@ -61,7 +62,8 @@ class StarterAutoConfigurationTest {
             assertThat(imports).isNotNull();
             assertThat(new String(imports.readAllBytes(), StandardCharsets.UTF_8).lines().toList()).containsExactlyInAnyOrder(
                     StoreAutoConfiguration.class.getName(), DeliveryAutoConfiguration.class.getName(),
-                    VerificationAutoConfiguration.class.getName(), LoginAutoConfiguration.class.getName());
+                    VerificationAutoConfiguration.class.getName(), LoginAutoConfiguration.class.getName(),
+                    WebhookAutoConfiguration.class.getName());
         }
     }
 

@@ -1,13 +1,13 @@
 package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.codes.CodeRequest;
-import dev.verificationservice.codes.CodeType;
-import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.events.AddressResolver;
 import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.DeliveryOutcome;
@@ -24,6 +24,7 @@ import dev.verificationservice.events.WebhookSettings;
 import dev.verificationservice.events.Webhooks;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.testsupport.webhooks.StandardWebhooksVerifier;
 import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.time.Duration;
@@ -85,6 +86,24 @@ public abstract class EventsContract extends ContractPart {
         assertThat(store().webhooks().undeliveredEvents(100)).isEmpty();
         assertThat(auditTypes("eve")).containsExactly(AuditEventType.CODE_SENT);
         assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
+    }
+
+    @Test
+    void aChangeTheStoreRefusesWritesNoEventAndNoAuditEntry() {
+        assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        DeviceToken token = new DeviceToken("laptop-1", "digest-1", "dan", "WEB", Optional.empty(), Optional.empty(),
+                START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
+        store().registerDevice(token, verification().audit().newEntry("dan", AuditEventType.DEVICE_ADDED, true,
+                Optional.empty(), Map.of("n", "first"), ClientContext.none()));
+
+        assertThatThrownBy(() -> store().registerDevice(token, verification().audit().newEntry("dan",
+                AuditEventType.DEVICE_ADDED, true, Optional.empty(), Map.of("n", "second"), ClientContext.none())))
+                .isInstanceOf(StoreException.class);
+
+        indexCatchesUp();
+        assertThat(store().webhooks().undeliveredEvents(100)).singleElement()
+                .satisfies(event -> assertThat(event.details()).containsEntry("n", "first"));
+        assertThat(auditTypes("dan")).containsExactly(AuditEventType.DEVICE_ADDED);
     }
 
     @Test
