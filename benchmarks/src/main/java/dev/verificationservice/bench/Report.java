@@ -117,7 +117,7 @@ final class Report {
                         operation, with.requestsPerSecond(), with.p99Millis(), without.requestsPerSecond(),
                         without.p99Millis(), with.requestsPerSecond() / without.requestsPerSecond()));
             }
-            line("With one webhook endpoint (embedded store, every event type, a receiver answering 204 on the same "
+            line("With one webhook endpoint (embedded store, code.sent and code.verified, a receiver answering 204 on the same "
                     + "machine, so the relay's threads share the cores): " + String.join("; ", compared) + ".");
         }
         if (!costs.isEmpty()) {
