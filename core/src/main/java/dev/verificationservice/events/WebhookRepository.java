@@ -39,8 +39,9 @@ public interface WebhookRepository {
     List<AuditEntry> undeliveredEvents(int limit);
 
     /**
-     * In one atomic step: writes each delivery whose item does not exist yet, and takes the entry out of the outbox.
-     * Safe to repeat (a second relay, a retry after a lost answer): existing deliveries are left as they are.
+     * Writes each delivery whose item does not exist yet, then takes the entry out of the outbox (SQLite in one
+     * transaction; DynamoDB in that order, so a crash between leaves the entry in the outbox). Safe to repeat (a
+     * second relay, a stale index, a retry after a lost answer): existing deliveries are left as they are.
      */
     void fanOut(AuditEntry entry, List<Delivery> deliveries);
 

@@ -278,6 +278,22 @@ public abstract class EventsContract extends ContractPart {
     }
 
     @Test
+    void aNameThatResolvesToAPrivateAddressAtDeliveryIsNotSentTo() {
+        urls = new EndpointUrls(false, host -> List.of(java.net.InetAddress.getByName(
+                host.equals("hooks.example.com") ? "10.0.0.1" : "203.0.113.10")));
+        String id = webhooks.register("https://hooks.example.com/in", List.of(), Optional.empty()).endpoint()
+                .endpointId();
+        sendEmailCode("sam");
+
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.RETRYING);
+        assertThat(webhooks.deliveries(id, Optional.empty(), Optional.empty(), Optional.empty())).singleElement()
+                .satisfies(delivery -> {
+                    assertThat(delivery.lastStatus()).isEmpty();
+                    assertThat(delivery.lastError()).hasValueSatisfying(why -> assertThat(why).contains("10.0.0.1"));
+                });
+    }
+
+    @Test
     void twoRelaysOnOneStoreDeliverEveryEventOnceBetweenThem() throws Exception {
         WebhookReceiver first = receiver();
         WebhookReceiver second = receiver();
