@@ -16,9 +16,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *   <li>writes: 1 write request unit per started KB of the larger of the item before and after
  *   (PutItem, UpdateItem), of the deleted item (DeleteItem, each delete of a BatchWriteItem), at least 1; a
  *   write whose condition fails is charged the same, for the item as it is;</li>
- *   <li>GSI1 (projection ALL): each write that puts an item into the index, changes it there or removes it
+ *   <li>GSI1 and OUTBOX (projection ALL): each write that puts an item into an index, changes it there or removes it
  *   costs an index write of the same size rule (2 when the index key changes: a delete and a put); items
- *   without GSI1PK (audit entries, counters) cost nothing there; a failed write changes nothing there;</li>
+ *   without an index's keys (a counter; GSI1 for audit entries) cost nothing there; a failed write changes nothing there;</li>
  *   <li>TransactWriteItems: 2 units per started KB for every action (a ConditionCheck included, at least 1 KB),
  *   index writes as above; a cancelled transaction is counted as its prepare half (1 unit per started KB per
  *   action), an assumption: it does not occur on the benchmarked paths;</li>
@@ -121,10 +121,18 @@ public final class Billing {
         return consistent ? blocks : blocks / 2.0;
     }
 
-    /** Write units on GSI1 for an item that was {@code before} and is {@code after} (either may be null). */
+    /** The table's indexes (both project ALL), by their key attributes: GSI1, and OUTBOX (events out, §15). */
+    private static final List<List<String>> INDEXES = List.of(List.of(GSI1PK, GSI1SK), List.of("OUTBOXPK", "OUTBOXSK"));
+
+    /** Write units on the indexes for an item that was {@code before} and is {@code after} (either may be null). */
     public static long indexWriteUnits(Map<String, AttributeValue> before, Map<String, AttributeValue> after) {
-        boolean wasIndexed = indexed(before);
-        boolean isIndexed = indexed(after);
+        return INDEXES.stream().mapToLong(keys -> indexWriteUnits(keys.get(0), keys.get(1), before, after)).sum();
+    }
+
+    private static long indexWriteUnits(String pk, String sk, Map<String, AttributeValue> before,
+                                        Map<String, AttributeValue> after) {
+        boolean wasIndexed = indexed(before, pk, sk);
+        boolean isIndexed = indexed(after, pk, sk);
         if (!wasIndexed && !isIndexed) {
             return 0;
         }
@@ -134,15 +142,15 @@ public final class Billing {
         if (!isIndexed) {
             return writeUnits(itemSize(before));
         }
-        boolean sameKey = before.get(GSI1PK).equals(after.get(GSI1PK)) && before.get(GSI1SK).equals(after.get(GSI1SK));
+        boolean sameKey = before.get(pk).equals(after.get(pk)) && before.get(sk).equals(after.get(sk));
         if (!sameKey) {
             return writeUnits(itemSize(before)) + writeUnits(itemSize(after));
         }
         return before.equals(after) ? 0 : writeUnits(itemSize(after));
     }
 
-    private static boolean indexed(Map<String, AttributeValue> item) {
-        return item != null && item.containsKey(GSI1PK) && item.containsKey(GSI1SK);
+    private static boolean indexed(Map<String, AttributeValue> item, String pk, String sk) {
+        return item != null && item.containsKey(pk) && item.containsKey(sk);
     }
 
     /** Units of a read of these items. */

@@ -79,17 +79,34 @@ final class LoadRun {
     private final Path work;
     private final Plan plan;
     private final Consumer<String> log;
+    /** The operations measured (the no-op floor always is). */
+    private final List<String> measured;
     private final AtomicInteger runs = new AtomicInteger();
     private final Map<String, List<Path>> data = new LinkedHashMap<>();
 
-    private LoadRun(Path work, Plan plan, Consumer<String> log) {
+    private LoadRun(Path work, Plan plan, Consumer<String> log, List<String> measured) {
         this.work = work;
         this.plan = plan;
         this.log = log;
+        this.measured = measured;
     }
 
     static Outcome embedded(Path work, List<String> serverCommand, Plan plan, Consumer<String> log) {
-        LoadRun run = new LoadRun(work.resolve("embedded"), plan, log);
+        return embedded(new LoadRun(work.resolve("embedded"), plan, log, Operations.API), serverCommand, false);
+    }
+
+    /**
+     * Send and verify on the embedded store with one webhook endpoint registered (a receiver in this JVM that answers
+     * 204): against {@link #embedded}'s numbers, what the relay's work costs the API. The load's label is
+     * {@code embedded+webhook}; the receiver's count says how many events it got meanwhile.
+     */
+    static Outcome embeddedWithWebhook(Path work, List<String> serverCommand, Plan plan, Consumer<String> log) {
+        return embedded(new LoadRun(work.resolve("embedded-webhook"), plan, log,
+                List.of(Operations.SEND, Operations.VERIFY_NUMERIC)), serverCommand, true);
+    }
+
+    private static Outcome embedded(LoadRun run, List<String> serverCommand, boolean webhook) {
+        Consumer<String> log = run.log;
         Path dataDir = run.work.resolve("data");
         long started = System.nanoTime();
         try (BenchStores.Opened opened = BenchStores.embedded(dataDir)) {
@@ -101,14 +118,25 @@ final class LoadRun {
         try (ServerProcess server = ServerProcess.start(serverCommand, Map.of(
                 "VERIFICATION_DATA_DIR", dataDir.toString(),
                 "VERIFICATION_API_KEYS", Fixtures.API_KEY, "VERIFICATION_SECRET_KEYS", Fixtures.HMAC_KEY,
-                "RUN_SKIP_BUILD", "1"), ServerProcess.freePort(), run.work.resolve("server.log"))) {
+                "VERIFICATION_ADMIN_API_KEYS", BenchReceiver.ADMIN_KEY,
+                "RUN_SKIP_BUILD", "1"), ServerProcess.freePort(), run.work.resolve("server.log"));
+             BenchReceiver receiver = new BenchReceiver()) {
             server.awaitReady(Duration.ofSeconds(120));
-            return run.operations("embedded", server);
+            if (!webhook) {
+                return run.operations("embedded", server);
+            }
+            receiver.register(server.base(), Duration.ofMinutes(10));
+            log.accept("embedded+webhook: the first event arrived after the prepared data's were fanned out");
+            long before = receiver.received();
+            Outcome outcome = run.operations("embedded+webhook", server);
+            log.accept("embedded+webhook: the receiver got " + (receiver.received() - before)
+                    + " events during the runs");
+            return outcome;
         }
     }
 
     static Outcome dynamodb(Path work, List<String> serverCommand, Plan plan, Consumer<String> log) {
-        LoadRun run = new LoadRun(work.resolve("dynamodb"), plan, log);
+        LoadRun run = new LoadRun(work.resolve("dynamodb"), plan, log, Operations.API);
         try (BenchDynamo dynamo = BenchDynamo.start()) {
             long started = System.nanoTime();
             VerificationStore store = new DynamoDbVerificationStore(dynamo.client(List.of()), BenchDynamo.TABLE,
@@ -233,12 +261,12 @@ final class LoadRun {
         // Warm-up: the JIT compiles the container's, the framework's and the service's paths before any
         // measurement, the floor's included (each operation once more just before its own run).
         wrk(server, Operations.NOOP, 0, plan.warmUp().multipliedBy(2), CONNECTIONS, 0);
-        for (String operation : Operations.API) {
+        for (String operation : measured) {
             wrk(server, operation, 0, plan.warmUp(), CONNECTIONS, 0);
         }
         Result noopBefore = wrk(server, Operations.NOOP, 0, plan.measure(), CONNECTIONS, 0);
         log.accept(store + ": " + noopBefore);
-        for (String operation : Operations.API) {
+        for (String operation : measured) {
             wrk(server, operation, 1, Duration.ofSeconds(1), CONNECTIONS, 0);
             Result result = wrk(server, operation, 2, plan.measure(), CONNECTIONS, 0);
             maximum.put(operation, result);

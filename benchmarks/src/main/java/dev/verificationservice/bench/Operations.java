@@ -15,6 +15,11 @@ final class Operations {
     static final String RATE_LIMITS = "rate-limit state (GET .../rate-limits)";
     static final String AUDIT_PAGE = "audit page of 50 (GET .../audit)";
 
+    /** Not an API call: what the relay asks of the store for one event and one endpoint (fan-out, claim, outcome). */
+    static final String EVENT_RELAY = "event to 1 endpoint (webhook relay)";
+    /** Not an API call: one audit entry written alone, its outbox index entry included. */
+    static final String AUDIT_ENTRY = "audit entry = event (outbox index entry included)";
+
     static final List<String> API = List.of(SEND, CHECK, VERIFY_NUMERIC, VERIFY_LINK, DEVICE_REGISTER, DEVICE_VERIFY,
             RATE_LIMITS, AUDIT_PAGE);
 

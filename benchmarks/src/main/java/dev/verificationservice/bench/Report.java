@@ -21,6 +21,8 @@ final class Report {
     private final Map<String, CostProbe.Cost> costs;
     private final LoadRun.Outcome embedded;
     private final LoadRun.Outcome dynamodb;
+    /** Send and verify on the embedded store with one webhook endpoint registered; null when not run. */
+    private final LoadRun.Outcome withWebhook;
     private final List<StartupRun.Result> startup;
     private final String loadBefore;
     private final String loadAfter;
@@ -29,13 +31,14 @@ final class Report {
     private final StringBuilder out = new StringBuilder();
 
     Report(Map<String, Double> jmh, List<InterleavedVerify.Result> verify, Map<String, CostProbe.Cost> costs, LoadRun.Outcome embedded,
-           LoadRun.Outcome dynamodb, List<StartupRun.Result> startup, String loadBefore, String loadAfter, Duration took,
+           LoadRun.Outcome dynamodb, LoadRun.Outcome withWebhook, List<StartupRun.Result> startup, String loadBefore, String loadAfter, Duration took,
            boolean quick) {
         this.jmh = jmh;
         this.verify = verify;
         this.costs = costs;
         this.embedded = embedded;
         this.dynamodb = dynamodb;
+        this.withWebhook = withWebhook;
         this.startup = startup;
         this.loadBefore = loadBefore;
         this.loadAfter = loadAfter;
@@ -88,7 +91,7 @@ final class Report {
                     + " and " + fmt(dynamodb.noopAfter().requestsPerSecond(), 0) + " req/s")
                     + "); × no-op divides by the higher of the two (the stricter floor).");
             List<String> wrong = new ArrayList<>();
-            for (LoadRun.Outcome outcome : List.of(embedded, dynamodb)) {
+            for (LoadRun.Outcome outcome : java.util.Arrays.asList(embedded, dynamodb, withWebhook)) {
                 if (outcome == null) {
                     continue;
                 }
@@ -104,6 +107,18 @@ final class Report {
             }
             line(wrong.isEmpty() ? "Every answer of every load run was the expected one (202/201/200, and valid:true for "
                     + "check and verify)." : "Unexpected answers: " + String.join("; ", wrong) + ".");
+        }
+        if (withWebhook != null && embedded != null) {
+            List<String> compared = new ArrayList<>();
+            for (String operation : withWebhook.maximum().keySet()) {
+                LoadRun.Result with = withWebhook.maximum().get(operation);
+                LoadRun.Result without = embedded.maximum().get(operation);
+                compared.add(String.format(Locale.ROOT, "%s %.0f req/s (p99 %.1f ms) vs %.0f (p99 %.1f ms) without, %.2f×",
+                        operation, with.requestsPerSecond(), with.p99Millis(), without.requestsPerSecond(),
+                        without.p99Millis(), with.requestsPerSecond() / without.requestsPerSecond()));
+            }
+            line("With one webhook endpoint (embedded store, code.sent and code.verified, a receiver answering 204 on the same "
+                    + "machine, so the relay's threads share the cores): " + String.join("; ", compared) + ".");
         }
         if (!costs.isEmpty()) {
             line("DynamoDB columns: one call of each operation at a time through the core (as its controller calls it) on "
@@ -220,6 +235,12 @@ final class Report {
                 Locale.ROOT, "Cost per million verifications (one code sent and verified, NUMERIC): $%.2f (send $%.2f + "
                         + "verify $%.2f) at %s.", send.usdPerMillion() + verify.usdPerMillion(), send.usdPerMillion(),
                 verify.usdPerMillion(), Billing.PRICE_LIST))));
+        cost(Operations.EVENT_RELAY).ifPresent(relay -> cost(Operations.AUDIT_ENTRY).ifPresent(entry -> line(
+                String.format(Locale.ROOT, "Events out (DynamoDB): each audit entry is its own outbox record, so an event "
+                        + "adds the OUTBOX index entry to the write that carries the entry (an audit entry written alone: "
+                        + "%.1f write units, index entry included), then the relay's work for each endpoint: %.1f write "
+                        + "and %.1f read units in %.0f steps (%s).", entry.writeUnits(), relay.writeUnits(),
+                        relay.readUnits(), relay.steps(), relay.shape()))));
         if (!costs.isEmpty()) {
             double reported = costs.values().stream().mapToDouble(CostProbe.Cost::reportedUnits).sum();
             double billed = costs.values().stream().mapToDouble(c -> c.readUnits() + c.writeUnits()).sum();

@@ -56,7 +56,7 @@ public final class Suite {
         Files.createDirectories(work);
         long started = System.nanoTime();
         String loadBefore = loadAverage();
-        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "startup", "ott")
+        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "events", "startup", "ott")
                 .contains(flag));
 
         Map<String, Double> jmh = new LinkedHashMap<>();
@@ -91,6 +91,18 @@ public final class Suite {
             log.accept("HTTP load, DynamoDB store on dynalite");
             dynamodb = LoadRun.dynamodb(work, server, dynamoPlan, log);
         }
+        LoadRun.Outcome withWebhook = null;
+        if (all || flags.contains("events")) {
+            LoadRun.Plan plan = quick
+                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 3000, 100, 20, false)
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 48000, 500, 50, false);
+            if (embedded == null) {
+                log.accept("HTTP load, embedded store, no webhook endpoint (send and verify only)");
+                embedded = LoadRun.embedded(work, List.of("./run"), plan, log);
+            }
+            log.accept("HTTP load, embedded store, one webhook endpoint (send and verify)");
+            withWebhook = LoadRun.embeddedWithWebhook(work, List.of("./run"), plan, log);
+        }
         List<StartupRun.Result> startup = List.of();
         if (all || flags.contains("startup")) {
             log.accept("Start-up and memory");
@@ -101,7 +113,7 @@ public final class Suite {
             log.accept("Spring Security one-time tokens: this store against JdbcOneTimeTokenService (interleaved)");
             ott = OttComparison.run(List.of(1, 8), quick ? 2 : 5, quick ? 1000 : 5000, log);
         }
-        String report = new Report(jmh, verify, costs, embedded, dynamodb, startup, loadBefore, loadAverage(),
+        String report = new Report(jmh, verify, costs, embedded, dynamodb, withWebhook, startup, loadBefore, loadAverage(),
                 Duration.ofNanos(System.nanoTime() - started), quick).render()
                 + (ott.isEmpty() ? "" : "\n" + OttComparison.table(ott));
         System.out.println();

@@ -62,6 +62,36 @@ final class Fields {
         return (int) value;
     }
 
+    Optional<Integer> optionalInteger(String name) {
+        JsonNode value = node.get(name);
+        return value == null || value.isNull() ? Optional.empty() : Optional.of(integer(name));
+    }
+
+    /** A nested object. */
+    Fields object(String name) {
+        JsonNode value = node.get(name);
+        if (value == null || !value.isObject()) {
+            throw missing(name, "an object");
+        }
+        return new Fields(answer, value);
+    }
+
+    /** An array of texts. */
+    List<String> texts(String name) {
+        JsonNode value = node.get(name);
+        if (value == null || !value.isArray()) {
+            throw missing(name, "an array");
+        }
+        List<String> items = new ArrayList<>();
+        for (JsonNode item : value.values()) {
+            if (!item.isString()) {
+                throw missing(name, "an array of texts");
+            }
+            items.add(item.stringValue());
+        }
+        return items;
+    }
+
     Instant instant(String name) {
         return optionalInstant(name).orElseThrow(() -> missing(name, "an instant"));
     }
@@ -109,22 +139,6 @@ final class Fields {
             }
         }
         return Enum.valueOf(type, "UNKNOWN");
-    }
-
-    /** An array of texts. */
-    List<String> texts(String name) {
-        JsonNode value = node.get(name);
-        if (value == null || !value.isArray()) {
-            throw missing(name, "an array");
-        }
-        List<String> items = new ArrayList<>();
-        for (JsonNode item : value.values()) {
-            if (!item.isString()) {
-                throw missing(name, "an array of texts");
-            }
-            items.add(item.stringValue());
-        }
-        return items;
     }
 
     /** An object of text values (other values are kept as their JSON text). */

@@ -40,7 +40,21 @@ public enum Operation {
     /** {@code GET /v1/users/{userId}/rate-limits}. */
     RATE_LIMITS(true),
     /** {@code GET /dev/outbox}. */
-    DEV_OUTBOX(true);
+    DEV_OUTBOX(true),
+    /** {@code POST /v1/admin/webhooks}: a repeat may register a second endpoint. */
+    REGISTER_WEBHOOK(false),
+    /** {@code GET /v1/admin/webhooks} and {@code GET /v1/admin/webhooks/{endpointId}}. */
+    LIST_WEBHOOKS(true),
+    /** {@code DELETE /v1/admin/webhooks/{endpointId}}: a repeat after a delete that happened answers 400. */
+    DELETE_WEBHOOK(false),
+    /** {@code POST /v1/admin/webhooks/{endpointId}/rotate-secret}: a repeat rotates again. */
+    ROTATE_WEBHOOK_SECRET(false),
+    /** {@code POST /v1/admin/webhooks/{endpointId}/enable}: enabling twice is enabling once. */
+    ENABLE_WEBHOOK(true),
+    /** {@code GET /v1/admin/webhooks/{endpointId}/deliveries}. */
+    WEBHOOK_DELIVERIES(true),
+    /** {@code POST /v1/admin/webhooks/{endpointId}/redeliver}: a repeat sends again (receivers dedupe by id). */
+    REDELIVER_WEBHOOK(false);
 
     private final boolean safeToRetry;
 

@@ -44,6 +44,7 @@ public final class VerificationClient {
     private final DevicesClient devices;
     private final AuditClient audit;
     private final TotpClient totp;
+    private final WebhooksClient webhooks;
 
     private VerificationClient(Builder builder) {
         this.baseUri = builder.baseUri;
@@ -56,6 +57,7 @@ public final class VerificationClient {
         this.devices = new DevicesClient(transport);
         this.audit = new AuditClient(transport);
         this.totp = new TotpClient(transport);
+        this.webhooks = new WebhooksClient(transport);
     }
 
     public static Builder builder() {
@@ -80,6 +82,11 @@ public final class VerificationClient {
     /** The security audit log. */
     public AuditClient audit() {
         return audit;
+    }
+
+    /** Webhook endpoints (operator API): needs a client built with an admin key. */
+    public WebhooksClient webhooks() {
+        return webhooks;
     }
 
     /** {@code GET /v1/users/{userId}/rate-limits}: the current window of each of the user's limits. */

@@ -32,6 +32,7 @@ import org.springframework.context.annotation.Primary;
 final class TestServer {
 
     static final String API_KEY = "client-test-api-key-0123456789abcdefghij";
+    static final String ADMIN_KEY = "client-test-admin-key-0123456789abcdefghi";
     static final String HMAC_KEY = "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=";
     static final Instant START = Instant.parse("2026-11-30T10:00:00Z");
 
@@ -63,6 +64,7 @@ final class TestServer {
                 .run("--server.port=0", "--server.address=127.0.0.1", "--spring.main.banner-mode=off",
                         "--verification.data-dir=" + dataDirectory,
                         "--verification.api-keys=" + API_KEY,
+                        "--verification.admin-api-keys=" + ADMIN_KEY,
                         "--verification.secret-keys=" + HMAC_KEY,
                         "--verification.embedded-lock-wait=PT0.3S");
         int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
@@ -95,6 +97,11 @@ final class TestServer {
     /** A client of this server with the default retry policy. */
     VerificationClient client() {
         return VerificationClient.builder().baseUri(uri).apiKey(API_KEY).build();
+    }
+
+    /** A client of this server's operator API. */
+    VerificationClient adminClient() {
+        return VerificationClient.builder().baseUri(uri).apiKey(ADMIN_KEY).build();
     }
 
     VerificationClient.Builder clientBuilder() {

@@ -187,7 +187,8 @@ public final class AuditLog {
     }
 
     /** Timestamps are kept as fixed-width text, which holds the years 1970 to 9999. */
-    private static void requireStorable(String field, Instant instant) {
+    /** A 400 naming {@code field} for an instant no store keeps (before 1970 or after 9999): never an overflow. */
+    public static void requireStorable(String field, Instant instant) {
         if (instant.isBefore(Instant.EPOCH) || instant.isAfter(LATEST)) {
             throw new InvalidInputException(field, "must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z");
         }

@@ -1,6 +1,7 @@
 package dev.verificationservice.events;
 
 import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SealedSecret;
@@ -127,6 +128,8 @@ public final class Webhooks {
         }
         Instant start = from.orElse(Instant.EPOCH);
         Instant end = to.orElse(clock.instant());
+        AuditLog.requireStorable("from", start);
+        AuditLog.requireStorable("to", end);
         if (start.isAfter(end)) {
             throw new InvalidInputException("from", "must not be after 'to'");
         }
@@ -142,6 +145,8 @@ public final class Webhooks {
         if (from == null || to == null || from.isAfter(to)) {
             throw new InvalidInputException(from == null ? "from" : "to", "give both 'from' and 'to', 'from' first");
         }
+        AuditLog.requireStorable("from", from);
+        AuditLog.requireStorable("to", to);
         Instant now = clock.instant();
         List<Delivery> found = store.deliveries(endpointId, from, to, MAX_REDELIVER);
         found.forEach(delivery -> store.putDelivery(delivery.redelivered(now)));
@@ -166,6 +171,18 @@ public final class Webhooks {
                 .orElse(Delivery.pending(endpoint.endpointId(), event, now));
         store.putDelivery(again);
         return again;
+    }
+
+    /**
+     * The deliveries of the event an audit entry is, one per endpoint that has one, for the console's view of a user's
+     * events; empty while the event waits in the outbox, or when no endpoint subscribes to it.
+     */
+    public List<Delivery> deliveriesOf(AuditEntry entry) {
+        WebhookEvent event = WebhookEvent.of(entry);
+        return store.listEndpoints().stream()
+                .map(endpoint -> store.findDelivery(endpoint.endpointId(), event))
+                .flatMap(Optional::stream)
+                .toList();
     }
 
     /** How many entries of one user in one millisecond a lookup by event id reads through. */

@@ -33,7 +33,14 @@ class MarkdownShellTest {
     @BeforeAll
     static void startTheServiceAsRunDoes() {
         server = new SpringApplicationBuilder(VerificationServerApplication.class).run("--server.port=0",
-                "--server.address=127.0.0.1", "--verification.data-dir=" + checkout.resolve("data"));
+                "--server.address=127.0.0.1", "--verification.data-dir=" + checkout.resolve("data"),
+                "--verification.admin-api-keys=" + ShellBlocks.ADMIN_KEY);
+        // A reader pastes at the repository's root, where the events tour reads docs/webhooks.md.
+        try {
+            Files.createSymbolicLink(checkout.resolve("docs"), Markdown.ROOT.resolve("docs"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         uri = URI.create("http://127.0.0.1:" + server.getEnvironment().getRequiredProperty("local.server.port"));
     }
 

@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
 final class ShellBlocks {
 
     static final String DOCUMENTED_ADDRESS = "http://localhost:8080";
+    /** The operator API's key of the server the blocks run against ({@code VERIFICATION_ADMIN_API_KEYS}). */
+    static final String ADMIN_KEY = "docs-admin-key-0123456789abcdefghijklmnop";
     private static final long TIMEOUT_SECONDS = 120;
 
     private ShellBlocks() {
@@ -32,9 +34,12 @@ final class ShellBlocks {
         // The output goes to a file, so that a block that never ends cannot block the read: the timeout holds.
         Path output = Files.createTempFile("markdown-sh", ".out");
         try {
-            Process process = new ProcessBuilder("bash", "-e", "-o", "pipefail", "-c", script)
+            ProcessBuilder builder = new ProcessBuilder("bash", "-e", "-o", "pipefail", "-c", script)
                     .directory(workingDirectory.toFile()).redirectErrorStream(true)
-                    .redirectOutput(output.toFile()).start();
+                    .redirectOutput(output.toFile());
+            // The admin key a reader exports before the events tour, as the test's server has it.
+            builder.environment().put("ADMIN_KEY", ADMIN_KEY);
+            Process process = builder.start();
             process.getOutputStream().close();
             if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 process.destroyForcibly();

@@ -7,6 +7,7 @@ import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.testsupport.browser.HeadlessChromium;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.testsupport.totp.AuthenticatorApp;
+import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -628,6 +629,51 @@ class ConsoleBrowserTest {
                 .doesNotContain(code);
         assertNoSecretInPage();
         browser.screenshot("outbox");
+    }
+
+    /** Events out (§15): a user's events with their delivery state, an endpoint's deliveries, and a redelivery. */
+    @Test
+    void aUsersEventsShowTheirDeliveriesAndAnEventCanBeRedelivered() throws Exception {
+        try (WebhookReceiver receiver = new WebhookReceiver()) {
+            ApiClient admin = new ApiClient(port, ADMIN_KEY);
+            Answer registered = admin.post("/v1/admin/webhooks", Map.of("url", receiver.url().toString(),
+                    "eventTypes", List.of("code.sent")));
+            assertThat(registered.status()).as(registered.raw().body()).isEqualTo(201);
+            String endpointId = registered.text("endpointId");
+            secrets.add(registered.text("secret"));
+            try {
+                String user = newUser();
+                sendEmailCode(user);
+                String eventId = receiver.awaitMatching(request -> request.bodyText().contains(user), 1,
+                        Duration.ofSeconds(30)).id();
+                signIn();
+                lookUp(user);
+                leavingThePage(() -> find("#user-events-link").click());
+                // The outcome is written just after the receiver answered: look again until it shows.
+                new WebDriverWait(browser.driver, Duration.ofSeconds(30)).until(driver -> {
+                    driver.navigate().refresh();
+                    return find("#user-events").getText().contains(endpointId + ": DELIVERED (204)");
+                });
+                assertEveryControlIsLabelled();
+                browser.screenshot("user-events");
+
+                leavingThePage(() -> find("nav a[href='/console/webhooks']").click());
+                leavingThePage(() -> find("#endpoints tr[data-endpoint-id='" + endpointId + "'] a").click());
+                WebElement row = find("#deliveries tr[data-event-id='" + eventId + "']");
+                assertThat(row.getText()).contains("code.sent").contains(user).contains("DELIVERED")
+                        .contains("answered 204");
+                assertEveryControlIsLabelled();
+                browser.screenshot("webhook-deliveries");
+                leavingThePage(() -> row.findElement(By.cssSelector("button")).click());
+
+                assertThat(find("#result").getText()).contains("Event " + eventId + " goes to " + endpointId);
+                assertThat(receiver.awaitMatching(request -> eventId.equals(request.id()), 2,
+                        Duration.ofSeconds(30)).bodyText()).contains(user);
+                assertNoSecretInPage();
+            } finally {
+                admin.delete("/v1/admin/webhooks/" + endpointId);
+            }
+        }
     }
 
     @Test

@@ -128,7 +128,7 @@ class EmbeddedCrashTest {
     }
 
     /** The server in a JVM of its own, started from this test's classpath without the test classes. */
-    private static final class ServerProcess {
+    static final class ServerProcess {
         /** Spring Boot's line once Tomcat listens, e.g. "Tomcat started on port 41234 (http) with context path '/'". */
         private static final Pattern TOMCAT_STARTED = Pattern.compile("Tomcat started on port\\(?s?\\)?:? (\\d+)");
 
@@ -140,7 +140,7 @@ class EmbeddedCrashTest {
             this.port = port;
         }
 
-        static ServerProcess start(Path dataDirectory) throws IOException, InterruptedException {
+        static ServerProcess start(Path dataDirectory, String... moreArguments) throws IOException, InterruptedException {
             String classpath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                     .filter(entry -> !entry.endsWith("test-classes"))
                     .collect(Collectors.joining(File.pathSeparator));
@@ -154,6 +154,7 @@ class EmbeddedCrashTest {
                     "--verification.data-dir=" + dataDirectory,
                     "--verification.api-keys=" + API_KEY,
                     "--verification.secret-keys=" + AbstractApiTest.HMAC_KEY));
+            command.addAll(List.of(moreArguments));
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             // Ready when Spring Boot says it started; its output is then drained so the process never blocks.

@@ -126,7 +126,7 @@ public class AdminController {
      * admin branch; should a path spelling ever route here without it, the answer is a refusal, not an action
      * audited without an operator.
      */
-    private static String operatorKeyId(HttpServletRequest request) {
+    static String operatorKeyId(HttpServletRequest request) {
         if (request.getAttribute(ApiKeyFilter.OPERATOR_KEY_ID) instanceof String keyId) {
             return keyId;
         }

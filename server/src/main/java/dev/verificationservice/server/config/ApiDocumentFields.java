@@ -7,6 +7,7 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.devices.DeviceVerification;
+import dev.verificationservice.events.WebhookSecret;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.validation.Inputs;
@@ -108,6 +109,9 @@ final class ApiDocumentFields implements OpenApiCustomizer {
         if (name.equals("RecoveryCodeBody")) {
             properties.get("code").pattern(null);
         }
+        if (name.equals("WebhookSecretResponse")) {
+            properties.get("secret").pattern("^" + WebhookSecret.PREFIX + "[A-Za-z0-9+/]+={0,2}$");
+        }
         if (name.endsWith("Body")) {
             List<String> required = schema.getRequired() == null ? List.of() : schema.getRequired();
             properties.forEach((field, property) -> property.setNullable(required.contains(field) ? null
@@ -137,7 +141,7 @@ final class ApiDocumentFields implements OpenApiCustomizer {
         Schema<?> schema = new StringSchema();
         parameter.setSchema(schema);
         String name = parameter.getName();
-        boolean audit = path.endsWith("/audit");
+        boolean audit = path.endsWith("/audit") || path.endsWith("/deliveries");
         if (audit && (name.equals("from") || name.equals("to"))) {
             schema.format("date-time").description("An ISO-8601 UTC instant such as 2026-11-30T10:00:00Z");
         } else if (audit && name.equals("limit")) {

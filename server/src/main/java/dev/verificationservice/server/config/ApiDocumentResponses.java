@@ -59,7 +59,8 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
             responses.get("503").addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter());
             if (path.startsWith(ApiKeyFilter.ADMIN_PREFIX + "/")) {
                 problem(responses, "404", "NOT_FOUND: the operator API is off (no admin key is configured), or no "
-                        + "endpoint has this exact path");
+                        + "endpoint has this exact path" + (path.startsWith(ApiKeyFilter.ADMIN_PREFIX + "/webhooks")
+                        ? "; or WEBHOOKS_OFF: webhooks are off (VERIFICATION_WEBHOOKS_ENABLED)" : ""));
             }
             if (path.equals("/dev/outbox")) {
                 problem(responses, "404", "OUTBOX_DISABLED: a delivery channel is configured, so there is no outbox; "

@@ -352,7 +352,7 @@ public class ConsoleController {
     }
 
     /** What every signed-in page shows: who is signed in, the CSRF token for its forms, a message once. */
-    private void common(HttpServletRequest request, Model model) {
+    void common(HttpServletRequest request, Model model) {
         ConsoleSessions.Session session = session(request);
         model.addAttribute("operatorKeyId", session.operatorKeyId());
         model.addAttribute("csrf", session.csrfToken());
@@ -361,7 +361,7 @@ public class ConsoleController {
         model.addAttribute("idleMinutes", sessions.idleTimeout().toMinutes());
     }
 
-    private static ConsoleSessions.Session session(HttpServletRequest request) {
+    static ConsoleSessions.Session session(HttpServletRequest request) {
         if (request.getAttribute(ConsoleFilter.SESSION) instanceof ConsoleSessions.Session session) {
             return session;
         }

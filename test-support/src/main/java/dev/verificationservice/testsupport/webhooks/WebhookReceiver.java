@@ -120,6 +120,35 @@ public final class WebhookReceiver implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until at least {@code count} answered requests match {@code wanted}; answers the latest of them, or fails
+     * after {@code timeout} (a lost event ends the test instead of hanging it).
+     */
+    public Received awaitMatching(java.util.function.Predicate<Received> wanted, int count, java.time.Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (received) {
+            while (true) {
+                List<Received> matching = received.stream().filter(wanted).toList();
+                if (matching.size() >= count) {
+                    return matching.get(matching.size() - 1);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError(matching.size() + " of " + count + " matching webhook requests arrived "
+                            + "within " + timeout);
+                }
+                TimeUnit.NANOSECONDS.timedWait(received, left);
+            }
+        }
+    }
+
+    /** Stops hanging: the held requests end unanswered, later ones are answered again. */
+    public void release() {
+        hangs = false;
+        released.countDown();
+    }
+
     /** How many webhook-ids arrived more than once. */
     public long duplicates() {
         return perId.values().stream().filter(count -> count.get() > 1).count();
