@@ -249,6 +249,6 @@ class RetryAndTransportTest {
         assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0)).isInstanceOf(IllegalArgumentException.class);
         assertThat(RetryPolicy.defaults().operations()).containsExactlyInAnyOrder(Operation.CHECK_CODE,
                 Operation.LIST_DEVICES, Operation.LIST_TOTP, Operation.AUDIT, Operation.RATE_LIMITS,
-                Operation.DEV_OUTBOX);
+                Operation.DEV_OUTBOX, Operation.LIST_WEBHOOKS, Operation.ENABLE_WEBHOOK, Operation.WEBHOOK_DELIVERIES);
     }
 }
