@@ -292,11 +292,6 @@ public final class TableKeys {
         return OUTBOX_EVENTS;
     }
 
-    /** OUTBOXPK prefix of the partitions of PENDING deliveries. */
-    public static String outboxDeliveriesPrefix() {
-        return OUTBOX_DELIVERIES;
-    }
-
     /** Upper bound (inclusive) of outbox sort keys due at {@code now}. */
     public static String outboxDueBy(Instant now) {
         return Timestamps.format(now);
