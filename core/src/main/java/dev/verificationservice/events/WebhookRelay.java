@@ -75,9 +75,19 @@ public final class WebhookRelay {
         return events.size();
     }
 
-    /** Up to {@code limit} deliveries due now (hints: {@link #attempt} checks again under the lease). */
-    public List<Delivery> due(int limit) {
-        return store.dueDeliveries(clock.instant(), limit);
+    /** The endpoints whose due deliveries to look for, enabled or not (a disabled one's are failed by attempts). */
+    public List<String> endpointIds() {
+        return store.listEndpoints().stream().map(WebhookEndpoint::endpointId).toList();
+    }
+
+    /** Up to {@code perEndpoint} of each endpoint's deliveries due now, endpoint after endpoint. */
+    public List<Delivery> due(int perEndpoint) {
+        return endpointIds().stream().flatMap(endpointId -> due(endpointId, perEndpoint).stream()).toList();
+    }
+
+    /** Up to {@code limit} of an endpoint's deliveries due now (hints: {@link #attempt} checks them under the lease). */
+    public List<Delivery> due(String endpointId, int limit) {
+        return store.dueDeliveries(endpointId, clock.instant(), limit);
     }
 
     /** One attempt at a delivery: claim its lease, send it signed, write the outcome. */

@@ -45,8 +45,11 @@ public interface WebhookRepository {
      */
     void fanOut(AuditEntry entry, List<Delivery> deliveries);
 
-    /** Up to {@code limit} PENDING deliveries whose next attempt is due at {@code now}, oldest first. */
-    List<Delivery> dueDeliveries(Instant now, int limit);
+    /**
+     * Up to {@code limit} of one endpoint's PENDING deliveries whose next attempt is due at {@code now}, oldest
+     * first. Per endpoint, so that one endpoint's backlog never hides another's due work from the relay.
+     */
+    List<Delivery> dueDeliveries(String endpointId, Instant now, int limit);
 
     Optional<Delivery> findDelivery(String endpointId, WebhookEvent event);
 

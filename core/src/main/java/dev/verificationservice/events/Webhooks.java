@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -87,9 +88,19 @@ public final class Webhooks {
         return store.findEndpoint(EndpointIds.check(endpointId)).orElseThrow(() -> unknown(endpointId));
     }
 
+    /**
+     * Deletes the endpoint and fails its pending deliveries (up to {@value #MAX_REDELIVER}): the relay reads due work
+     * only of endpoints that exist, so nothing else would take them out of the outbox. A relay sending one now loses
+     * its lease and leaves it failed.
+     */
     public void delete(String endpointId) {
         if (!store.deleteEndpoint(EndpointIds.check(endpointId))) {
             throw unknown(endpointId);
+        }
+        Instant now = clock.instant();
+        Instant lastRetry = now.plus(Collections.max(RetrySchedule.DELAYS));
+        for (Delivery pending : store.dueDeliveries(endpointId, lastRetry, MAX_REDELIVER)) {
+            store.putDelivery(pending.failed(now, Optional.empty(), "the endpoint was deleted", Optional.empty()));
         }
     }
 

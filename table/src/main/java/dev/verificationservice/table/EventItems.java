@@ -108,7 +108,7 @@ public final class EventItems {
         if (delivery.status() == DeliveryStatus.PENDING) {
             Instant due = delivery.nextAttemptAt().orElse(event.occurredAt());
             item.put(DUE_AT, due.toEpochMilli());
-            TableKeys.IndexKey outbox = TableKeys.outboxDelivery(key, due);
+            TableKeys.IndexKey outbox = TableKeys.outboxDelivery(delivery.endpointId(), due);
             item.put(OUTBOX_PK, outbox.gsi1pk());
             item.put(OUTBOX_SK, outbox.gsi1sk());
         }

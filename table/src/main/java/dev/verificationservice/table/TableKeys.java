@@ -28,7 +28,9 @@ import java.util.stream.IntStream;
  *
  * <p>The sparse index {@value #OUTBOX_INDEX} (OUTBOXPK / OUTBOXSK) holds what the webhook relay has still to do:
  * audit entries not yet fanned out ({@code OUTBOX#EVENT#<shard>}, at their timestamp) and PENDING deliveries
- * ({@code OUTBOX#DELIVERY#<shard>}, at their next attempt). An item leaves it when the attributes are removed.
+ * ({@code OUTBOX#DELIVERY#<endpointId>}, at their next attempt). An item leaves it when the attributes are removed.
+ * Deliveries get a partition per endpoint so the relay finds each endpoint's due work apart from the others'
+ * backlogs; one endpoint takes far fewer writes a second than a partition allows (the relay sends it a few at a time).
  *
  * <p>Ids that go into keys are checked by {@link dev.verificationservice.validation.Inputs} to contain no
  * {@code #}; digests are base64url and timestamps fixed-width ISO-8601, so no two different values ever
@@ -40,8 +42,8 @@ public final class TableKeys {
     /** The sparse index of undelivered events and pending deliveries (issue 19). */
     public static final String OUTBOX_INDEX = "OUTBOX";
     /**
-     * Partitions of each kind in the outbox index: writes to one index partition are limited (1000 units a second
-     * on DynamoDB), and every audit entry writes one, so the entries spread over several.
+     * Partitions of undelivered audit entries in the outbox index: writes to one index partition are limited (1000
+     * units a second on DynamoDB), and every audit entry writes one, so the entries spread over several.
      */
     public static final int OUTBOX_SHARDS = 4;
 
@@ -265,9 +267,9 @@ public final class TableKeys {
         return new IndexKey(OUTBOX_EVENTS + shard(entry), Timestamps.format(timestamp));
     }
 
-    /** The outbox index key of a PENDING delivery, at its next attempt. */
-    public static IndexKey outboxDelivery(PrimaryKey delivery, Instant dueAt) {
-        return new IndexKey(OUTBOX_DELIVERIES + shard(delivery), Timestamps.format(dueAt));
+    /** The outbox index key of a PENDING delivery, in its endpoint's partition at its next attempt. */
+    public static IndexKey outboxDelivery(String endpointId, Instant dueAt) {
+        return new IndexKey(outboxDeliveries(endpointId), Timestamps.format(dueAt));
     }
 
     /** The outbox partitions of undelivered audit entries. */
@@ -275,9 +277,9 @@ public final class TableKeys {
         return IntStream.range(0, OUTBOX_SHARDS).mapToObj(n -> OUTBOX_EVENTS + n).toList();
     }
 
-    /** The outbox partitions of PENDING deliveries. */
-    public static List<String> outboxDeliveryPartitions() {
-        return IntStream.range(0, OUTBOX_SHARDS).mapToObj(n -> OUTBOX_DELIVERIES + n).toList();
+    /** The outbox partition of an endpoint's PENDING deliveries. */
+    public static String outboxDeliveries(String endpointId) {
+        return OUTBOX_DELIVERIES + endpointId;
     }
 
     /** OUTBOXPK prefix of every outbox partition, of either kind. */
@@ -288,11 +290,6 @@ public final class TableKeys {
     /** OUTBOXPK prefix of the partitions of undelivered audit entries. */
     public static String outboxEventsPrefix() {
         return OUTBOX_EVENTS;
-    }
-
-    /** OUTBOXPK prefix of the partitions of PENDING deliveries. */
-    public static String outboxDeliveriesPrefix() {
-        return OUTBOX_DELIVERIES;
     }
 
     /** Upper bound (inclusive) of outbox sort keys due at {@code now}. */

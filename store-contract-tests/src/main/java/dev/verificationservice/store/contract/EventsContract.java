@@ -349,6 +349,57 @@ public abstract class EventsContract extends ContractPart {
         }
     }
 
+    @Test
+    void aDeadEndpointsBacklogHoldsBackNoOtherEndpoint() throws Exception {
+        WebhookReceiver dead = receiver().hanging();
+        webhooks.register(dead.url().toString(), List.of(), Optional.empty());
+        WebhookSettings settings = new WebhookSettings(false, 4, 2, Duration.ofDays(1), 5);
+        // The dead endpoint's backlog: older than anything else due, and more than one poll's batch.
+        for (int i = 0; i < 3 * settings.batchSize(); i++) {
+            verification().audit().recordSuccess("old-" + i, AuditEventType.DEVICE_REVOKED, Map.of(),
+                    ClientContext.none());
+        }
+        indexCatchesUp();
+        relay("one").fanOut(100);
+        clock().advance(Duration.ofSeconds(1));
+        WebhookReceiver healthy = receiver();
+        webhooks.register(healthy.url().toString(), List.of(), Optional.empty());
+        int events = 3;
+        for (int i = 0; i < events; i++) {
+            verification().audit().recordSuccess("new-" + i, AuditEventType.DEVICE_REVOKED, Map.of(),
+                    ClientContext.none());
+        }
+        try (RelayRunner runner = new RelayRunner(relay("one"), settings)) {
+            // Two slots per endpoint: three events take two polls; a few more allow for the index's lag.
+            for (int poll = 0; poll < 4 && healthy.distinctIds() < events; poll++) {
+                indexCatchesUp();
+                runner.poll();
+                healthy.awaitReceived(Math.min(events, healthy.received().size() + 1), Duration.ofSeconds(2));
+            }
+            assertThat(healthy.distinctIds()).as("the healthy endpoint got its events within four polls")
+                    .isEqualTo(events);
+        }
+    }
+
+    @Test
+    void deletingAnEndpointTakesItsPendingDeliveriesOutOfTheOutbox() {
+        WebhookReceiver receiver = receiver().answering(500, 500);
+        Webhooks.Registration endpoint = webhooks.register(receiver.url().toString(), List.of(), Optional.empty());
+        for (String user : List.of("del-1", "del-2")) {
+            verification().audit().recordSuccess(user, AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none());
+        }
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.RETRYING, DeliveryOutcome.RETRYING);
+        indexCatchesUp();
+        assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isEqualTo(2);
+
+        webhooks.delete(endpoint.endpoint().endpointId());
+
+        indexCatchesUp();
+        assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
+        assertThat(store().webhooks().deliveries(endpoint.endpoint().endpointId(), START, clock().instant(), 10))
+                .hasSize(2).allSatisfy(delivery -> assertThat(delivery.status()).isEqualTo(DeliveryStatus.FAILED));
+    }
+
     private boolean verifies(Webhooks.Registration endpoint, WebhookReceiver.Received request) {
         return new StandardWebhooksVerifier(endpoint.secret().text()).verifies(request.id(), request.timestamp(),
                 request.signature(), request.body(), clock().instant());

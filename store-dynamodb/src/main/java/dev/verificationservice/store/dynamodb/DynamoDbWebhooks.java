@@ -39,9 +39,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   <li>the outbox costs no item of its own: an audit item carries OUTBOXPK/OUTBOXSK from the request that writes it
  *   (PutItem, or a TransactWriteItems with the change it reports), so it enters the sparse index {@value
  *   TableKeys#OUTBOX_INDEX} in the same atomic step;</li>
- *   <li>undelivered events and due deliveries: Query the index, each of the {@value TableKeys#OUTBOX_SHARDS} shard
- *   partitions of the kind ({@code OUTBOXSK <= :now} for deliveries), oldest first. The index lags: what it answers
- *   is a hint, and every decision is a conditional write on the table;</li>
+ *   <li>undelivered events: Query the index, each of the {@value TableKeys#OUTBOX_SHARDS} shard partitions, oldest
+ *   first; due deliveries: Query the endpoint's own partition ({@code OUTBOXSK <= :now}), oldest first. The index
+ *   lags: what it answers is a hint, and every decision is a conditional write on the table;</li>
  *   <li>fan-out: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an existing one is left as it is),
  *   then UpdateItem REMOVE of the entry's outbox attributes on {@code attribute_exists(PK)}. Deliveries go first:
  *   a crash between the two leaves the entry in the outbox and the next fan-out repeats harmlessly;</li>
@@ -135,8 +135,8 @@ final class DynamoDbWebhooks implements WebhookRepository {
     }
 
     @Override
-    public List<Delivery> dueDeliveries(Instant now, int limit) {
-        return outbox(TableKeys.outboxDeliveryPartitions(), TableKeys.outboxDueBy(now), limit).stream()
+    public List<Delivery> dueDeliveries(String endpointId, Instant now, int limit) {
+        return outbox(List.of(TableKeys.outboxDeliveries(endpointId)), TableKeys.outboxDueBy(now), limit).stream()
                 .map(EventItems::delivery).toList();
     }
 
@@ -219,7 +219,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
         long pending = 0;
         Optional<Instant> oldest = Optional.empty();
         List<String> partitions = new ArrayList<>(TableKeys.outboxEventPartitions());
-        partitions.addAll(TableKeys.outboxDeliveryPartitions());
+        listEndpoints().forEach(endpoint -> partitions.add(TableKeys.outboxDeliveries(endpoint.endpointId())));
         for (String partition : partitions) {
             QueryRequest count = outboxQuery(IN_OUTBOX, Map.of(":pk", s(partition))).select(Select.COUNT).build();
             pending += countAll(count);

@@ -42,6 +42,9 @@ final class SqliteWebhooks implements WebhookRepository {
     private static final String OUTBOX_SK = "json_extract(item, '$." + ItemAttributes.OUTBOX_SK + "')";
     private static final String SELECT_OUTBOX = "SELECT item FROM items WHERE " + OUTBOX_PK + " >= ? AND "
             + OUTBOX_PK + " < ? AND " + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?";
+    /** One endpoint's partition of due deliveries. */
+    private static final String SELECT_DUE = "SELECT item FROM items WHERE " + OUTBOX_PK + " = ? AND "
+            + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?";
     /** Sorts after every fixed-width timestamp: the upper bound of "any time". */
     private static final String ANY_TIME = "~";
     private static final String OUTBOX_STATS = "SELECT count(*), min(json_extract(item, '$."
@@ -125,9 +128,15 @@ final class SqliteWebhooks implements WebhookRepository {
     }
 
     @Override
-    public List<Delivery> dueDeliveries(Instant now, int limit) {
-        return outbox(TableKeys.outboxDeliveriesPrefix(), TableKeys.outboxDueBy(now), limit).stream()
-                .map(EventItems::delivery).toList();
+    public List<Delivery> dueDeliveries(String endpointId, Instant now, int limit) {
+        return read("read the webhook outbox", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_DUE)) {
+                select.setString(1, TableKeys.outboxDeliveries(endpointId));
+                select.setString(2, TableKeys.outboxDueBy(now));
+                select.setInt(3, limit);
+                return table.allItems(select).stream().map(EventItems::delivery).toList();
+            }
+        });
     }
 
     /** Items of the outbox partitions of one kind, due by {@code dueBy} (inclusive), oldest first. */
