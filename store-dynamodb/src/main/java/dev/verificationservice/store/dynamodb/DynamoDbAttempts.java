@@ -1,7 +1,6 @@
 package dev.verificationservice.store.dynamodb;
 
 import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
-import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.CONDITION_FAILED;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.TRANSACTION_CONFLICT;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
@@ -11,7 +10,6 @@ import static dev.verificationservice.store.dynamodb.DynamoDbTable.reasonCode;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.util.ArrayList;
@@ -131,15 +129,7 @@ final class DynamoDbAttempts {
         List<TransactWriteItem> items = new ArrayList<>();
         items.add(TransactWriteItem.builder().update(update).build());
         items.add(table.conditionalPut(TableItems.auditItem(entry)));
-        place.ifPresent(held -> items.add(TransactWriteItem.builder().update(Update.builder()
-                .tableName(table.tableName)
-                .key(keyOf(DynamoDbCounters.counterKey(held.window())))
-                .updateExpression(DynamoDbCounters.GIVE_PLACE_BACK)
-                .conditionExpression(DynamoDbCounters.PLACE_IS_HELD)
-                .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
-                        "#place", TableItems.placeAttribute(held.attemptId().orElseThrow())))
-                .expressionAttributeValues(Map.of(":one", n(1)))
-                .build()).build()));
+        place.ifPresent(held -> items.add(DynamoDbCounters.giveBackItem(table, held)));
         return TransactWriteItemsRequest.builder()
                 .transactItems(items)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)

@@ -17,7 +17,6 @@ import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
-import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
@@ -210,16 +209,7 @@ final class DynamoDbCodes implements CodeRepository {
                 .build()).build());
         items.add(table.conditionalPut(TableItems.auditItem(consumption.verified())));
         if (giveBack && consumption.placeToGiveBack().orElseThrow().attemptId().isPresent()) {
-            Place place = consumption.placeToGiveBack().orElseThrow();
-            items.add(TransactWriteItem.builder().update(Update.builder()
-                    .tableName(table.tableName)
-                    .key(keyOf(DynamoDbCounters.counterKey(place.window())))
-                    .updateExpression(DynamoDbCounters.GIVE_PLACE_BACK)
-                    .conditionExpression(DynamoDbCounters.PLACE_IS_HELD)
-                    .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
-                            "#place", TableItems.placeAttribute(place.attemptId().get())))
-                    .expressionAttributeValues(Map.of(":one", n(1)))
-                    .build()).build());
+            items.add(DynamoDbCounters.giveBackItem(table, consumption.placeToGiveBack().orElseThrow()));
         }
         // Last, so the other items keep their places in the cancellation reasons.
         items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()

@@ -28,6 +28,8 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
@@ -155,6 +157,22 @@ final class DynamoDbCounters implements RateLimitRepository {
             request.expressionAttributeValues(values);
         }
         table.updateUnlessConditionFails(request.build(), AccessPattern.COUNT_RATE_LIMIT, what);
+    }
+
+    /**
+     * The give-back of {@code place} as an item of a transaction: {@link #GIVE_PLACE_BACK} on {@link #PLACE_IS_HELD},
+     * so the transaction is cancelled (reason at this item's index) when the place is gone.
+     */
+    static TransactWriteItem giveBackItem(DynamoDbTable table, Place place) {
+        return TransactWriteItem.builder().update(Update.builder()
+                .tableName(table.tableName)
+                .key(keyOf(counterKey(place.window())))
+                .updateExpression(GIVE_PLACE_BACK)
+                .conditionExpression(PLACE_IS_HELD)
+                .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
+                        "#place", TableItems.placeAttribute(place.attemptId().orElseThrow())))
+                .expressionAttributeValues(Map.of(":one", n(1)))
+                .build()).build();
     }
 
     static TableKeys.PrimaryKey counterKey(CounterWindow window) {
