@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -23,13 +25,14 @@ public final class MeteredVerificationStore {
     }
 
     public static VerificationStore wrap(VerificationStore store, MeterRegistry registry) {
+        Timers timers = new Timers(registry);
         return (VerificationStore) Proxy.newProxyInstance(VerificationStore.class.getClassLoader(),
                 new Class<?>[] {VerificationStore.class}, (proxy, method, args) -> {
                     if (method.getDeclaringClass() == Object.class) {
                         return method.invoke(store, args);
                     }
                     if (method.getName().equals("units") && method.getParameterCount() == 0) {
-                        return timed(store.units(), registry);
+                        return timed(store.units(), timers);
                     }
                     long start = System.nanoTime();
                     String outcome = "success";
@@ -39,12 +42,12 @@ public final class MeteredVerificationStore {
                         outcome = "error";
                         throw e.getCause();
                     } finally {
-                        record(registry, method.getName(), outcome, start);
+                        timers.record(method.getName(), outcome, start);
                     }
                 });
     }
 
-    private static UnitOfWork timed(UnitOfWork units, MeterRegistry registry) {
+    private static UnitOfWork timed(UnitOfWork units, Timers timers) {
         return new UnitOfWork() {
             @Override
             public <T> T run(String what, Supplier<T> steps) {
@@ -55,7 +58,7 @@ public final class MeteredVerificationStore {
                     outcome = "success";
                     return result;
                 } finally {
-                    record(registry, "unit", outcome, start);
+                    timers.record("unit", outcome, start);
                 }
             }
 
@@ -71,12 +74,26 @@ public final class MeteredVerificationStore {
         };
     }
 
-    private static void record(MeterRegistry registry, String operation, String outcome, long start) {
-        Timer.builder(TIMER)
-                .description("Latency of one store operation")
-                .tag("operation", operation)
-                .tag("outcome", outcome)
-                .register(registry)
-                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    /**
+     * The timers, each registered once: building and registering one for every call (a lookup in the registry
+     * each time) ran on the embedded store's writer thread, for every step of every unit.
+     */
+    private static final class Timers {
+        private final MeterRegistry registry;
+        private final Map<String, Timer> byOperationAndOutcome = new ConcurrentHashMap<>();
+
+        Timers(MeterRegistry registry) {
+            this.registry = registry;
+        }
+
+        void record(String operation, String outcome, long start) {
+            long elapsed = System.nanoTime() - start;
+            byOperationAndOutcome.computeIfAbsent(operation + ' ' + outcome, key -> Timer.builder(TIMER)
+                            .description("Latency of one store operation")
+                            .tag("operation", operation)
+                            .tag("outcome", outcome)
+                            .register(registry))
+                    .record(elapsed, TimeUnit.NANOSECONDS);
+        }
     }
 }

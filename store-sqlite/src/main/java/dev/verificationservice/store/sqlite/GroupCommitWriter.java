@@ -4,8 +4,8 @@ import dev.verificationservice.store.StoreException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -362,8 +362,10 @@ final class GroupCommitWriter implements AutoCloseable {
     }
 
     private void execute(String sql) throws SQLException {
-        try (Statement statement = connection.createStatement()) {
-            statement.execute(sql);
+        // Prepared, not created: the store's connection keeps prepared statements (StatementCache), and a unit's
+        // steps run these several times each.
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.execute();
         }
     }
 

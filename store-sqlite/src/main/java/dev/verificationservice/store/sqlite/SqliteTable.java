@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -73,7 +75,11 @@ final class SqliteTable implements AutoCloseable {
     };
 
     private final HikariDataSource dataSource;
-    private final JsonMapper json = JsonMapper.builder().build();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    // Made once: a reader and a writer for the item type skip the type lookups ObjectMapper does on every call.
+    private static final ObjectReader ITEM_READER = JSON.readerFor(ITEM_TYPE);
+    private static final ObjectWriter ITEM_WRITER = JSON.writerFor(new TypeReference<Map<String, Object>>() {
+    });
     private final GroupCommitWriter writer;
 
     private SqliteTable(Path databaseFile, Duration lockWait) {
@@ -88,7 +94,8 @@ final class SqliteTable implements AutoCloseable {
         SQLiteDataSource sqlite = new SQLiteDataSource(config);
         sqlite.setUrl("jdbc:sqlite:" + databaseFile.toAbsolutePath());
         HikariConfig pool = new HikariConfig();
-        pool.setDataSource(sqlite);
+        // Every connection, the pool's and the writer's, keeps its prepared statements (StatementCache).
+        pool.setDataSource(StatementCache.caching(sqlite));
         pool.setPoolName("verification-sqlite");
         pool.setMaximumPoolSize(POOL_SIZE);
         pool.setMinimumIdle(1);
@@ -107,7 +114,8 @@ final class SqliteTable implements AutoCloseable {
         }
         try {
             // The one connection every write goes through (group commit); the pool serves the reads.
-            this.writer = new GroupCommitWriter(sqlite.getConnection(), lockWait, "verification-sqlite-writer");
+            this.writer = new GroupCommitWriter(StatementCache.caching(sqlite.getConnection()), lockWait,
+                    "verification-sqlite-writer");
         } catch (SQLException e) {
             dataSource.close();
             throw cannotOpen(databaseFile, e);
@@ -254,7 +262,7 @@ final class SqliteTable implements AutoCloseable {
         } else {
             statement.setNull(5, java.sql.Types.INTEGER);
         }
-        statement.setString(6, json.writeValueAsString(item));
+        statement.setString(6, ITEM_WRITER.writeValueAsString(item));
     }
 
     void deleteItem(TableKeys.PrimaryKey key) {
@@ -342,7 +350,7 @@ final class SqliteTable implements AutoCloseable {
         List<Map<String, Object>> items = new ArrayList<>();
         try (ResultSet result = statement.executeQuery()) {
             while (result.next()) {
-                items.add(json.readValue(result.getString(1), ITEM_TYPE));
+                items.add(ITEM_READER.readValue(result.getString(1)));
             }
         }
         return items;
