@@ -43,8 +43,10 @@ import org.sqlite.SQLiteDataSource;
 /**
  * Spring Security's one-time-token login, side by side: generate + consume pairs per second through the
  * {@link OneTimeTokenService} interface, this store against Spring Security's {@link JdbcOneTimeTokenService}, in
- * the same run, at the same concurrency, on the same kind of SQLite file with the same durability (WAL,
- * {@code synchronous=FULL}, the same lock wait; Spring's schema from its own DDL resource).
+ * the same run, at the same concurrency, on the same kind of SQLite file with the same durability (WAL, every
+ * commit on disk before it is acknowledged: Spring's connections with {@code synchronous=FULL}, this store's
+ * writer by its own sync of the log before it answers; the same lock wait; Spring's schema from its own DDL
+ * resource).
  *
  * <p>A pair of this store is everything a login by link costs it: {@code generate} (which makes nothing) and the
  * link sender's {@code handle} with its work run on the calling thread (the account looked up, the send limits,

@@ -15,7 +15,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.sqlite.SQLiteDataSource;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -146,10 +145,12 @@ public final class SqliteFiles {
     }
 
     /**
-     * Sets {@code PRAGMA synchronous} on every connection the open store will use from now on ({@code NORMAL}:
-     * commits are not synced to disk, a power loss may roll back the last ones). Reaches into the store's
-     * private pool: a benchmark's tool, so that the product offers no such switch. Returns the value every
-     * pooled connection then reports.
+     * Sets {@code PRAGMA synchronous} on every connection of the open store's pool and on its writer. Only the
+     * writer commits anything; it commits with {@code NORMAL} and syncs the log itself before it answers (the
+     * product's durability, which the pool's {@code FULL} states as well). With {@code NORMAL} here the writer's
+     * own sync is turned off too: commits are not synced to disk, a power loss may roll back the last ones.
+     * Reaches into the store's private parts while it is idle: a benchmark's tool, so that the product offers
+     * no such switch. Returns the value every connection then reports.
      */
     public static List<String> setSynchronous(SqliteVerificationStore store, String mode) {
         try {
@@ -160,43 +161,46 @@ public final class SqliteFiles {
             Field field = table.getClass().getDeclaredField("dataSource");
             field.setAccessible(true);
             HikariDataSource pool = (HikariDataSource) field.get(table);
-            ((SQLiteDataSource) pool.getDataSource()).setSynchronous(mode);
-            pool.getHikariPoolMXBean().softEvictConnections();
             List<Connection> held = new ArrayList<>();
             List<String> modes = new ArrayList<>();
             try {
                 for (int i = 0; i < pool.getMaximumPoolSize(); i++) {
                     Connection connection = pool.getConnection();
                     held.add(connection);
-                    try (Statement statement = connection.createStatement();
-                         ResultSet result = statement.executeQuery("PRAGMA synchronous")) {
-                        result.next();
-                        modes.add(result.getString(1));
-                    }
+                    modes.add(setAndRead(connection, mode));
                 }
             } finally {
                 for (Connection connection : held) {
                     connection.close();
                 }
             }
-            // Every write goes through the store's one writer connection (group commit): set it there too, while
-            // the store is idle (the benchmark has not started).
             Field writerField = table.getClass().getDeclaredField("writer");
             writerField.setAccessible(true);
             Object writer = writerField.get(table);
             Field connectionField = writer.getClass().getDeclaredField("connection");
             connectionField.setAccessible(true);
-            Connection writerConnection = (Connection) connectionField.get(writer);
-            try (Statement statement = writerConnection.createStatement()) {
-                statement.execute("PRAGMA synchronous=" + mode);
-                try (ResultSet result = statement.executeQuery("PRAGMA synchronous")) {
-                    result.next();
-                    modes.add("writer " + result.getString(1));
-                }
+            modes.add("writer " + setAndRead((Connection) connectionField.get(writer),
+                    mode.equals("FULL") ? "NORMAL" : mode));
+            if (!mode.equals("FULL")) {
+                Field durability = writer.getClass().getDeclaredField("durability");
+                durability.setAccessible(true);
+                Class<?> durabilityType = durability.getType();
+                durability.set(writer, durabilityType.getField("ALREADY_DURABLE").get(null));
+                modes.add("writer's own log sync off");
             }
             return modes;
         } catch (ReflectiveOperationException | SQLException e) {
             throw new IllegalStateException("cannot set synchronous=" + mode, e);
+        }
+    }
+
+    private static String setAndRead(Connection connection, String mode) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("PRAGMA synchronous=" + mode);
+            try (ResultSet result = statement.executeQuery("PRAGMA synchronous")) {
+                result.next();
+                return result.getString(1);
+            }
         }
     }
 }

@@ -33,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>What this shows is that an acknowledgement is only sent after the commit, and that a killed process
  * leaves a database that opens. A power loss, which also drops what the operating system had not yet written,
- * cannot be played here; against that the store runs {@code synchronous=FULL}, which
- * {@code SqliteVerificationStoreTest} checks.
+ * cannot be played here; against that the store syncs the log before any answer, which
+ * {@code GroupCommitWriterTest} and {@code SqliteVerificationStoreTest} check.
  */
 class EmbeddedCrashTest {
 

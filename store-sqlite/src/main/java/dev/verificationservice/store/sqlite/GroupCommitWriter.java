@@ -1,6 +1,7 @@
 package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.store.StoreException;
+import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -35,10 +36,15 @@ import org.slf4j.LoggerFactory;
  *   Each body sees the writes of those before it, exactly as if they had committed one after another, so
  *   every condition keeps its meaning. A body that fails is rolled back to its savepoint: it leaves nothing,
  *   and the others keep their writes.</li>
- *   <li>{@code COMMIT}. Only then is any outcome handed back, a result or a body's own failure: an outcome
- *   may rest on what an earlier body of the same batch wrote, and must not be acted on before that is on
- *   disk. If the {@code COMMIT} (or the {@code BEGIN}) fails, nothing of the batch is written and every caller
- *   gets a {@link StoreException}; each may retry, as every write of the store is safe to repeat.</li>
+ *   <li>{@code COMMIT}, then the batch goes to the syncer ({@link Durability}), and the writer takes the next
+ *   batch at once. The syncer forces the write-ahead log to disk and only then hands back the outcomes of every
+ *   batch committed before the force began, a result or a body's own failure: an outcome may rest on what an
+ *   earlier body (of its batch or of an earlier one) wrote, and must not be acted on before that is on disk.
+ *   So the log's sync (a few milliseconds on a cloud disk) no longer holds the writer: the next batch runs
+ *   meanwhile, and one sync makes every batch before it durable. If the {@code COMMIT} (or the {@code BEGIN})
+ *   fails, nothing of the batch is written and every caller gets a {@link StoreException}; each may retry, as
+ *   every write of the store is safe to repeat. If the sync fails, the batches it was to make durable may or may
+ *   not survive a power loss: their callers are told so (a retry is safe).</li>
  *   <li>A caller whose lock wait passes before its body started takes it back: it never runs, and the caller
  *   is told nothing was written. (Waiting for another process's lock in {@code BEGIN IMMEDIATE} counts as
  *   not started.) Once its body has started, the caller waits for the batch's outcome, however long the
@@ -67,6 +73,19 @@ final class GroupCommitWriter implements AutoCloseable {
         T run(Connection connection) throws SQLException;
     }
 
+    /**
+     * Makes every committed transaction durable: the embedded store's connection commits with
+     * {@code synchronous=NORMAL} (no sync inside COMMIT) and this forces the write-ahead log to disk, off the
+     * writer's thread. {@link #ALREADY_DURABLE} for a connection that syncs in COMMIT ({@code synchronous=FULL}).
+     */
+    @FunctionalInterface
+    interface Durability {
+        Durability ALREADY_DURABLE = () -> {
+        };
+
+        void force() throws IOException;
+    }
+
     /** The most transactions one COMMIT acknowledges: bounds how long the first of a batch waits for the last. */
     static final int MAX_BATCH = 64;
 
@@ -79,6 +98,13 @@ final class GroupCommitWriter implements AutoCloseable {
     private final Duration wait;
     private final BlockingQueue<Job<?>> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
+    private final Durability durability;
+    private final Thread syncer;
+    /** Committed transactions waiting for the sync that makes them durable; guarded by itself. */
+    private final List<Job<?>> awaitingSync = new ArrayList<>();
+    /** Set once the writer's thread has ended: the syncer ends when nothing else awaits it. */
+    private boolean writerEnded;
+    private final AtomicLong syncs = new AtomicLong();
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong transactions = new AtomicLong();
     private volatile boolean closed;
@@ -109,14 +135,22 @@ final class GroupCommitWriter implements AutoCloseable {
         }
     }
 
-    /** Takes over {@code connection} (closed with the writer); the caller has set its pragmas. */
-    GroupCommitWriter(Connection connection, Duration wait, String name) {
+    /**
+     * Takes over {@code connection} (closed with the writer); the caller has set its pragmas, and
+     * {@code durability} makes what it commits durable.
+     */
+    GroupCommitWriter(Connection connection, Duration wait, String name, Durability durability) {
         this.connection = connection;
         this.wait = wait;
+        this.durability = durability;
         this.unitConnection = unclosable(connection);
         this.thread = new Thread(this::writeBatches, name);
-        // A batch cut off by the JVM's exit was never acknowledged: SQLite rolls it back on the next open.
+        this.syncer = new Thread(this::syncBatches, name + "-sync");
+        // A batch cut off by the JVM's exit was never acknowledged: SQLite rolls it back on the next open (or,
+        // committed but not synced, it is lost or kept by the disk, and either is an answer nobody was given).
         thread.setDaemon(true);
+        syncer.setDaemon(true);
+        syncer.start();
         thread.start();
     }
 
@@ -258,12 +292,33 @@ final class GroupCommitWriter implements AutoCloseable {
         return transactions.get();
     }
 
+    /** What makes this writer's commits durable, for tests. */
+    Durability durability() {
+        return durability;
+    }
+
+    /** How many syncs made batches durable: fewer than the commits when batches came faster than syncs. */
+    long syncs() {
+        return syncs.get();
+    }
+
     /** How many transactions wait to be taken into a batch, for tests. */
     int waiting() {
         return queue.size();
     }
 
     private void writeBatches() {
+        try {
+            writeBatchesUntilClosed();
+        } finally {
+            synchronized (awaitingSync) {
+                writerEnded = true;
+                awaitingSync.notifyAll();
+            }
+        }
+    }
+
+    private void writeBatchesUntilClosed() {
         List<Job<?>> batch = new ArrayList<>();
         while (true) {
             try {
@@ -328,7 +383,47 @@ final class GroupCommitWriter implements AutoCloseable {
         }
         commits.incrementAndGet();
         transactions.addAndGet(started.size());
-        started.forEach(Job::deliver);
+        synchronized (awaitingSync) {
+            awaitingSync.addAll(started);
+            awaitingSync.notifyAll();
+        }
+    }
+
+    /**
+     * The syncer's loop: takes every committed transaction waiting, forces the log once for all of them, and only
+     * then hands their outcomes back, in commit order. Ends once the writer has ended and nothing waits.
+     */
+    private void syncBatches() {
+        List<Job<?>> committed = new ArrayList<>();
+        while (true) {
+            synchronized (awaitingSync) {
+                while (awaitingSync.isEmpty() && !writerEnded) {
+                    try {
+                        awaitingSync.wait();
+                    } catch (InterruptedException e) {
+                        // Only close ends the syncer, and only once the writer has ended and nothing waits.
+                    }
+                }
+                if (awaitingSync.isEmpty()) {
+                    return;
+                }
+                committed.addAll(awaitingSync);
+                awaitingSync.clear();
+            }
+            try {
+                durability.force();
+                syncs.incrementAndGet();
+                committed.forEach(Job::deliver);
+            } catch (IOException | RuntimeException e) {
+                LOG.error("The embedded store could not force its write-ahead log to disk: {}", e.toString());
+                for (Job<?> job : committed) {
+                    job.outcome.completeExceptionally(new StoreException("the embedded store could not " + job.what
+                            + ": it was committed but the disk did not confirm it (" + e.getMessage() + "); it may or "
+                            + "may not survive a power loss (a retry is safe)", e));
+                }
+            }
+            committed.clear();
+        }
     }
 
     /** Runs one body in a savepoint; its own failure is kept for it and undone. A failing savepoint fails the batch. */
@@ -378,6 +473,13 @@ final class GroupCommitWriter implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        try {
+            // The writer has ended (or is stuck on a disk that stopped answering): what it committed is synced and
+            // answered before the connection closes.
+            syncer.join(Math.max(1_000, 2 * wait.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Job<?> job = queue.poll(); job != null; job = queue.poll()) {
             if (job.state.compareAndSet(QUEUED, WITHDRAWN)) {
                 job.outcome.completeExceptionally(new StoreException("the embedded store closed before it could "
@@ -388,6 +490,13 @@ final class GroupCommitWriter implements AutoCloseable {
             connection.close();
         } catch (SQLException e) {
             LOG.warn("Could not close the embedded store's writer connection: {}", e.getMessage());
+        }
+        if (durability instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOG.warn("Could not close the embedded store's write-ahead log: {}", e.getMessage());
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.store.StoreException;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -13,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -20,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,7 +64,7 @@ class GroupCommitWriterTest {
             // A deferred foreign key is checked at COMMIT: the way to make a real COMMIT fail.
             statement.execute("PRAGMA foreign_keys=ON");
         }
-        return new GroupCommitWriter(connection, wait, "test-writer");
+        return new GroupCommitWriter(connection, wait, "test-writer", GroupCommitWriter.Durability.ALREADY_DURABLE);
     }
 
     @AfterEach
@@ -243,7 +246,8 @@ class GroupCommitWriterTest {
         try (Statement statement = connection.createStatement()) {
             statement.execute("PRAGMA busy_timeout=3000");
         }
-        writer = new GroupCommitWriter(connection, Duration.ofMillis(300), "test-writer");
+        writer = new GroupCommitWriter(connection, Duration.ofMillis(300), "test-writer",
+                GroupCommitWriter.Durability.ALREADY_DURABLE);
         try (Connection other = DriverManager.getConnection(url()); Statement lock = other.createStatement()) {
             lock.execute("BEGIN IMMEDIATE");
 
@@ -288,5 +292,72 @@ class GroupCommitWriterTest {
 
         assertThat(committedRows()).hasSize(threads * each).doesNotHaveDuplicates();
         assertThat(writer.transactions()).isEqualTo(threads * each);
+    }
+
+    /**
+     * The log's sync runs beside the writer: while it runs, the next batch is written, and no caller hears of its
+     * write before a sync that began after its COMMIT has ended. The sync is held here until the second batch has
+     * run, so the order is not left to timing.
+     */
+    @Test
+    void noOutcomeIsHandedBackBeforeASyncThatBeganAfterItsCommitAndTheNextBatchIsWrittenMeanwhile() throws Exception {
+        writer.close();
+        CountDownLatch firstSyncBegan = new CountDownLatch(1);
+        CountDownLatch releaseFirstSync = new CountDownLatch(1);
+        AtomicLong syncsBegun = new AtomicLong();
+        List<Long> commitsSeenBySyncs = Collections.synchronizedList(new ArrayList<>());
+        writer = new GroupCommitWriter(openConnection(), Duration.ofSeconds(5), "test-writer", () -> {
+            commitsSeenBySyncs.add(writer.commits());
+            if (syncsBegun.incrementAndGet() == 1) {
+                firstSyncBegan.countDown();
+                try {
+                    releaseFirstSync.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+
+        Future<Integer> first = submit("insert first", connection -> insert(connection, "first"));
+        assertThat(firstSyncBegan.await(10, TimeUnit.SECONDS)).isTrue();
+        // The first batch is committed and its sync is held: its caller has no answer yet ...
+        Future<Integer> second = submit("insert second", connection -> insert(connection, "second"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (writer.commits() < 2) {
+            assertThat(System.nanoTime()).as("the second batch is committed while the first sync runs")
+                    .isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        assertThat(first.isDone()).isFalse();
+        assertThat(second.isDone()).isFalse();
+        assertThat(committedRows()).containsExactly("first", "second");
+
+        releaseFirstSync.countDown();
+        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        // ... and the second batch, committed after the first sync began, waited for a sync of its own.
+        assertThat(writer.syncs()).isEqualTo(2);
+        assertThat(commitsSeenBySyncs).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void whenTheLogCannotBeSyncedItsCallersAreToldTheWriteMayOrMayNotHaveLanded() throws Exception {
+        writer.close();
+        writer = new GroupCommitWriter(openConnection(), Duration.ofSeconds(5), "test-writer", () -> {
+            throw new IOException("Input/output error");
+        });
+
+        assertThatThrownBy(() -> writer.run("insert unsure", connection -> insert(connection, "unsure")))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("may or may not").hasMessageContaining("Input/output error")
+                .hasMessageContaining("a retry is safe");
+    }
+
+    private Connection openConnection() throws SQLException {
+        Connection connection = DriverManager.getConnection(url());
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("PRAGMA synchronous=NORMAL");
+        }
+        return connection;
     }
 }
