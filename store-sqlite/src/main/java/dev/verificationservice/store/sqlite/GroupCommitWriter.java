@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *   Each body sees the writes of those before it, exactly as if they had committed one after another, so
  *   every condition keeps its meaning. A body that fails is rolled back to its savepoint: it leaves nothing,
  *   and the others keep their writes.</li>
- *   <li>{@code COMMIT}, then the batch goes to the syncer ({@link Durability}), and the writer takes the next
- *   batch at once. The syncer forces the write-ahead log to disk and only then hands back the outcomes of every
+ *   <li>{@code COMMIT}, then, when other transactions already wait, the batch goes to the syncer
+ *   ({@link Durability}) and the writer takes the next batch at once (a lone batch the writer syncs itself:
+ *   there is nothing to overlap, and a hand-over would only add a wake-up). The syncer forces the write-ahead log to disk and only then hands back the outcomes of every
  *   batch committed before the force began, a result or a body's own failure: an outcome may rest on what an
  *   earlier body (of its batch or of an earlier one) wrote, and must not be acted on before that is on disk.
  *   So the log's sync (a few milliseconds on a cloud disk) no longer holds the writer: the next batch runs
@@ -104,6 +105,8 @@ final class GroupCommitWriter implements AutoCloseable {
     private final List<Job<?>> awaitingSync = new ArrayList<>();
     /** Set once the writer's thread has ended: the syncer ends when nothing else awaits it. */
     private boolean writerEnded;
+    /** Whether a sync runs now (the syncer's, or the writer's own for a lone batch); guarded by awaitingSync. */
+    private boolean forcing;
     private final AtomicLong syncs = new AtomicLong();
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong transactions = new AtomicLong();
@@ -383,9 +386,21 @@ final class GroupCommitWriter implements AutoCloseable {
         }
         commits.incrementAndGet();
         transactions.addAndGet(started.size());
+        boolean syncHere;
         synchronized (awaitingSync) {
-            awaitingSync.addAll(started);
-            awaitingSync.notifyAll();
+            // Nothing waits to be written and no sync runs: there is nothing to overlap the sync with, and handing
+            // it to the syncer would only add a thread's wake-up to every lone write. Otherwise the syncer takes it
+            // and this thread writes the next batch meanwhile.
+            syncHere = queue.isEmpty() && awaitingSync.isEmpty() && !forcing;
+            if (syncHere) {
+                forcing = true;
+            } else {
+                awaitingSync.addAll(started);
+                awaitingSync.notifyAll();
+            }
+        }
+        if (syncHere) {
+            syncAndAnswer(started);
         }
     }
 
@@ -397,7 +412,7 @@ final class GroupCommitWriter implements AutoCloseable {
         List<Job<?>> committed = new ArrayList<>();
         while (true) {
             synchronized (awaitingSync) {
-                while (awaitingSync.isEmpty() && !writerEnded) {
+                while ((awaitingSync.isEmpty() && !writerEnded) || forcing) {
                     try {
                         awaitingSync.wait();
                     } catch (InterruptedException e) {
@@ -409,20 +424,34 @@ final class GroupCommitWriter implements AutoCloseable {
                 }
                 committed.addAll(awaitingSync);
                 awaitingSync.clear();
+                forcing = true;
             }
-            try {
-                durability.force();
-                syncs.incrementAndGet();
-                committed.forEach(Job::deliver);
-            } catch (IOException | RuntimeException e) {
-                LOG.error("The embedded store could not force its write-ahead log to disk: {}", e.toString());
-                for (Job<?> job : committed) {
-                    job.outcome.completeExceptionally(new StoreException("the embedded store could not " + job.what
-                            + ": it was committed but the disk did not confirm it (" + e.getMessage() + "); it may or "
-                            + "may not survive a power loss (a retry is safe)", e));
-                }
-            }
+            syncAndAnswer(committed);
             committed.clear();
+        }
+    }
+
+    /**
+     * Forces the log, then answers the committed transactions; one force at a time ({@link #forcing}, set by the
+     * caller), so that the writer and the syncer never sync at once.
+     */
+    private void syncAndAnswer(List<Job<?>> committed) {
+        try {
+            durability.force();
+            syncs.incrementAndGet();
+            committed.forEach(Job::deliver);
+        } catch (IOException | RuntimeException e) {
+            LOG.error("The embedded store could not force its write-ahead log to disk: {}", e.toString());
+            for (Job<?> job : committed) {
+                job.outcome.completeExceptionally(new StoreException("the embedded store could not " + job.what
+                        + ": it was committed but the disk did not confirm it (" + e.getMessage() + "); it may or "
+                        + "may not survive a power loss (a retry is safe)", e));
+            }
+        } finally {
+            synchronized (awaitingSync) {
+                forcing = false;
+                awaitingSync.notifyAll();
+            }
         }
     }
 

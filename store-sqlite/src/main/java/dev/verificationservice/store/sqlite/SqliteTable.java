@@ -81,6 +81,7 @@ final class SqliteTable implements AutoCloseable {
     private static final ObjectWriter ITEM_WRITER = JSON.writerFor(new TypeReference<Map<String, Object>>() {
     });
     private final GroupCommitWriter writer;
+    private final WalCheckpoints checkpoints;
 
     private SqliteTable(Path databaseFile, Duration lockWait) {
         SQLiteConfig config = new SQLiteConfig();
@@ -91,6 +92,8 @@ final class SqliteTable implements AutoCloseable {
         // (WriteAheadLog, GroupCommitWriter), so that the sync does not hold up the next batch.
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
         config.setBusyTimeout((int) lockWait.toMillis());
+        // The store reads no generated keys; with them on, sqlite-jdbc compiles and runs a SELECT after every INSERT.
+        config.setGetGeneratedKeys(false);
         // Transactions are begun as BEGIN IMMEDIATE (see inTransaction): they take the write lock when they begin,
         // so two read-then-write transactions never deadlock.
         SQLiteDataSource sqlite = new SQLiteDataSource(config);
@@ -119,6 +122,7 @@ final class SqliteTable implements AutoCloseable {
             Connection writerConnection = StatementCache.caching(sqlite.getConnection());
             try (Statement statement = writerConnection.createStatement()) {
                 statement.execute(WriteAheadLog.WRITER_PRAGMA);
+                statement.execute(WalCheckpoints.WRITER_PRAGMA);
             }
             this.writer = new GroupCommitWriter(writerConnection, lockWait, "verification-sqlite-writer",
                     new WriteAheadLog(databaseFile));
@@ -126,6 +130,7 @@ final class SqliteTable implements AutoCloseable {
             dataSource.close();
             throw cannotOpen(databaseFile, e);
         }
+        this.checkpoints = new WalCheckpoints(dataSource);
         restrictFilesToOwner(databaseFile);
     }
 
@@ -209,8 +214,13 @@ final class SqliteTable implements AutoCloseable {
 
     @Override
     public void close() {
+        checkpoints.close();
         writer.close();
         dataSource.close();
+    }
+
+    WalCheckpoints checkpoints() {
+        return checkpoints;
     }
 
     GroupCommitWriter writer() {

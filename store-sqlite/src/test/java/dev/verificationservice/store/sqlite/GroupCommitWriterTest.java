@@ -295,9 +295,10 @@ class GroupCommitWriterTest {
     }
 
     /**
-     * The log's sync runs beside the writer: while it runs, the next batch is written, and no caller hears of its
-     * write before a sync that began after its COMMIT has ended. The sync is held here until the second batch has
-     * run, so the order is not left to timing.
+     * The log's sync runs beside the writer when other transactions wait: while it runs, the next batch is
+     * written, and no caller hears of its write before a sync that began after its COMMIT has ended. The first
+     * batch is held in its body until the second waits behind it, and its sync is held until the second batch is
+     * committed, so the order is not left to timing.
      */
     @Test
     void noOutcomeIsHandedBackBeforeASyncThatBeganAfterItsCommitAndTheNextBatchIsWrittenMeanwhile() throws Exception {
@@ -306,8 +307,10 @@ class GroupCommitWriterTest {
         CountDownLatch releaseFirstSync = new CountDownLatch(1);
         AtomicLong syncsBegun = new AtomicLong();
         List<Long> commitsSeenBySyncs = Collections.synchronizedList(new ArrayList<>());
+        List<String> syncingThreads = Collections.synchronizedList(new ArrayList<>());
         writer = new GroupCommitWriter(openConnection(), Duration.ofSeconds(5), "test-writer", () -> {
             commitsSeenBySyncs.add(writer.commits());
+            syncingThreads.add(Thread.currentThread().getName());
             if (syncsBegun.incrementAndGet() == 1) {
                 firstSyncBegan.countDown();
                 try {
@@ -318,26 +321,35 @@ class GroupCommitWriterTest {
             }
         });
 
-        Future<Integer> first = submit("insert first", connection -> insert(connection, "first"));
-        assertThat(firstSyncBegan.await(10, TimeUnit.SECONDS)).isTrue();
-        // The first batch is committed and its sync is held: its caller has no answer yet ...
+        Future<Object> first = holdTheWriter();
         Future<Integer> second = submit("insert second", connection -> insert(connection, "second"));
+        awaitWaiting(1);
+        release.countDown();
+        assertThat(firstSyncBegan.await(10, TimeUnit.SECONDS)).isTrue();
+        // The first batch is committed and its sync is held: the second batch is written meanwhile ...
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (writer.commits() < 2) {
             assertThat(System.nanoTime()).as("the second batch is committed while the first sync runs")
                     .isLessThan(deadline);
             Thread.onSpinWait();
         }
+        // ... and neither caller has an answer yet.
         assertThat(first.isDone()).isFalse();
         assertThat(second.isDone()).isFalse();
-        assertThat(committedRows()).containsExactly("first", "second");
+        assertThat(committedRows()).containsExactly("second");
 
         releaseFirstSync.countDown();
-        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        first.get(10, TimeUnit.SECONDS);
         assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(1);
-        // ... and the second batch, committed after the first sync began, waited for a sync of its own.
+        // The second batch, committed after the first sync began, waited for a sync of its own.
         assertThat(writer.syncs()).isEqualTo(2);
         assertThat(commitsSeenBySyncs).containsExactly(1L, 2L);
+        assertThat(syncingThreads).allMatch(name -> name.equals("test-writer-sync"));
+
+        // A lone write, with nothing waiting behind it, is synced by the writer itself: no hand-over to wait for.
+        writer.run("insert lone", connection -> insert(connection, "lone"));
+        assertThat(syncingThreads).last().isEqualTo("test-writer");
+        assertThat(writer.syncs()).isEqualTo(3);
     }
 
     @Test
