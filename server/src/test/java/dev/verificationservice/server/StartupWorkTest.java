@@ -2,6 +2,7 @@ package dev.verificationservice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.validation.constraints.NotBlank;
 import java.nio.file.Path;
 import java.util.Map;
@@ -46,6 +47,17 @@ class StartupWorkTest {
         Validator mvc = context.getBean("mvcValidator", Validator.class);
         Validator target = mvc instanceof ValidatorAdapter adapter ? adapter.getTarget() : mvc;
         assertThat(target).isNotInstanceOf(jakarta.validation.Validator.class);
+    }
+
+    /**
+     * No Tomcat session meters: the service keeps no HTTP session, so they would stay 0, and binding them starts the
+     * JVM's platform MBean server during the start.
+     */
+    @Test
+    void noTomcatSessionMeters() {
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        assertThat(registry.find("tomcat.sessions.active.current").meters()).isEmpty();
+        assertThat(registry.find("jvm.memory.used").meters()).isNotEmpty();
     }
 
     record Named(@NotBlank String name) {
