@@ -14,8 +14,9 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * API is validated with Bean Validation (the core checks every input), yet Spring MVC bootstraps Hibernate
  * Validator (springdoc brings it) at every start: some 440 classes and their set-up before the first readiness
  * answer, for nothing. Spring Boot's own validator ({@code ValidationAutoConfiguration}) is excluded in
- * application.properties for the same reason; a {@code @Valid} argument added later still gets the real
- * validator, on its first use.
+ * application.properties for the same reason. A {@code @Valid} body added later still gets the real validator, on
+ * its first use; constraints put directly on a handler's parameters would not (Spring MVC validates those only
+ * with a Bean Validation validator at start), so put them on a body type instead.
  */
 @Configuration(proxyBeanMethods = false)
 public class LazyValidation {
