@@ -14,17 +14,29 @@ import java.util.concurrent.TimeoutException;
 /**
  * The JDK's {@link HttpClient}: redirects are not followed (a redirect could lead past the address check), and the
  * whole exchange, body included, must finish within the timeout: the request timeout alone ends at the response
- * headers, so a receiver that trickles its body would hold a worker forever.
+ * headers, so a receiver that trickles its body would hold a worker forever. The client is built by the first
+ * request: building it starts a selector thread and initialises TLS (the trust store read and parsed), which a
+ * service start would otherwise pay for before its first readiness answer, with or without a webhook due.
  */
 public final class JdkWebhookTransport implements WebhookTransport {
 
-    private final HttpClient client;
+    private volatile HttpClient client;
 
-    public JdkWebhookTransport() {
-        this.client = HttpClient.newBuilder()
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(RetrySchedule.TIMEOUT)
-                .build();
+    private HttpClient client() {
+        HttpClient built = client;
+        if (built == null) {
+            synchronized (this) {
+                built = client;
+                if (built == null) {
+                    built = HttpClient.newBuilder()
+                            .followRedirects(HttpClient.Redirect.NEVER)
+                            .connectTimeout(RetrySchedule.TIMEOUT)
+                            .build();
+                    client = built;
+                }
+            }
+        }
+        return built;
     }
 
     @Override
@@ -33,7 +45,7 @@ public final class JdkWebhookTransport implements WebhookTransport {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         headers.forEach(request::header);
         CompletableFuture<HttpResponse<Void>> exchange =
-                client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
+                client().sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
         try {
             return new Answered(exchange.get(timeout.toMillis(), TimeUnit.MILLISECONDS).statusCode());
         } catch (TimeoutException e) {
