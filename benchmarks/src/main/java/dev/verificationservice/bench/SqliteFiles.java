@@ -185,7 +185,9 @@ public final class SqliteFiles {
                 Field durability = writer.getClass().getDeclaredField("durability");
                 durability.setAccessible(true);
                 Class<?> durabilityType = durability.getType();
-                durability.set(writer, durabilityType.getField("ALREADY_DURABLE").get(null));
+                Field alreadyDurable = durabilityType.getField("ALREADY_DURABLE");
+                alreadyDurable.setAccessible(true);
+                durability.set(writer, alreadyDurable.get(null));
                 modes.add("writer's own log sync off");
             }
             return modes;

@@ -81,7 +81,6 @@ final class SqliteTable implements AutoCloseable {
     private static final ObjectWriter ITEM_WRITER = JSON.writerFor(new TypeReference<Map<String, Object>>() {
     });
     private final GroupCommitWriter writer;
-    private final WalCheckpoints checkpoints;
 
     private SqliteTable(Path databaseFile, Duration lockWait) {
         SQLiteConfig config = new SQLiteConfig();
@@ -122,7 +121,6 @@ final class SqliteTable implements AutoCloseable {
             Connection writerConnection = StatementCache.caching(sqlite.getConnection());
             try (Statement statement = writerConnection.createStatement()) {
                 statement.execute(WriteAheadLog.WRITER_PRAGMA);
-                statement.execute(WalCheckpoints.WRITER_PRAGMA);
             }
             this.writer = new GroupCommitWriter(writerConnection, lockWait, "verification-sqlite-writer",
                     new WriteAheadLog(databaseFile));
@@ -130,7 +128,6 @@ final class SqliteTable implements AutoCloseable {
             dataSource.close();
             throw cannotOpen(databaseFile, e);
         }
-        this.checkpoints = new WalCheckpoints(dataSource);
         restrictFilesToOwner(databaseFile);
     }
 
@@ -214,13 +211,8 @@ final class SqliteTable implements AutoCloseable {
 
     @Override
     public void close() {
-        checkpoints.close();
         writer.close();
         dataSource.close();
-    }
-
-    WalCheckpoints checkpoints() {
-        return checkpoints;
     }
 
     GroupCommitWriter writer() {

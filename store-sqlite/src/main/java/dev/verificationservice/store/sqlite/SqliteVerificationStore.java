@@ -377,11 +377,6 @@ public final class SqliteVerificationStore implements VerificationStore {
         return table.writer();
     }
 
-    /** The background checkpoint, for tests. */
-    WalCheckpoints checkpoints() {
-        return table.checkpoints();
-    }
-
     /** The value of a PRAGMA on the store's own connections (settings are per connection). For tests. */
     String pragma(String name) {
         return table.pragma(name);

@@ -171,26 +171,6 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
     }
 
     @Test
-    void theWriterNeverFoldsTheLogIntoTheFileItselfTheBackgroundCheckpointDoes() throws Exception {
-        SqliteVerificationStore sqlite = (SqliteVerificationStore) store;
-        String writerSetting = sqlite.writer().run("read the writer's setting", connection -> {
-            try (Statement statement = connection.createStatement();
-                 ResultSet result = statement.executeQuery("PRAGMA wal_autocheckpoint")) {
-                result.next();
-                return result.getString(1);
-            }
-        });
-        assertThat(writerSetting).isEqualTo("0");
-        for (int i = 0; i < 20; i++) {
-            sendEmailCode("user-" + i);
-        }
-        WalCheckpoints.Outcome outcome = sqlite.checkpoints().checkpoint();
-        assertThat(outcome.busy()).isFalse();
-        assertThat(outcome.logFrames()).isPositive();
-        assertThat(outcome.copiedFrames()).isEqualTo(outcome.logFrames());
-    }
-
-    @Test
     void theDatabaseFilesAreOwnerOnlyInADirectoryThatAlreadyExisted() throws Exception {
         // The JUnit temp directory existed before the store opened; the files hold user ids, IPs, push tokens.
         sendEmailCode("alice");
