@@ -13,6 +13,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -92,21 +95,44 @@ public final class WebhookRelay {
 
     /** One attempt at a delivery: claim its lease, send it signed, write the outcome. */
     public DeliveryOutcome attempt(Delivery due) {
+        try {
+            return attempt(due, Runnable::run).join();
+        } catch (CompletionException e) {
+            // The store's own exception, as the steps before the answer throw it.
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    /**
+     * The same attempt without a thread waiting for the receiver: claims the lease and sends on the calling thread,
+     * then writes the outcome on {@code afterAnswer} once the answer (or its timeout) has come. The future fails
+     * only when the store does; the lease then runs out and the delivery is due again.
+     */
+    public CompletableFuture<DeliveryOutcome> attempt(Delivery due, Executor afterAnswer) {
         Instant now = clock.instant();
         Optional<Delivery> claimed = store.claimDelivery(due, owner, now, now.plus(LEASE));
         if (claimed.isEmpty()) {
-            return counted(due, DeliveryOutcome.NOT_CLAIMED);
+            return CompletableFuture.completedFuture(counted(due, DeliveryOutcome.NOT_CLAIMED));
         }
         Delivery delivery = claimed.get();
         Optional<WebhookEndpoint> found = store.findEndpoint(delivery.endpointId());
         if (found.isEmpty() || !found.get().isEnabled()) {
             String why = found.isEmpty() ? "the endpoint was deleted" : "the endpoint was disabled";
-            return record(delivery.failed(now, Optional.empty(), why, Optional.empty()), DeliveryOutcome.FAILED);
+            return CompletableFuture.completedFuture(
+                    record(delivery.failed(now, Optional.empty(), why, Optional.empty()), DeliveryOutcome.FAILED));
         }
         WebhookEndpoint endpoint = found.get();
         Optional<String> refused = urls.checkDelivery(endpoint.url());
-        WebhookTransport.Response response = refused.<WebhookTransport.Response>map(WebhookTransport.NoAnswer::new)
-                .orElseGet(() -> send(endpoint, delivery, now));
+        if (refused.isPresent()) {
+            return CompletableFuture.completedFuture(
+                    settle(endpoint, delivery, new WebhookTransport.NoAnswer(refused.get())));
+        }
+        return send(endpoint, delivery, now).thenApplyAsync(response -> settle(endpoint, delivery, response),
+                afterAnswer);
+    }
+
+    /** Writes what the receiver's answer means: delivered, tried again later, or failed (and the endpoint's state). */
+    private DeliveryOutcome settle(WebhookEndpoint endpoint, Delivery delivery, WebhookTransport.Response response) {
         Instant after = clock.instant();
         if (response instanceof WebhookTransport.Answered answered && answered.status() / 100 == 2) {
             if (endpoint.failingSince().isPresent()) {
@@ -139,7 +165,8 @@ public final class WebhookRelay {
                 retryAt.isPresent() ? DeliveryOutcome.RETRYING : DeliveryOutcome.FAILED);
     }
 
-    private WebhookTransport.Response send(WebhookEndpoint endpoint, Delivery delivery, Instant now) {
+    private CompletableFuture<WebhookTransport.Response> send(WebhookEndpoint endpoint, Delivery delivery,
+                                                              Instant now) {
         byte[] body = delivery.event().body().getBytes(StandardCharsets.UTF_8);
         long timestamp = now.getEpochSecond();
         Map<String, String> headers = new LinkedHashMap<>();
@@ -148,7 +175,7 @@ public final class WebhookRelay {
         headers.put("webhook-timestamp", Long.toString(timestamp));
         headers.put("webhook-signature", WebhookSignatures.header(webhooks.signingSecrets(endpoint, now),
                 delivery.eventId(), timestamp, body));
-        return transport.post(endpoint.url(), headers, body, RetrySchedule.TIMEOUT);
+        return transport.send(endpoint.url(), headers, body, RetrySchedule.TIMEOUT);
     }
 
     private DeliveryOutcome record(Delivery outcome, DeliveryOutcome result) {

@@ -32,6 +32,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.annotation.DirtiesContext;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
@@ -51,6 +52,9 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
         "verification.dynamodb.max-attempts=3",
         "verification.readiness-timeout=PT1S"})
 @Import(TestClockConfiguration.class)
+// The proxy the context's store talks to ends with this class, so the context must too: cached, its webhook relay
+// would go on polling a closed port for the rest of the run.
+@DirtiesContext
 class DynamoDbFaultTest {
 
     @RegisterExtension

@@ -297,8 +297,8 @@ class GroupCommitWriterTest {
     /**
      * The log's sync runs beside the writer when other transactions wait: while it runs, the next batch is
      * written, and no caller hears of its write before a sync that began after its COMMIT has ended. The first
-     * batch is held in its body until the second waits behind it, and its sync is held until the second batch is
-     * committed, so the order is not left to timing.
+     * batch is held in its body until the second waits behind it, the second's body until the first sync began, and
+     * that sync until the second batch is committed, so the order is not left to timing.
      */
     @Test
     void noOutcomeIsHandedBackBeforeASyncThatBeganAfterItsCommitAndTheNextBatchIsWrittenMeanwhile() throws Exception {
@@ -322,7 +322,16 @@ class GroupCommitWriterTest {
         });
 
         Future<Object> first = holdTheWriter();
-        Future<Integer> second = submit("insert second", connection -> insert(connection, "second"));
+        // The second batch's body waits for the first sync to begin: on a busy machine the writer could otherwise
+        // commit it before the syncer has woken, and one sync would rightly cover both.
+        Future<Integer> second = submit("insert second", connection -> {
+            try {
+                assertThat(firstSyncBegan.await(10, TimeUnit.SECONDS)).as("the first sync began").isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return insert(connection, "second");
+        });
         awaitWaiting(1);
         release.countDown();
         assertThat(firstSyncBegan.await(10, TimeUnit.SECONDS)).isTrue();

@@ -62,12 +62,13 @@ public final class WebhookReceiver implements AutoCloseable {
                     return;
                 }
                 Integer status = script.poll();
-                exchange.sendResponseHeaders(status == null ? 204 : status, -1);
+                // Recorded before the answer: once the sender has its answer, a test may read what arrived.
                 perId.computeIfAbsent(String.valueOf(request.id()), id -> new AtomicInteger()).incrementAndGet();
                 synchronized (received) {
                     received.add(request);
                     received.notifyAll();
                 }
+                exchange.sendResponseHeaders(status == null ? 204 : status, -1);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
