@@ -67,12 +67,14 @@ record Markdown(Path file, List<String> lines, List<Block> blocks, List<Link> li
         }
     }
 
-    /** README.md, and every Markdown file under docs/ and at the root. */
+    /** README.md, every Markdown file under docs/ and at the root, and each example's README.md. */
     static List<Markdown> all() {
         List<Path> files = new ArrayList<>();
-        try (Stream<Path> root = Files.list(ROOT); Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
+        try (Stream<Path> root = Files.list(ROOT); Stream<Path> docs = Files.walk(ROOT.resolve("docs"));
+             Stream<Path> examples = Files.list(ROOT.resolve("examples"))) {
             root.filter(path -> path.toString().endsWith(".md")).forEach(files::add);
             docs.filter(path -> path.toString().endsWith(".md")).forEach(files::add);
+            examples.map(example -> example.resolve("README.md")).filter(Files::exists).forEach(files::add);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -12,9 +12,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every relative link of README.md and docs/ reaches a file of the repository, and every {@code #anchor} a
- * heading of its target; no document points outside the repository's tree. (Web links are not fetched: the
- * machine that runs the tests may have no internet.)
+ * Every relative link of README.md, docs/ and the examples' READMEs reaches a file of the repository, and every
+ * {@code #anchor} a heading of its target; no document points outside the repository's tree. (Web links are not
+ * fetched: the machine that runs the tests may have no internet.)
  */
 class MarkdownLinksTest {
 
@@ -48,7 +48,7 @@ class MarkdownLinksTest {
         }
         assertThat(broken).as("broken links").isEmpty();
         assertThat(documents).extracting(markdown -> Markdown.ROOT.relativize(markdown.file()).toString())
-                .contains("README.md");
+                .contains("README.md", "examples/spring-security-login/README.md");
     }
 
     @Test

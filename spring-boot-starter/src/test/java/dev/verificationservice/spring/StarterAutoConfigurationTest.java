@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.Mailboxes;
+import dev.verificationservice.events.Webhooks;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
@@ -165,6 +167,16 @@ class StarterAutoConfigurationTest {
                     .extracting(failure -> ((StartupException) failure).action()).asString()
                     .contains("openssl rand -base64 32");
         });
+    }
+
+    /** One ring for every secret that must be read back: the TOTP secrets and the webhook endpoints' secrets. */
+    @Test
+    void totpAndWebhooksShareOneEncryptionKeyRing() {
+        runner.withConfiguration(AutoConfigurations.of(WebhookAutoConfiguration.class))
+                .withPropertyValues("verification.data-dir=" + temporaryDirectory(),
+                        "verification.encryption-keys=" + ENCRYPTION_KEY)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Webhooks.class)
+                        .hasSingleBean(EncryptionKeyRing.class));
     }
 
     /** On the embedded store the encryption key is generated once into the data directory and kept there. */
