@@ -228,7 +228,8 @@ class DynamoDbFaultProxyTest {
     void aDelayLongerThanTheAttemptTimeoutEndsTheAttemptBeforeTheDelayEnds() {
         DynamoDbClient impatient = client(config -> config.retryStrategy(AwsRetryStrategy.doNotRetry())
                 .apiCallAttemptTimeout(Duration.ofMillis(300)));
-        Duration delay = Duration.ofSeconds(3);
+        // Far longer than the attempt timeout, however slow the machine: only the timeout can end the call early.
+        Duration delay = Duration.ofSeconds(30);
         proxy.inject(Fault.delay("GetItem", delay));
 
         long started = System.nanoTime();
