@@ -59,8 +59,7 @@ final class SqliteDriver {
         return Optional.of("The embedded store needs org.xerial:sqlite-jdbc " + MINIMUM + " or newer (the version it"
                 + " is tested with), but the class path has " + found + ". A dependency management chose the older"
                 + " driver (Spring Boot's does): set <" + VERSION_PROPERTY + ">" + MINIMUM + "</" + VERSION_PROPERTY
-                + "> in the properties of your application's POM (Gradle: ext['" + VERSION_PROPERTY + "'] = '"
-                + MINIMUM + "'), or use verification.store=dynamodb");
+                + "> in the properties of your application's POM, or use verification.store=dynamodb");
     }
 
     /** The numbers of a version such as 3.54.1.0 (missing parts are 0), or empty when it has none. */
