@@ -136,6 +136,8 @@ final class SqliteTable implements AutoCloseable {
      * the directory owner-only if it is missing.
      */
     static SqliteTable open(Path dataDirectory, Duration lockWait) {
+        // Before anything is created: a host that got an untested driver learns it at its first start.
+        SqliteDriver.requireSupported();
         try {
             if (!Files.isDirectory(dataDirectory)) {
                 Files.createDirectories(dataDirectory);
