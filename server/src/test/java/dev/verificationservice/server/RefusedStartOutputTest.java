@@ -34,6 +34,7 @@ class RefusedStartOutputTest {
                 "--server.port=0", "--verification.store=dynamodb",
                 "--verification.dynamodb.endpoint=" + DYNALITE.get().endpoint(),
                 "--verification.dynamodb.table=refused-start", "--verification.dynamodb.require-ttl=false",
+                "--verification.dev-outbox=true",
                 "--verification.api-keys=refused-start-app-key-7Qx2mB9vKp4LzR8w",
                 "--verification.secret-keys=q8Vv2pXh3bZr6Tn1Ls9Kd4Wm7Fc0Gy5Ju2Ea8Hi3Ox0=",
                 "--verification.encryption-keys=6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=")).isInstanceOf(RuntimeException.class);

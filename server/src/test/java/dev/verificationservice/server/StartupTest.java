@@ -28,6 +28,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import software.amazon.awssdk.services.sns.model.PublishRequest;
 
 /** What the service does at start: refuse bad configuration clearly, and create its keys in embedded mode. */
@@ -67,11 +69,76 @@ class StartupTest {
 
     @Test
     void theDynamoDbStoreRefusesToStartWithoutKeysAndNamesBoth() {
-        assertThat(startupFailure(() -> start("server.port=0", "verification.store=dynamodb")))
-                .hasMessageContaining("VERIFICATION_API_KEYS and VERIFICATION_SECRET_KEYS");
-        assertThat(startupFailure(() -> start("server.port=0", "verification.store=dynamodb", "verification.api-keys=k")))
-                .hasMessageContaining("needs VERIFICATION_SECRET_KEYS,")
-                .hasMessageNotContaining("VERIFICATION_API_KEYS and");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.store=dynamodb",
+                "verification.dev-outbox=true")).problems()).extracting(Throwable::getMessage).containsExactly(
+                "The dynamodb store needs VERIFICATION_SECRET_KEYS, and it is not set.",
+                "The dynamodb store needs VERIFICATION_ENCRYPTION_KEYS, and it is not set.",
+                "The dynamodb store needs VERIFICATION_API_KEYS, and it is not set.");
+        assertThat(startupFailure(() -> start("server.port=0", "verification.store=dynamodb",
+                "verification.dev-outbox=true", "verification.api-keys=" + APP_KEY,
+                "verification.encryption-keys=6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=")))
+                .hasMessage("The dynamodb store needs VERIFICATION_SECRET_KEYS, and it is not set.");
+    }
+
+    /**
+     * A first start on DynamoDB with almost nothing set: one report names every missing or wrong setting, each with
+     * what to set, and nothing before it is an error or a stack trace (no web server was made, no bean built).
+     * The settings come as environment variables, as an operator sets them.
+     */
+    @Test
+    void everyMissingOrWrongSettingIsNamedInOneReportAndNothingBeforeItIsAnError(CapturedOutput output) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("operator-systemEnvironment", Map.of(
+                "SERVER_PORT", "0",
+                "VERIFICATION_STORE", "dynamodb",
+                "VERIFICATION_LIMITS_SEND", "lots",
+                "VERIFICATION_CODE_TTL", "fifteen minutes",
+                "VERIFICATION_ADMIN_API_KEYS", "short-admin-key",
+                "VERIFICATION_DYNAMODB_TABLE", "vt")));
+        int before = output.getAll().length();
+
+        StartupException refused = startupFailure(() -> new SpringApplicationBuilder(VerificationServerApplication.class)
+                .environment(environment).run());
+
+        assertThat(refused.problems()).extracting(Throwable::getMessage).containsExactlyInAnyOrder(
+                "VERIFICATION_DYNAMODB_TABLE must be 3 to 255 characters of letters, digits, '_', '-' and '.'.",
+                "VERIFICATION_CODE_TTL 'fifteen minutes' is not an ISO-8601 duration, for example PT15M (15 minutes), "
+                        + "PT1H or P30D, or 15m, 1h, 30d.",
+                "The dynamodb store needs VERIFICATION_API_KEYS, and it is not set.",
+                "The dynamodb store needs VERIFICATION_SECRET_KEYS, and it is not set.",
+                "The dynamodb store needs VERIFICATION_ENCRYPTION_KEYS, and it is not set.",
+                "VERIFICATION_LIMITS_SEND 'lots' is not a limit.",
+                "No delivery channel is configured, and the development outbox does not run on the dynamodb store "
+                        + "unless asked for.",
+                "An admin key in VERIFICATION_ADMIN_API_KEYS is shorter than 24 characters.");
+        String printed = output.getAll().substring(before);
+        int report = printed.indexOf("APPLICATION FAILED TO START");
+        assertThat(report).as("Spring Boot's failure report, in:%n%s", printed).isPositive();
+        List<String> beforeReport = printed.substring(0, report).lines().toList();
+        // The report's own first line is the reporter's ERROR; nothing else before it may be one.
+        assertThat(beforeReport.stream().filter(line -> line.contains("ERROR"))).singleElement().asString()
+                .contains("LoggingFailureAnalysisReporter");
+        assertThat(beforeReport).noneMatch(line -> line.startsWith("\tat ") || line.startsWith("Caused by"))
+                .noneMatch(line -> line.contains("Tomcat"));
+        String description = printed.substring(report);
+        assertThat(description).contains("8 verification settings are missing or wrong")
+                .contains("Set VERIFICATION_API_KEYS (comma-separated API keys of 24 or more random characters)")
+                .contains("Set VERIFICATION_SECRET_KEYS (comma-separated base64 HMAC keys")
+                .contains("Set VERIFICATION_ENCRYPTION_KEYS (comma-separated base64 AES-256 keys")
+                .contains("Set VERIFICATION_LIMITS_SEND to a count and an ISO-8601 window, for example 5/PT15M")
+                .contains("Set VERIFICATION_CODE_TTL to an ISO-8601 duration")
+                .contains("Set VERIFICATION_DYNAMODB_TABLE to the table's name")
+                .contains("Set VERIFICATION_SMTP_HOST").contains("VERIFICATION_SMS_PROVIDER (sns or webhook)")
+                .doesNotContain("\tat ");
+    }
+
+    /** The settings are checked before anything is written: a refused first start leaves no key file behind. */
+    @Test
+    void aRefusedStartWritesNoKeyFile() {
+        Path data = dataDir.resolve("refused");
+        startupFailure(() -> start("server.port=0", "verification.data-dir=" + data,
+                "verification.limits.verify=5 per 15 minutes"));
+        assertThat(data).doesNotExist();
     }
 
     @Test

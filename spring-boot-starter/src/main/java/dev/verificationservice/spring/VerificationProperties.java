@@ -125,16 +125,19 @@ public record VerificationProperties(
         @ConstructorBinding
         public Dynamodb {
             if (table == null || !table.matches("[A-Za-z0-9_.-]{3,255}")) {
-                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_TABLE must be 3 to 255 characters of "
-                        + "letters, digits, '_', '-' and '.'");
+                throw new StartupException("VERIFICATION_DYNAMODB_TABLE must be 3 to 255 characters of "
+                        + "letters, digits, '_', '-' and '.'.", "Set VERIFICATION_DYNAMODB_TABLE to the table's name, "
+                        + "for example verification (the default).");
             }
             if (callTimeout.isNegative() || callTimeout.isZero() || attemptTimeout.isNegative() || attemptTimeout.isZero()
                     || attemptTimeout.compareTo(callTimeout) > 0) {
-                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_ATTEMPT_TIMEOUT and VERIFICATION_DYNAMODB_CALL_TIMEOUT "
-                        + "must be positive, the attempt timeout no longer than the call timeout");
+                throw new StartupException("VERIFICATION_DYNAMODB_ATTEMPT_TIMEOUT and VERIFICATION_DYNAMODB_CALL_TIMEOUT "
+                        + "must be positive, the attempt timeout no longer than the call timeout.", "Set them to "
+                        + "durations such as PT1S and PT3S (the defaults), the attempt's no longer than the call's.");
             }
             if (maxAttempts < 1 || maxAttempts > 10) {
-                throw new IllegalArgumentException("VERIFICATION_DYNAMODB_MAX_ATTEMPTS must be between 1 and 10");
+                throw new StartupException("VERIFICATION_DYNAMODB_MAX_ATTEMPTS must be between 1 and 10.",
+                        "Set VERIFICATION_DYNAMODB_MAX_ATTEMPTS to a whole number from 1 to 10, for example 3 (the default).");
             }
         }
 

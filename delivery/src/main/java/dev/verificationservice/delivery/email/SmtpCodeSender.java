@@ -33,7 +33,7 @@ public final class SmtpCodeSender implements CodeSender {
     private final MessageRenderer renderer;
     private final Clock clock;
 
-    /** @throws IllegalArgumentException when {@code smtp.from()} is not an email address */
+    /** @throws SmtpSettingsException (an IllegalArgumentException) when {@code smtp.from()} is not an email address */
     public SmtpCodeSender(SmtpSettings smtp, MessageRenderer renderer, Clock clock) {
         this.smtp = smtp;
         this.renderer = renderer;
@@ -55,11 +55,7 @@ public final class SmtpCodeSender implements CodeSender {
         }
         // Its own Session, never the JVM-wide default one, which the first caller's properties would fix for all.
         this.session = Session.getInstance(properties);
-        try {
-            this.from = new InternetAddress(smtp.from(), true);
-        } catch (jakarta.mail.internet.AddressException e) {
-            throw new IllegalArgumentException("VERIFICATION_SMTP_FROM is not an email address", e);
-        }
+        this.from = smtp.fromAddress();
     }
 
     @Override

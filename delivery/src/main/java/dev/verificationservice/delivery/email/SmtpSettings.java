@@ -1,5 +1,7 @@
 package dev.verificationservice.delivery.email;
 
+import jakarta.mail.internet.AddressException;
+import jakarta.mail.internet.InternetAddress;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -25,6 +27,21 @@ public record SmtpSettings(String host, int port, SmtpSecurity security, String 
     public SmtpSettings {
         if (security == SmtpSecurity.NONE) {
             checkPlainText(host, username, password);
+        }
+    }
+
+    /**
+     * The sender address, parsed strictly (a display name is allowed: {@code ACME <no-reply@example.com>}).
+     *
+     * @throws SmtpSettingsException when {@code from} is not an email address
+     */
+    public InternetAddress fromAddress() {
+        try {
+            return new InternetAddress(from, true);
+        } catch (AddressException | RuntimeException e) {
+            throw new SmtpSettingsException("VERIFICATION_SMTP_FROM '" + from + "' is not an email address.",
+                    "Set VERIFICATION_SMTP_FROM to the sender's address, for example no-reply@example.com or "
+                            + "'ACME <no-reply@example.com>'.");
         }
     }
 

@@ -3,13 +3,13 @@ package dev.verificationservice.server.config;
 import dev.verificationservice.security.KeyStrength;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.StartupProblems;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.keys.SecretKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.slf4j.Logger;
@@ -80,38 +80,46 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
     }
 
     /**
-     * The server's keys. Missing keys are all named in one message, the HMAC keys included (which the starter's
-     * {@link SecretKeys} resolves: the server hands its {@code Verification} the ring resolved here).
+     * The server's keys. Every problem of the configured keys is named in one refused start, with those of the HMAC
+     * keys (which the starter's {@link SecretKeys} resolves: the server hands its {@code Verification} the ring
+     * resolved here).
      */
     public static KeyMaterial resolve(ServiceProperties server, VerificationProperties verification, SecureRandom random) {
+        StartupProblems problems = new StartupProblems();
+        check(server, verification, problems);
+        SecretKeys.check(verification, problems);
+        problems.throwIfAny();
         List<String> apiKeys = SecretKeys.nonBlank(server.apiKeys());
         List<String> adminKeys = SecretKeys.nonBlank(server.adminApiKeys());
-        if (verification.store() == VerificationProperties.StoreKind.DYNAMODB) {
-            List<String> missing = new ArrayList<>();
-            if (apiKeys.isEmpty()) {
-                missing.add("VERIFICATION_API_KEYS");
-            }
-            if (SecretKeys.nonBlank(verification.secretKeys()).isEmpty()) {
-                missing.add("VERIFICATION_SECRET_KEYS");
-            }
-            if (!missing.isEmpty()) {
-                throw new StartupException("The dynamodb store needs " + String.join(" and ", missing)
-                        + ", and " + (missing.size() == 1 ? "it is" : "they are") + " not set.",
-                        "Set VERIFICATION_API_KEYS (comma-separated API keys) and VERIFICATION_SECRET_KEYS "
-                                + "(comma-separated base64 HMAC keys of at least 32 bytes, current first), the same on "
-                                + "every instance. Generate a key with: openssl rand -base64 32");
-            }
-        } else if (apiKeys.isEmpty()) {
+        if (apiKeys.isEmpty()) {
             apiKeys = List.of(SecretKeys.loadOrGenerate(verification.dataDir().resolve(API_KEY_FILE), random, "API key",
                     true));
+            checkStrength("The API key in " + verification.dataDir().resolve(API_KEY_FILE), apiKeys);
+            checkAdminKeys(apiKeys, adminKeys); // an admin key copied from the generated key's file
         }
-        checkStrength("An API key in VERIFICATION_API_KEYS", apiKeys);
-        checkAdminKeys(apiKeys, adminKeys);
         if (!adminKeys.isEmpty()) {
             LOG.info("Operator API on (/v1/admin) with {} admin key(s): {}", adminKeys.size(),
                     adminKeys.stream().map(KeyMaterial::adminKeyId).toList());
         }
         return new KeyMaterial(apiKeys, adminKeys, SecretKeys.resolve(verification, random));
+    }
+
+    /**
+     * What {@link #resolve} refuses in the configured API and admin keys, each problem reported to
+     * {@code problems}; no key file is read or written. The settings check runs it before any bean is built.
+     */
+    public static void check(ServiceProperties server, VerificationProperties verification, StartupProblems problems) {
+        List<String> apiKeys = SecretKeys.nonBlank(server.apiKeys());
+        List<String> adminKeys = SecretKeys.nonBlank(server.adminApiKeys());
+        if (apiKeys.isEmpty() && verification.store() == VerificationProperties.StoreKind.DYNAMODB) {
+            problems.add(new StartupException("The dynamodb store needs VERIFICATION_API_KEYS, and it is not set.",
+                    "Set VERIFICATION_API_KEYS (comma-separated API keys of " + MIN_API_KEY_LENGTH + " or more random "
+                            + "characters), the same on every instance. Generate a key with: "
+                            + "openssl rand -base64 32 | tr '+/' '-_' | tr -d '='"));
+        }
+        problems.run(() -> checkStrength("An API key in VERIFICATION_API_KEYS", apiKeys));
+        problems.run(() -> checkStrength("An admin key in VERIFICATION_ADMIN_API_KEYS", adminKeys));
+        problems.run(() -> checkAdminKeys(apiKeys, adminKeys));
     }
 
     /**
@@ -122,7 +130,7 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
         for (String key : keys) {
             if (key.length() < MIN_API_KEY_LENGTH) {
                 throw new StartupException(which + " is shorter than " + MIN_API_KEY_LENGTH + " characters.",
-                        "Use long random keys, for example: openssl rand -base64 32");
+                        "Use long random keys, for example: openssl rand -base64 32 | tr '+/' '-_' | tr -d '='");
             }
             KeyStrength.weaknessOfText(key).ifPresent(weakness -> {
                 throw new StartupException(which + " is not random: " + weakness + ".",
@@ -131,9 +139,8 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
         }
     }
 
-    /** Admin keys are as long as API keys, and no key may be both: each key has exactly one role. */
+    /** No key may be both an API key and an admin key: each key has exactly one role. */
     private static void checkAdminKeys(List<String> apiKeys, List<String> adminKeys) {
-        checkStrength("An admin key in VERIFICATION_ADMIN_API_KEYS", adminKeys);
         if (adminKeys.stream().anyMatch(apiKeys::contains)) {
             throw new StartupException("A key is in both VERIFICATION_API_KEYS and VERIFICATION_ADMIN_API_KEYS: an "
                     + "application would then hold the operator's powers.",

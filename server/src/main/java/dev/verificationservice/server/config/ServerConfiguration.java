@@ -2,6 +2,7 @@ package dev.verificationservice.server.config;
 
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.settings.SettingsRules;
 import java.security.SecureRandom;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -14,6 +15,20 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ServiceProperties.class)
 public class ServerConfiguration {
+
+    /**
+     * The server's rules for its keys and console, run by the starter's settings check with its own before any bean
+     * is built, so that one refused start names every problem.
+     */
+    @Bean
+    public static SettingsRules serverSettingsRules() {
+        return settings -> {
+            ServiceProperties server = settings.bind("verification", ServiceProperties.class);
+            if (settings.builds("keyMaterial")) {
+                KeyMaterial.check(server, settings.verification(), settings.problems());
+            }
+        };
+    }
 
     @Bean
     public KeyMaterial keyMaterial(ServiceProperties server, VerificationProperties verification) {

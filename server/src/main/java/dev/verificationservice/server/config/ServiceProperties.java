@@ -1,5 +1,6 @@
 package dev.verificationservice.server.config;
 
+import dev.verificationservice.spring.StartupException;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,8 +30,9 @@ public record ServiceProperties(List<String> apiKeys, List<String> adminApiKeys,
     public record Console(@DefaultValue("PT15M") Duration idleTimeout, @DefaultValue("PT8H") Duration maxSessionAge) {
         public Console {
             if (idleTimeout.isNegative() || idleTimeout.isZero() || maxSessionAge.compareTo(idleTimeout) < 0) {
-                throw new IllegalArgumentException("VERIFICATION_CONSOLE_IDLE_TIMEOUT must be positive and no longer "
-                        + "than VERIFICATION_CONSOLE_MAX_SESSION_AGE");
+                throw new StartupException("VERIFICATION_CONSOLE_IDLE_TIMEOUT must be positive and no longer "
+                        + "than VERIFICATION_CONSOLE_MAX_SESSION_AGE.", "Set them to durations such as PT15M and PT8H "
+                        + "(the defaults), the idle timeout no longer than the session age.");
             }
         }
     }

@@ -11,6 +11,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.StartupProblems;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.keys.EncryptionKeys;
 import dev.verificationservice.spring.keys.SecretKeys;
@@ -78,28 +79,50 @@ public class VerificationAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public VerificationSettings verificationSettings(VerificationProperties properties) {
+        StartupProblems problems = new StartupProblems();
+        Optional<VerificationSettings> settings = settings(properties, problems);
+        problems.throwIfAny();
+        return settings.orElseThrow();
+    }
+
+    /**
+     * The domain's settings from {@code verification.*}, every setting that is not usable reported to
+     * {@code problems} (and then empty): what the bean is built from, and the settings check's rule.
+     */
+    public static Optional<VerificationSettings> settings(VerificationProperties properties, StartupProblems problems) {
         VerificationProperties.Limits limits = properties.limits();
-        try {
-            return VerificationSettings.builder()
-                    .codeTtl(properties.codeTtl())
-                    .deviceTtl(properties.deviceTtl())
-                    .auditRetention(auditRetention(properties.auditRetention()))
-                    .sendLimit(limit("VERIFICATION_LIMITS_SEND", limits.send()))
-                    .verifyLimit(limit("VERIFICATION_LIMITS_VERIFY", limits.verify()))
-                    .targetLimit(limit("VERIFICATION_LIMITS_TARGET", limits.target()))
-                    .ipLimit(limit("VERIFICATION_LIMITS_IP", limits.ip()))
-                    .resendCooldown(limits.resendCooldown())
-                    .smsBudget(limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
-                            : Optional.of(smsBudget(limits.smsBudget(), limits.smsBudgetShards())))
-                    .smsRegions(smsRegions(limits.smsCountries()))
-                    .smsNetworks(smsNetworks(limits.smsNonGeographic()))
-                    .deviceMaxLife(limits.deviceMaxLife())
-                    .mailboxes(mailboxes(limits.subaddressDomains()))
-                    .build();
-        } catch (IllegalArgumentException e) {
-            throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
-                    "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
+        int before = problems.size();
+        VerificationSettings.Builder builder = VerificationSettings.builder()
+                .codeTtl(properties.codeTtl())
+                .deviceTtl(properties.deviceTtl())
+                .resendCooldown(limits.resendCooldown())
+                .deviceMaxLife(limits.deviceMaxLife());
+        problems.value(() -> auditRetention(properties.auditRetention())).ifPresent(builder::auditRetention);
+        problems.value(() -> limit("VERIFICATION_LIMITS_SEND", limits.send())).ifPresent(builder::sendLimit);
+        problems.value(() -> limit("VERIFICATION_LIMITS_VERIFY", limits.verify())).ifPresent(builder::verifyLimit);
+        problems.value(() -> limit("VERIFICATION_LIMITS_TARGET", limits.target())).ifPresent(builder::targetLimit);
+        problems.value(() -> limit("VERIFICATION_LIMITS_IP", limits.ip())).ifPresent(builder::ipLimit);
+        problems.value(() -> smsBudget(limits)).ifPresent(builder::smsBudget);
+        problems.value(() -> smsRegions(limits.smsCountries())).ifPresent(builder::smsRegions);
+        problems.value(() -> smsNetworks(limits.smsNonGeographic())).ifPresent(builder::smsNetworks);
+        problems.value(() -> mailboxes(limits.subaddressDomains())).ifPresent(builder::mailboxes);
+        if (problems.size() > before) {
+            return Optional.empty(); // the settings' own rules below would judge defaults, not what was set
         }
+        return problems.value(() -> {
+            try {
+                return builder.build();
+            } catch (IllegalArgumentException e) {
+                throw new StartupException("A limit setting is not usable: " + e.getMessage() + ".",
+                        "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
+            }
+        });
+    }
+
+    /** {@code VERIFICATION_LIMITS_SMS_BUDGET}: {@code off}, or a budget split over its shards. */
+    private static Optional<RateLimitPolicy> smsBudget(VerificationProperties.Limits limits) {
+        return limits.smsBudget().trim().equalsIgnoreCase("off") ? Optional.empty()
+                : Optional.of(smsBudget(limits.smsBudget(), limits.smsBudgetShards()));
     }
 
     /** {@code <count>/<ISO-8601 window>}, for example {@code 5/PT15M}. */
@@ -140,10 +163,13 @@ public class VerificationAutoConfiguration {
             }
         } catch (RuntimeException e) {
             throw new StartupException(variable + " '" + value + "' is not a limit: " + e.getMessage(),
-                    "Write a count and an ISO-8601 window, for example 5/PT15M (5 per 15 minutes).", e);
+                    limitAction(variable), e);
         }
-        throw new StartupException(variable + " '" + value + "' is not a limit.",
-                "Write a count and an ISO-8601 window, for example 5/PT15M (5 per 15 minutes).");
+        throw new StartupException(variable + " '" + value + "' is not a limit.", limitAction(variable));
+    }
+
+    private static String limitAction(String variable) {
+        return "Set " + variable + " to a count and an ISO-8601 window, for example 5/PT15M (5 per 15 minutes).";
     }
 
     static Set<String> smsRegions(List<String> values) {

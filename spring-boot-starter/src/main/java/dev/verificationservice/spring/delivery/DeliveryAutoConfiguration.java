@@ -18,6 +18,7 @@ import dev.verificationservice.delivery.messages.TemplateLocales;
 import dev.verificationservice.delivery.sms.SnsSmsSender;
 import dev.verificationservice.delivery.sms.WebhookSmsSender;
 import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.StartupProblems;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.spring.security.LoginProperties;
@@ -66,6 +67,11 @@ public class DeliveryAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public MessageTemplates verificationMessageTemplates(VerificationProperties properties) {
+        return templates(properties);
+    }
+
+    /** {@code verification.templates.*} over the shipped texts; a key that is no template is a refused start. */
+    public static MessageTemplates templates(VerificationProperties properties) {
         try {
             return MessageTemplates.withOverrides(properties.templates());
         } catch (IllegalArgumentException e) {
@@ -94,7 +100,7 @@ public class DeliveryAutoConfiguration {
     }
 
     /** {@code VERIFICATION_SMS_WEBOTP_DOMAIN}: a host name, lower-cased; empty when not set. */
-    static Optional<String> webOtpDomain(String value) {
+    public static Optional<String> webOtpDomain(String value) {
         if (value == null || value.isBlank()) {
             return Optional.empty();
         }
@@ -112,11 +118,9 @@ public class DeliveryAutoConfiguration {
     public DeliveryChannels verificationDeliveryChannels(VerificationProperties properties, MessageRenderer renderer, Clock clock,
                                              VerificationMetrics metrics) {
         Consumer<SmsSegments> smsSent = segments -> metrics.smsSegments(segments.encoding().name(), segments.segments());
-        if (!properties.anyDeliveryChannel() && !properties.outboxAllowed()) {
-            throw new StartupException("No delivery channel is configured, and the development outbox does not run on the "
-                    + "dynamodb store unless asked for.", "Configure VERIFICATION_SMTP_HOST and/or VERIFICATION_SMS_PROVIDER. "
-                    + "For a test deployment that should keep codes in memory instead, set VERIFICATION_DEV_OUTBOX=true.");
-        }
+        StartupProblems problems = new StartupProblems();
+        checkChannels(properties, problems);
+        problems.throwIfAny();
         if (properties.outboxAllowed()) {
             DevelopmentOutbox outbox = new DevelopmentOutbox(clock, properties.outboxSize(),
                     message -> renderer.render(message).body());
@@ -133,7 +137,7 @@ public class DeliveryAutoConfiguration {
         Map<DeliveryMethod, CodeSender> channels = new EnumMap<>(DeliveryMethod.class);
         List<AutoCloseable> resources = new ArrayList<>();
         if (properties.smtp().enabled()) {
-            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(smtpSettings(properties.smtp()), renderer, clock));
+            channels.put(DeliveryMethod.EMAIL, new SmtpCodeSender(properties.smtp().settings(), renderer, clock));
         }
         VerificationProperties.Sms sms = properties.sms();
         switch (sms.provider()) {
@@ -142,7 +146,8 @@ public class DeliveryAutoConfiguration {
                 resources.add(sns);
                 channels.put(DeliveryMethod.SMS, new SnsSmsSender(sns, renderer, sms.snsSenderId(), smsSent));
             }
-            case WEBHOOK -> channels.put(DeliveryMethod.SMS, webhook(sms, renderer, clock, smsSent));
+            case WEBHOOK -> channels.put(DeliveryMethod.SMS, new WebhookSmsSender(webhookUrl(sms), sms.webhookSecret(),
+                    sms.webhookTimeout(), renderer, clock, smsSent));
             case NONE -> { }
         }
         LOG.info("Delivery channels: {}", channels.keySet());
@@ -156,31 +161,64 @@ public class DeliveryAutoConfiguration {
         return channels.sender();
     }
 
+    /**
+     * What the channels need of the settings, every problem reported to {@code problems}: a channel at all (or the
+     * outbox where it may run), SMTP settings {@link SmtpSettings} accepts (a sender address among them), a complete
+     * SMS webhook. The bean's rule, and the settings check's.
+     */
+    public static void checkChannels(VerificationProperties properties, StartupProblems problems) {
+        if (!properties.anyDeliveryChannel() && !properties.outboxAllowed()) {
+            problems.add(new StartupException("No delivery channel is configured, and the development outbox does not "
+                    + "run on the dynamodb store unless asked for.", "Set VERIFICATION_SMTP_HOST (the SMTP server, for "
+                    + "example email-smtp.eu-west-1.amazonaws.com, with VERIFICATION_SMTP_USERNAME, "
+                    + "VERIFICATION_SMTP_PASSWORD and VERIFICATION_SMTP_FROM) and/or VERIFICATION_SMS_PROVIDER (sns or "
+                    + "webhook). For a test deployment that should keep codes in memory instead, set "
+                    + "VERIFICATION_DEV_OUTBOX=true."));
+        }
+        if (properties.smtp().enabled()) {
+            problems.value(() -> smtpSettings(properties.smtp()));
+        }
+        if (properties.sms().provider() == VerificationProperties.SmsProvider.WEBHOOK) {
+            problems.value(() -> webhookUrl(properties.sms()));
+            problems.run(() -> webhookSecret(properties.sms()));
+        }
+    }
+
     /** The SMTP settings; {@link SmtpSettings} refuses clear text to another host or with a login. */
     private static SmtpSettings smtpSettings(VerificationProperties.Smtp smtp) {
         try {
-            return smtp.settings();
+            SmtpSettings settings = smtp.settings();
+            settings.fromAddress();
+            return settings;
         } catch (SmtpSettingsException e) {
             throw new StartupException(e.getMessage(), e.action(), e);
         }
     }
 
-    private static CodeSender webhook(VerificationProperties.Sms sms, MessageRenderer renderer, Clock clock,
-                                      Consumer<SmsSegments> smsSent) {
+    private static URI webhookUrl(VerificationProperties.Sms sms) {
         if (sms.webhookUrl() == null || sms.webhookUrl().isBlank()) {
             throw new StartupException("VERIFICATION_SMS_PROVIDER is webhook but VERIFICATION_SMS_WEBHOOK_URL is not set.",
                     "Set VERIFICATION_SMS_WEBHOOK_URL to the https URL that receives SMS requests.");
         }
-        if (sms.webhookSecret() == null || sms.webhookSecret().length() < 32) {
-            throw new StartupException("VERIFICATION_SMS_WEBHOOK_SECRET is missing or shorter than 32 characters.",
-                    "Set a random secret of at least 32 characters, shared with the webhook (openssl rand -hex 32).");
+        URI url;
+        try {
+            url = URI.create(sms.webhookUrl().trim());
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("VERIFICATION_SMS_WEBHOOK_URL '" + sms.webhookUrl() + "' is not a URL.",
+                    "Give the https URL that receives SMS requests, for example https://sms.example.com/send.", e);
         }
-        URI url = URI.create(sms.webhookUrl());
         if (!"https".equals(url.getScheme()) && !isLoopback(url)) {
             throw new StartupException("VERIFICATION_SMS_WEBHOOK_URL must use https (plain http only to localhost).",
                     "Give an https:// URL.");
         }
-        return new WebhookSmsSender(url, sms.webhookSecret(), sms.webhookTimeout(), renderer, clock, smsSent);
+        return url;
+    }
+
+    private static void webhookSecret(VerificationProperties.Sms sms) {
+        if (sms.webhookSecret() == null || sms.webhookSecret().length() < 32) {
+            throw new StartupException("VERIFICATION_SMS_WEBHOOK_SECRET is missing or shorter than 32 characters.",
+                    "Set a random secret of at least 32 characters, shared with the webhook (openssl rand -hex 32).");
+        }
     }
 
     private static SnsClient snsClient() {

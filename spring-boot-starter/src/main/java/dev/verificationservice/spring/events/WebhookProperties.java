@@ -1,6 +1,7 @@
 package dev.verificationservice.spring.events;
 
 import dev.verificationservice.events.WebhookSettings;
+import dev.verificationservice.spring.StartupException;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -26,7 +27,15 @@ public record WebhookProperties(@DefaultValue("auto") String enabled,
                                 @DefaultValue("PT1S") Duration pollInterval,
                                 @DefaultValue("100") int batchSize) {
 
+    /** The relay's settings; counts below 1 or a poll interval that is not positive are a refused start. */
     public WebhookSettings settings() {
-        return new WebhookSettings(allowPrivateAddresses, workers, perEndpointConcurrency, pollInterval, batchSize);
+        try {
+            return new WebhookSettings(allowPrivateAddresses, workers, perEndpointConcurrency, pollInterval, batchSize);
+        } catch (IllegalArgumentException e) {
+            throw new StartupException("The webhook relay's settings are not usable: " + e.getMessage() + ".",
+                    "Set VERIFICATION_WEBHOOKS_WORKERS, VERIFICATION_WEBHOOKS_PER_ENDPOINT_CONCURRENCY and "
+                            + "VERIFICATION_WEBHOOKS_BATCH_SIZE to 1 or more (defaults 8, 2, 100), and "
+                            + "VERIFICATION_WEBHOOKS_POLL_INTERVAL to a positive duration such as PT1S.", e);
+        }
     }
 }

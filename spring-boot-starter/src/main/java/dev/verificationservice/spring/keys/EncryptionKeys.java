@@ -2,6 +2,7 @@ package dev.verificationservice.spring.keys;
 
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.StartupProblems;
 import dev.verificationservice.spring.VerificationProperties;
 import java.security.SecureRandom;
 import java.util.List;
@@ -16,13 +17,24 @@ public final class EncryptionKeys {
 
     public static final String ENCRYPTION_KEY_FILE = "encryption-key";
     public static final String SETTING = "VERIFICATION_ENCRYPTION_KEYS";
+    private static final String KEYS_ARE = "base64 AES-256 keys of exactly 32 random bytes";
 
     private EncryptionKeys() {
     }
 
     public static EncryptionKeyRing resolve(VerificationProperties properties, SecureRandom random) {
-        List<String> keys = SecretKeys.configuredOrGenerated(properties.encryptionKeys(), properties, SETTING,
-                "base64 AES-256 keys of exactly 32 random bytes", ENCRYPTION_KEY_FILE, "encryption key", random);
+        return ring(SecretKeys.configured(properties.encryptionKeys(), properties, SETTING, KEYS_ARE).orElseGet(() ->
+                List.of(SecretKeys.loadOrGenerate(properties.dataDir().resolve(ENCRYPTION_KEY_FILE), random,
+                        "encryption key", false))));
+    }
+
+    /** What {@link #resolve} refuses, without generating or reading a key file: the settings check's rule. */
+    public static void check(VerificationProperties properties, StartupProblems problems) {
+        problems.run(() -> SecretKeys.configured(properties.encryptionKeys(), properties, SETTING, KEYS_ARE)
+                .ifPresent(EncryptionKeys::ring));
+    }
+
+    private static EncryptionKeyRing ring(List<String> keys) {
         try {
             return EncryptionKeyRing.fromBase64(keys);
         } catch (IllegalArgumentException e) {
