@@ -142,9 +142,13 @@ class RecoveryCodeServiceTest {
         List<RecoveryVerification> answers = Concurrently.run(20, () -> service.verify(USER, code, CLIENT));
 
         assertThat(answers).filteredOn(RecoveryVerification::valid).hasSize(1);
+        // USED, or TOO_MANY_ATTEMPTS untested while the limit's places were all held by uses still in flight (how
+        // many depends on how the threads overlap); never a wrong guess, and nothing stays counted.
         assertThat(answers).filteredOn(answer -> !answer.valid()).extracting(answer ->
-                ((RecoveryVerification.Invalid) answer).reason()).containsOnly(RecoveryVerification.Reason.USED);
+                ((RecoveryVerification.Invalid) answer).reason()).hasSize(19).contains(RecoveryVerification.Reason.USED)
+                .isSubsetOf(RecoveryVerification.Reason.USED, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS);
         assertThat(service.remaining(USER)).isEqualTo(9);
+        assertThat(service.verify(USER, service.issue(USER, CLIENT).codes().get(0), CLIENT).valid()).isTrue();
     }
 
     @Test
