@@ -27,6 +27,11 @@ import javax.crypto.spec.SecretKeySpec;
  * exactly one runs; the others wait (up to a bound) for its answer and give the same one. A request that
  * fails in a way that must not be replayed (anything but success) gives the key up, so a retry runs again.
  * A claim left pending by a request that died is taken over after {@link #STALE_AFTER}.
+ *
+ * <p>An answer that holds a secret shown once (a TOTP secret, recovery codes) is not kept ({@link #finishShownOnce}):
+ * a replay answers {@link Begin.ShownOnce} instead. The secret leaves the service once, in the first answer, and an
+ * Idempotency-Key, which proxies and clients log and keep as no secret, never brings it back: not while it is
+ * valid, and not after the factor was confirmed or removed or the codes were used or replaced.
  */
 public final class IdempotentRequests {
 
@@ -60,6 +65,13 @@ public final class IdempotentRequests {
 
         /** The key was used for this same request before: answer this again. */
         record Replay(int status, String body) implements Begin {
+        }
+
+        /**
+         * The key was used for this same request before, whose answer held a secret shown once and was not kept:
+         * refuse (409); the request is not run again.
+         */
+        record ShownOnce() implements Begin {
         }
 
         /** The key was used for another request: refuse (422). */
@@ -105,8 +117,7 @@ public final class IdempotentRequests {
                 return new Begin.KeyReused();
             }
             if (existing.done()) {
-                IdempotencyRecord.StoredAnswer answer = existing.answer().orElseThrow();
-                return new Begin.Replay(answer.status(), unseal(scope, key, answer.sealedBody()));
+                return answered(scope, key, existing.answer().orElseThrow());
             }
             if (System.nanoTime() >= deadline) {
                 return new Begin.StillRunning();
@@ -115,17 +126,32 @@ public final class IdempotentRequests {
             Optional<IdempotencyRecord> current = records.findIdempotencyKey(keyDigest, clock.instant());
             if (current.isPresent() && current.get().done()
                     && SecureTokens.constantTimeEquals(current.get().requestDigest(), requestDigest)) {
-                IdempotencyRecord.StoredAnswer answer = current.get().answer().orElseThrow();
-                return new Begin.Replay(answer.status(), unseal(scope, key, answer.sealedBody()));
+                return answered(scope, key, current.get().answer().orElseThrow());
             }
             now = clock.instant();
         }
+    }
+
+    private Begin answered(String scope, String key, IdempotencyRecord.StoredAnswer answer) {
+        if (answer.isWithheld()) {
+            return new Begin.ShownOnce();
+        }
+        return new Begin.Replay(answer.status(), unseal(scope, key, answer.sealedBody()));
     }
 
     /** Stores the answer of a successful request, sealed, for the key's replays. */
     public void finish(Ticket ticket, int status, String body) {
         records.completeIdempotencyKey(ticket.keyDigest(), ticket.claimedBy(),
                 new IdempotencyRecord.StoredAnswer(status, seal(ticket.scope(), ticket.key(), body)));
+    }
+
+    /**
+     * Records that a successful request ran, without its answer, which held a secret shown once: a replay with the
+     * key is {@link Begin.ShownOnce}, and nothing of the secret is stored, sealed or not.
+     */
+    public void finishShownOnce(Ticket ticket, int status) {
+        records.completeIdempotencyKey(ticket.keyDigest(), ticket.claimedBy(),
+                IdempotencyRecord.StoredAnswer.withheld(status));
     }
 
     /** Gives the key up: the request did not succeed, and a retry with the key must run it again. */

@@ -233,6 +233,64 @@ abstract class AbstractApiTest extends ApiTestSupport {
                 .isEqualTo("2026-11-30T10:00:30.000Z");
     }
 
+    /**
+     * A TOTP secret and recovery codes are shown once, Idempotency-Key or not: the key is no secret to proxies and
+     * clients, and a kept answer would outlive what it was for (a factor confirmed or removed, codes replaced).
+     * A replay is a 409 that says so, and runs nothing again; an answer without a secret is replayed as before.
+     */
+    @Test
+    void aReplayWithTheIdempotencyKeyNeverShowsASecretOrRecoveryCodesAgain() {
+        String user = newUser();
+        String enrolPath = "/v1/users/" + user + "/totp";
+        Answer enrolled = api.postIdempotent(enrolPath, Map.of("label", "phone"), "enrol-" + user);
+        assertThat(enrolled.status()).isEqualTo(201);
+        String secret = enrolled.text("secret");
+        assertVoidReplay(api.postIdempotent(enrolPath, Map.of("label", "phone"), "enrol-" + user), secret);
+        indexCatchesUp();
+        assertThat(api.get(enrolPath).json().get("factors")).as("no second factor").hasSize(1);
+
+        AuthenticatorApp app = AuthenticatorApp.fromUri(enrolled.text("otpauthUri"));
+        String confirmPath = enrolPath + "/" + enrolled.text("factorId") + "/confirm";
+        String right = app.codeAt(clock.instant());
+        Map<String, String> wrong = Map.of("code", right.equals("000000") ? "111111" : "000000");
+        Answer refused = api.postIdempotent(confirmPath, wrong, "wrong-" + user);
+        assertThat(refused.json().get("confirmed").asBoolean()).isFalse();
+        Answer refusedAgain = api.postIdempotent(confirmPath, wrong, "wrong-" + user);
+        assertThat(refusedAgain.header("Idempotent-Replayed")).as("no secret in it: replayed").isEqualTo("true");
+        assertThat(refusedAgain.raw().body()).isEqualTo(refused.raw().body());
+
+        Answer confirmed = api.postIdempotent(confirmPath, Map.of("code", right), "confirm-" + user);
+        assertThat(confirmed.json().get("recoveryCodes")).hasSize(10);
+        String firstCode = confirmed.json().get("recoveryCodes").get(0).asString();
+        assertVoidReplay(api.postIdempotent(confirmPath, Map.of("code", right), "confirm-" + user), firstCode);
+        assertVoidReplay(api.postIdempotent(enrolPath, Map.of("label", "phone"), "enrol-" + user), secret);
+
+        String issuePath = "/v1/users/" + user + "/recovery-codes";
+        Answer issued = api.postIdempotent(issuePath, Map.of(), "issue-" + user);
+        assertThat(issued.status()).isEqualTo(201);
+        String issuedCode = issued.json().get("recoveryCodes").get(0).asString();
+        assertThat(api.post(issuePath + "/verify", Map.of("code", issuedCode)).json().get("valid").asBoolean())
+                .isTrue();
+        assertVoidReplay(api.postIdempotent(issuePath, Map.of(), "issue-" + user), issuedCode);
+        Answer stillGood = api.post(issuePath + "/verify",
+                Map.of("code", issued.json().get("recoveryCodes").get(1).asString()));
+        assertThat(stillGood.json().get("valid").asBoolean()).as("the replay issued no new set").isTrue();
+        assertThat(stillGood.json().get("remaining").asInt()).isEqualTo(8);
+
+        assertThat(api.delete(enrolPath + "/" + enrolled.text("factorId")).json().get("removed").asInt()).isEqualTo(1);
+        assertVoidReplay(api.postIdempotent(enrolPath, Map.of("label", "phone"), "enrol-" + user), secret);
+        indexCatchesUp();
+        assertThat(api.get(enrolPath).json().get("factors")).as("the replay enrolled nothing").isEmpty();
+    }
+
+    private static void assertVoidReplay(Answer replay, String secret) {
+        assertThat(replay.status()).isEqualTo(409);
+        assertThat(replay.text("code")).isEqualTo("IDEMPOTENT_ANSWER_VOID");
+        assertThat(replay.text("detail")).contains("shown once", "without this Idempotency-Key");
+        assertThat(replay.header("Idempotent-Replayed")).isNull();
+        assertThat(replay.raw().body()).doesNotContain(secret);
+    }
+
     @Test
     void theOperatorOverviewShowsDevicesLiveCodesLimitsAndAuditWithoutSecrets() {
         String user = newUser();

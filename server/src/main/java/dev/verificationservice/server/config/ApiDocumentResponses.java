@@ -74,18 +74,26 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                         + "invalidated; check the target and the channel, then request a new code");
             }
             if (IdempotencyFilter.takesKey(path) && method == PathItem.HttpMethod.POST) {
-                idempotent(operation, responses);
+                idempotent(operation, responses, IdempotencyFilter.SHOWN_ONCE_PATHS.contains(path));
             }
             if (path.equals("/v1/users/{userId}/recovery-codes") && method == PathItem.HttpMethod.POST) {
                 problem(responses, "409", "NO_FACTOR: the user has no confirmed authenticator factor, so no recovery "
-                        + "codes; or IDEMPOTENCY_IN_PROGRESS (with Retry-After): a request with this key is still "
-                        + "running").addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter().required(false));
+                        + "codes; or " + IN_PROGRESS + "; or " + ANSWER_VOID)
+                        .addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter().required(false));
             }
         }));
     }
 
-    /** The {@code Idempotency-Key} header, its replay header and its two problems. */
-    private static void idempotent(Operation operation, ApiResponses responses) {
+    private static final String IN_PROGRESS = "IDEMPOTENCY_IN_PROGRESS (with Retry-After): a request with this key is "
+            + "still running; retry after Retry-After seconds with the same key";
+    private static final String ANSWER_VOID = "IDEMPOTENT_ANSWER_VOID: the first answer to this key held a secret "
+            + "shown once, which is not kept; send a new request without this key";
+
+    /**
+     * The {@code Idempotency-Key} header, its replay header and its problems; where a success may hold a secret
+     * shown once, a replay may be a 409 without {@code Retry-After}.
+     */
+    private static void idempotent(Operation operation, ApiResponses responses, boolean shownOnce) {
         operation.addParametersItem(new HeaderParameter().name(IdempotencyFilter.HEADER).required(false)
                 .description("Makes a retry safe: the same key with the same body within 24 hours answers the first "
                         + "answer again and does nothing else; scoped to the API key")
@@ -98,8 +106,8 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                         .schema(strings("true")));
             }
         });
-        problem(responses, "409", "IDEMPOTENCY_IN_PROGRESS: a request with this key is still running; retry after "
-                + "Retry-After seconds with the same key").addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter());
+        problem(responses, "409", shownOnce ? IN_PROGRESS + "; or " + ANSWER_VOID : IN_PROGRESS)
+                .addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter().required(!shownOnce));
         problem(responses, "422", "IDEMPOTENCY_KEY_REUSED: this key was used for another request within 24 hours");
     }
 

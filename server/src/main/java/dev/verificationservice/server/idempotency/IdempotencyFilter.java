@@ -30,6 +30,8 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
@@ -52,6 +54,11 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * header: the header made for retrying must not stop a client retrying. Should the store fail after the
  * request ran, the request's own answer is sent; its claim on the key is then left pending, and taken over
  * by a retry after {@link IdempotentRequests#STALE_AFTER}.
+ *
+ * <p>An answer that holds a secret shown once (a TOTP secret, recovery codes: its controller calls
+ * {@link #answerHoldsSecretShownOnce()}) is not kept: a replay is a 409 {@code IDEMPOTENT_ANSWER_VOID}, and the
+ * request is not run again. An Idempotency-Key is no secret to the proxies and clients that log it, and a kept
+ * secret would outlive what it was for (a factor confirmed or removed, codes used or replaced).
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 25)
@@ -67,6 +74,10 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     /** {@link #PATHS} as patterns: a path parameter is one segment (the template itself matches too). */
     private static final List<Pattern> PATTERNS = PATHS.stream()
             .map(path -> Pattern.compile(path.replaceAll("\\{[^/]+}", "[^/]+"))).toList();
+    /** {@link #PATHS} whose success may hold a secret shown once, so a replay may be {@code IDEMPOTENT_ANSWER_VOID}. */
+    public static final Set<String> SHOWN_ONCE_PATHS = Set.of("/v1/users/{userId}/totp",
+            "/v1/users/{userId}/totp/{factorId}/confirm", "/v1/users/{userId}/recovery-codes");
+    private static final String SHOWN_ONCE = IdempotencyFilter.class.getName() + ".SHOWN_ONCE";
     private static final Logger LOG = LoggerFactory.getLogger(IdempotencyFilter.class);
 
     private final Verification verification;
@@ -84,6 +95,15 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     /** Whether a {@code POST} to this path (or OpenAPI path template) takes an {@code Idempotency-Key}. */
     public static boolean takesKey(String path) {
         return PATTERNS.stream().anyMatch(pattern -> pattern.matcher(path).matches());
+    }
+
+    /**
+     * Called by a controller whose answer holds a secret shown once: under an Idempotency-Key that answer is not
+     * kept, and a replay is refused. Only on the request thread.
+     */
+    public static void answerHoldsSecretShownOnce() {
+        RequestContextHolder.currentRequestAttributes().setAttribute(SHOWN_ONCE, Boolean.TRUE,
+                RequestAttributes.SCOPE_REQUEST);
     }
 
     @Override
@@ -118,6 +138,10 @@ public class IdempotencyFilter extends OncePerRequestFilter {
             response.setContentType(MediaType.APPLICATION_JSON_VALUE);
             response.setCharacterEncoding(StandardCharsets.UTF_8.name());
             response.getWriter().write(replay.body());
+        } else if (begin instanceof IdempotentRequests.Begin.ShownOnce) {
+            Problems.write(response, HttpStatus.CONFLICT, "IDEMPOTENT_ANSWER_VOID",
+                    "The first answer to this Idempotency-Key held a secret, which is shown once and was not kept; "
+                            + "the request is not run again. Send a new request without this Idempotency-Key.");
         } else if (begin instanceof IdempotentRequests.Begin.KeyReused) {
             Problems.write(response, HttpStatus.UNPROCESSABLE_CONTENT, "IDEMPOTENCY_KEY_REUSED",
                     "This Idempotency-Key was used for another request within 24 hours; use a new key for a new request.");
@@ -138,7 +162,7 @@ public class IdempotencyFilter extends OncePerRequestFilter {
             chain.doFilter(new CachedBodyRequest(request, body), captured);
             succeeded = captured.getStatus() >= 200 && captured.getStatus() < 300;
         } finally {
-            settle(ticket, succeeded, captured);
+            settle(ticket, succeeded, Boolean.TRUE.equals(request.getAttribute(SHOWN_ONCE)), captured);
             captured.copyBodyToResponse();
         }
     }
@@ -148,9 +172,12 @@ public class IdempotencyFilter extends OncePerRequestFilter {
      * here, the request has run already: its answer stands (a 503 now would make the client send it again),
      * and the claim it leaves pending is taken over by a retry once stale.
      */
-    private void settle(IdempotentRequests.Ticket ticket, boolean succeeded, ContentCachingResponseWrapper captured) {
+    private void settle(IdempotentRequests.Ticket ticket, boolean succeeded, boolean shownOnce,
+                        ContentCachingResponseWrapper captured) {
         try {
-            if (succeeded) {
+            if (succeeded && shownOnce) {
+                verification.idempotency().finishShownOnce(ticket, captured.getStatus());
+            } else if (succeeded) {
                 verification.idempotency().finish(ticket, captured.getStatus(),
                         new String(captured.getContentAsByteArray(), StandardCharsets.UTF_8));
             } else {

@@ -10,6 +10,7 @@ import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.config.Requests;
 import dev.verificationservice.server.errors.ApiProblem;
+import dev.verificationservice.server.idempotency.IdempotencyFilter;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -78,6 +79,7 @@ public class RecoveryCodesController {
         IssuedRecoveryCodes issued = verification.totp().regenerateRecoveryCodes(userId, ClientContext.none())
                 .orElseThrow(() -> new ApiProblem(HttpStatus.CONFLICT, NO_FACTOR, "The user has no confirmed "
                         + "authenticator factor, so no recovery codes: enrol and confirm a factor first.", Map.of()));
+        IdempotencyFilter.answerHoldsSecretShownOnce();
         return of(issued);
     }
 

@@ -7,6 +7,7 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.config.Requests;
+import dev.verificationservice.server.idempotency.IdempotencyFilter;
 import dev.verificationservice.totp.Confirmation;
 import dev.verificationservice.totp.Enrolment;
 import dev.verificationservice.totp.FactorSummary;
@@ -125,6 +126,7 @@ public class TotpController {
         Requests.body(body);
         Enrolment enrolment = verification.totp().enrol(userId, Optional.ofNullable(body.label()),
                 Optional.ofNullable(body.issuer()), ClientContext.none());
+        IdempotencyFilter.answerHoldsSecretShownOnce();
         return new TotpEnrolResponse(enrolment.factorId(), enrolment.secret(), enrolment.otpauthUri(),
                 enrolment.qrCode(), JsonTimes.format(enrolment.expiresAt()));
     }
@@ -138,6 +140,7 @@ public class TotpController {
         Confirmation result = verification.totp().confirm(userId, factorId, body.code(),
                 ClientContext.of(body.ipAddress(), body.userAgent(), null));
         if (result instanceof Confirmation.Confirmed confirmed) {
+            IdempotencyFilter.answerHoldsSecretShownOnce();
             return new TotpConfirmResponse(true, confirmed.recoveryCodes().codes(), null);
         }
         return new TotpConfirmResponse(false, null, ((Confirmation.NotConfirmed) result).reason().name());

@@ -2,6 +2,7 @@ package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.idempotency.IdempotentRequests;
 import java.time.Duration;
 import java.util.List;
@@ -32,6 +33,20 @@ public abstract class IdempotencyContract extends ContractPart {
                 .as("another client's key of the same name").isInstanceOf(IdempotentRequests.Begin.Proceed.class);
         // The answer is sealed: a device secret in it is never in the table in clear, nor the key itself.
         assertThat(allRawItems().toString()).doesNotContain("s3cr3t-device-secret", "key-1");
+    }
+
+    @Test
+    void anAnswerHoldingASecretShownOnceIsNotKeptAndItsReplayIsRefused() {
+        IdempotentRequests requests = verification().idempotency();
+        IdempotentRequests.Begin first = requests.begin("client-a", "key-once", SEND_BODY, Duration.ofSeconds(5));
+        requests.finishShownOnce(((IdempotentRequests.Begin.Proceed) first).ticket(), 201);
+
+        assertThat(requests.begin("client-a", "key-once", SEND_BODY, Duration.ofSeconds(5)))
+                .isInstanceOf(IdempotentRequests.Begin.ShownOnce.class);
+        assertThat(requests.begin("client-a", "key-once", "POST /v1/codes {}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                Duration.ofSeconds(5))).isInstanceOf(IdempotentRequests.Begin.KeyReused.class);
+        // Nothing of the answer is stored, sealed or not: only that the request ran.
+        assertThat(allRawItems().toString()).contains(IdempotencyRecord.StoredAnswer.WITHHELD);
     }
 
     @Test
