@@ -12,12 +12,16 @@ import java.util.Optional;
 public interface TotpRepository {
 
     /**
-     * Writes a new pending factor (with its ttl) and its {@code TOTP_ENROLLED} entry atomically, on the condition that
-     * no item has its key.
+     * Writes a new pending factor (with its ttl) and its {@code TOTP_ENROLLED} entry atomically, on the conditions that
+     * no item has its key and that the user has fewer than {@code maxFactors} factors that are not expired at the
+     * factor's {@code createdAt} ({@link TotpFactor#isExpiredAt}). The count is part of the same atomic step as the
+     * write, so of any number of concurrent enrolments (from any number of store instances on one table or file) at
+     * most {@code maxFactors} are stored.
      *
-     * @throws dev.verificationservice.store.StoreException when the write was refused or failed
+     * @return false when the cap refused the factor (nothing was written)
+     * @throws dev.verificationservice.store.StoreException when the write was refused otherwise or failed
      */
-    void insertFactor(TotpFactor factor, AuditEntry enrolled);
+    boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors);
 
     /** Every stored factor of the user (one Query of the user's item collection), pending and expired ones included. */
     List<TotpFactor> findFactors(String userId);

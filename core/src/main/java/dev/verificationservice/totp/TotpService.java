@@ -93,11 +93,6 @@ public final class TotpService {
         String shownLabel = uriPart("label", label).orElse(user);
         String shownIssuer = uriPart("issuer", issuer).orElse(policy.defaultIssuer());
         Instant now = Instants.toMillis(clock.instant());
-        long live = factors.findFactors(user).stream().filter(factor -> !factor.isExpiredAt(now)).count();
-        if (live >= MAX_FACTORS) {
-            throw new InvalidInputException("userId", "has " + MAX_FACTORS + " authenticator factors already; remove "
-                    + "one before enrolling another");
-        }
         String factorId = tokens.randomHex(FACTOR_ID_BYTES);
         byte[] secret = secrets.newSecret();
         try {
@@ -108,8 +103,12 @@ public final class TotpService {
             Map<String, String> details = new LinkedHashMap<>();
             details.put("factorId", factorId);
             details.put("label", shownLabel);
-            factors.insertFactor(pending, audit.newEntry(user, AuditEventType.TOTP_ENROLLED, true, Optional.empty(),
-                    details, client));
+            // The store counts the user's live factors in the write itself: a count read here would race.
+            if (!factors.insertFactor(pending, audit.newEntry(user, AuditEventType.TOTP_ENROLLED, true,
+                    Optional.empty(), details, client), MAX_FACTORS)) {
+                throw new InvalidInputException("userId", "has " + MAX_FACTORS + " authenticator factors already; "
+                        + "remove one before enrolling another");
+            }
             String base32 = TotpSecrets.base32(secret);
             String uri = OtpAuthUri.of(shownIssuer, shownLabel, base32, ALGORITHM, DIGITS, PERIOD);
             return new Enrolment(factorId, base32, uri, QrCodes.pngDataUri(uri), expiresAt);

@@ -329,11 +329,16 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     }
 
     @Override
-    public synchronized void insertFactor(TotpFactor factor, AuditEntry enrolled) {
+    public synchronized boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
+        if (findFactors(factor.userId()).stream().filter(stored -> !stored.isExpiredAt(factor.createdAt())).count()
+                >= maxFactors) {
+            return false;
+        }
         if (factors.putIfAbsent(factorKey(factor.userId(), factor.factorId()), factor) != null) {
             throw new StoreException("factor " + factor.factorId() + " exists");
         }
         audit.add(enrolled);
+        return true;
     }
 
     @Override

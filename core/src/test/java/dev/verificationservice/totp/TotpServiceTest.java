@@ -311,7 +311,7 @@ class TotpServiceTest {
         store.insertFactor(new TotpFactor("mallory", original.factorId(), "mallory", original.issuer(),
                 original.algorithm(), original.digits(), original.period(), original.secret(), true,
                 original.createdAt(), Optional.empty(), TotpFactor.NO_STEP, Optional.empty()),
-                store.auditEntries().get(0));
+                store.auditEntries().get(0), TotpService.MAX_FACTORS);
 
         assertThatThrownBy(() -> service(NOW).verify("mallory", "123456", CLIENT))
                 .isInstanceOf(UnreadableSecretException.class).hasMessageNotContaining(original.secret().ciphertext());

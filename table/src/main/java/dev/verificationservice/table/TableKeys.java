@@ -59,6 +59,7 @@ public final class TableKeys {
     static final String CURRENT_CODE = "CURRENT#";
     static final String IDEMPOTENCY = "IDEMPOTENCY#";
     static final String TOTP = "TOTP#";
+    static final String TOTP_ENROLMENTS = "TOTPENROLMENTS";
     static final String RECOVERY = "RECOVERY#";
     static final String WEBHOOKS = "WEBHOOKS";
     static final String ENDPOINT = "ENDPOINT#";
@@ -151,6 +152,14 @@ public final class TableKeys {
     }
 
     /** SK prefix of all of a user's TOTP factors: {@code begins_with(SK, TOTP#)}. */
+    /**
+     * The user's enrolment counter: its {@code version} moves on every enrolment, so an enrolment that counted the
+     * factors at one version is written only if none was written since. Not under {@link #totpFactorsPrefix()}.
+     */
+    public static PrimaryKey totpEnrolments(String userId) {
+        return new PrimaryKey(user(userId), TOTP_ENROLMENTS);
+    }
+
     public static String totpFactorsPrefix() {
         return TOTP;
     }

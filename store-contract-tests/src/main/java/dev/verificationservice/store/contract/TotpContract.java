@@ -25,6 +25,7 @@ import dev.verificationservice.totp.TotpAlgorithm;
 import dev.verificationservice.totp.TotpFactor;
 import dev.verificationservice.totp.TotpService;
 import dev.verificationservice.totp.TotpVerification;
+import dev.verificationservice.validation.InvalidInputException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -80,15 +81,52 @@ public abstract class TotpContract extends ContractPart {
                 Duration.ofSeconds(30), stored.secret(), false, START, Optional.of(START.plusSeconds(900)),
                 TotpFactor.NO_STEP, Optional.empty());
 
-        assertThatThrownBy(() -> store().insertFactor(another, sameKey)).isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> store().insertFactor(another, sameKey, TotpService.MAX_FACTORS)).isInstanceOf(StoreException.class);
         assertThat(store().findFactor("bea", another.factorId())).as("no factor without its entry").isEmpty();
 
-        assertThatThrownBy(() -> store().insertFactor(stored, newEntry("bea", AuditEventType.TOTP_ENROLLED)))
+        assertThatThrownBy(() -> store().insertFactor(stored, newEntry("bea", AuditEventType.TOTP_ENROLLED), TotpService.MAX_FACTORS))
                 .as("the key of a stored factor").isInstanceOf(StoreException.class);
         assertThat(auditTypes("bea")).containsExactly(AuditEventType.CODE_SENT, AuditEventType.TOTP_ENROLLED);
     }
 
     /** §3: a store hands a lapsed pending factor back as stored; no read or write treats it as live. */
+    /** The cap is counted inside the enrolment's own atomic write: thirty at once end at exactly the cap. */
+    @Test
+    void ofThirtyConcurrentEnrolmentsOfOneUserExactlyTheCapIsStored() throws Exception {
+        List<Object> results = runConcurrently(30, () -> {
+            try {
+                return enrol("cap");
+            } catch (InvalidInputException refused) {
+                return refused;
+            }
+        });
+
+        assertThat(results).filteredOn(Enrolment.class::isInstance).hasSize(TotpService.MAX_FACTORS);
+        assertThat(results).filteredOn(InvalidInputException.class::isInstance)
+                .hasSize(30 - TotpService.MAX_FACTORS);
+        assertThat(store().findFactors("cap")).hasSize(TotpService.MAX_FACTORS);
+        assertThat(auditTypes("cap").stream().filter(AuditEventType.TOTP_ENROLLED::equals))
+                .hasSize(TotpService.MAX_FACTORS);
+    }
+
+    @Test
+    void aDeletedFactorFreesItsPlaceUnderTheCapAndAnExpiredPendingOneDoesNotHoldOne() {
+        List<Enrolment> enrolled = new ArrayList<>();
+        for (int i = 0; i < TotpService.MAX_FACTORS; i++) {
+            enrolled.add(enrol("full"));
+        }
+        assertField(() -> enrol("full"), "userId");
+
+        verification().totp().remove("full", enrolled.get(0).factorId(), ClientContext.none());
+        enrol("full");
+        assertField(() -> enrol("full"), "userId");
+
+        clock().advance(Duration.ofDays(2));
+        enrol("full");
+        assertThat(store().findFactors("full").stream().filter(factor -> !factor.isExpiredAt(clock().instant())))
+                .hasSize(1);
+    }
+
     @Test
     void aPendingFactorLapsesOnReadAndItsConfirmationIsRefusedOnceItsTtlPassed() {
         Enrolment enrolment = enrol("cai");

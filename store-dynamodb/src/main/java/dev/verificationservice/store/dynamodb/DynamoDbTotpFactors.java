@@ -26,6 +26,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 import software.amazon.awssdk.services.dynamodb.model.Update;
@@ -35,9 +36,15 @@ import software.amazon.awssdk.services.dynamodb.model.Update;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>enrol: one TransactWriteItems of the factor's and the {@code TOTP_ENROLLED} entry's Put, each on
- *   {@value DynamoDbTable#KEY_IS_NEW}, under the entry's id as ClientRequestToken (the SDK's retry after a lost answer
- *   is answered "done"). Cancelled: a StoreException, nothing written;</li>
+ *   <li>enrol (the cap): a consistent GetItem of the user's enrolment counter ({@code USER#<userId>} /
+ *   {@code TOTPENROLMENTS}, one number, {@code version}), then the Query of the user's factors, whose live ones are
+ *   counted; at the cap: refused, nothing written. Else one TransactWriteItems: Update the counter's version from the
+ *   one read to the next ({@code attribute_not_exists(PK)} when there was none), the factor's and the
+ *   {@code TOTP_ENROLLED} entry's Put, each on {@value DynamoDbTable#KEY_IS_NEW}, under the entry's id and the
+ *   version read as ClientRequestToken (the SDK's retry after a lost answer is answered "done"). The counter's
+ *   condition failed or conflicted: another enrolment was written, so read and count again (each such round is
+ *   another's win, so at most cap + 1 rounds). Cancelled otherwise: a StoreException, nothing written. Deletes leave
+ *   the counter alone: a count that still sees a deleted factor only refuses early;</li>
  *   <li>accept a step (the replay rule): one transaction ({@link DynamoDbAttempts}): Update {@value #ACCEPT_STEP} on
  *   {@value #STEP_IS_NEW}, the {@code TOTP_VERIFIED} entry, the give-back. Every outcome: committed: Accepted; the
  *   condition failed and {@code acceptedBy} is this attempt: Accepted (its own earlier write, the answer lost);
@@ -68,22 +75,70 @@ final class DynamoDbTotpFactors implements TotpRepository {
     }
 
     @Override
-    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
-        TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
-                .transactItems(table.conditionalPut(TableItems.totpFactorItem(factor)),
-                        table.conditionalPut(TableItems.auditItem(enrolled)))
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .clientRequestToken(enrolled.entryId())
-                .build();
-        try {
-            table.capacity.record(AccessPattern.ENROL_TOTP, WRITE,
-                    TransactionConflicts.settled(table.client, request).consumedCapacity());
-        } catch (TransactionCanceledException e) {
-            throw new StoreException("the factor enrolment was cancelled and nothing was written: "
-                    + describeCancellation(request, e.cancellationReasons()), e);
-        } catch (SdkException e) {
-            throw table.failure("enrol an authenticator factor (TransactWriteItems; nothing was written)", e);
+    public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
+        TableKeys.PrimaryKey counterKey = TableKeys.totpEnrolments(factor.userId());
+        // Each lost round means another enrolment was written, so after maxFactors + 1 rounds the cap is reached.
+        for (int round = 0; round <= maxFactors + 1; round++) {
+            // The version first, then the factors: an enrolment this count misses moves the version past it.
+            long seen = table.getItem(counterKey, AccessPattern.ENROL_TOTP)
+                    .map(item -> TableItems.number(item, ItemAttributes.VERSION)).orElse(0L);
+            long live = findFactors(factor.userId()).stream()
+                    .filter(existing -> !existing.isExpiredAt(factor.createdAt())).count();
+            if (live >= maxFactors) {
+                return false;
+            }
+            TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
+                    .transactItems(counterMoves(counterKey, seen),
+                            table.conditionalPut(TableItems.totpFactorItem(factor)),
+                            table.conditionalPut(TableItems.auditItem(enrolled)))
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                    // One token per round: the SDK's retry of this round is answered "done", a new round is new.
+                    .clientRequestToken(enrolled.entryId() + "-" + seen)
+                    .build();
+            try {
+                table.capacity.record(AccessPattern.ENROL_TOTP, WRITE,
+                        TransactionConflicts.settled(table.client, request).consumedCapacity());
+                return true;
+            } catch (TransactionCanceledException e) {
+                if (!onlyTheCounterMoved(e)) {
+                    throw new StoreException("the factor enrolment was cancelled and nothing was written: "
+                            + describeCancellation(request, e.cancellationReasons()), e);
+                }
+                // Another enrolment was written since the count (or conflicted with this one): count again.
+            } catch (SdkException e) {
+                throw table.failure("enrol an authenticator factor (TransactWriteItems; nothing was written)", e);
+            }
         }
+        throw new StoreException("the factor enrolment lost to concurrent enrolments " + (maxFactors + 2)
+                + " times; nothing was written, retry");
+    }
+
+    /** The counter's Update: its version moves from the one the count was made at. */
+    private TransactWriteItem counterMoves(TableKeys.PrimaryKey counterKey, long seen) {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":next", n(seen + 1)));
+        if (seen > 0) {
+            values.put(":seen", n(seen));
+        }
+        return TransactWriteItem.builder().update(Update.builder()
+                .tableName(table.tableName)
+                .key(keyOf(counterKey))
+                .updateExpression("SET #version = :next")
+                .conditionExpression(seen > 0 ? "#version = :seen" : "attribute_not_exists(PK)")
+                .expressionAttributeNames(Map.of("#version", ItemAttributes.VERSION))
+                .expressionAttributeValues(values)
+                .build()).build();
+    }
+
+    /** Whether the cancellation is the counter's condition or a conflict, and the factor's and entry's puts stood. */
+    private static boolean onlyTheCounterMoved(TransactionCanceledException e) {
+        if (!e.hasCancellationReasons() || e.cancellationReasons().size() != 3) {
+            return false;
+        }
+        String counter = e.cancellationReasons().get(0).code();
+        boolean rest = e.cancellationReasons().subList(1, 3).stream()
+                .allMatch(reason -> reason.code() == null || "None".equals(reason.code())
+                        || "TransactionConflict".equals(reason.code()));
+        return rest && ("ConditionalCheckFailed".equals(counter) || "TransactionConflict".equals(counter));
     }
 
     @Override

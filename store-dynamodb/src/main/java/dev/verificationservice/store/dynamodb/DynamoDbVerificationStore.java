@@ -253,8 +253,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     // TOTP factors: DynamoDbTotpFactors
 
     @Override
-    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
-        totpFactors.insertFactor(factor, enrolled);
+    public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
+        return totpFactors.insertFactor(factor, enrolled, maxFactors);
     }
 
     @Override

@@ -33,8 +33,9 @@ import java.util.Optional;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>insert a factor: the factor's and the {@code TOTP_ENROLLED} entry's {@code INSERT ... ON CONFLICT DO
- *   NOTHING} in one transaction, rolled back (a StoreException) unless both wrote a row;</li>
+ *   <li>insert a factor: in one transaction, the user's factors read and those not expired counted (the cap), then
+ *   the factor's and the {@code TOTP_ENROLLED} entry's {@code INSERT ... ON CONFLICT DO NOTHING}, rolled back (a
+ *   StoreException) unless both wrote a row;</li>
  *   <li>accept a step (the replay rule): in one transaction, {@link #ACCEPT_STEP}, whose {@code WHERE} is the
  *   condition {@code confirmed = true AND lastAcceptedStep < :step}, then the {@code TOTP_VERIFIED} entry inserted
  *   and the attempt's failure-count place given back ({@link SqliteCounters}); if the entry's key were taken the
@@ -78,16 +79,23 @@ final class SqliteTotpFactors implements TotpRepository {
     }
 
     @Override
-    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
+    public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
         Map<String, Object> factorItem = TableItems.totpFactorItem(factor);
         Map<String, Object> auditItem = TableItems.auditItem(enrolled);
-        table.inTransaction("enrol an authenticator factor", connection -> {
+        return table.inTransaction("enrol an authenticator factor", connection -> {
+            // Counted in the writer's transaction (BEGIN IMMEDIATE holds the file's write lock, so another store
+            // instance on the file waits too): a count read on a pool connection would race the insert.
+            List<TotpFactor> stored = table.selectByKeyPrefix(connection, TableKeys.user(factor.userId()),
+                    TableKeys.totpFactorsPrefix()).stream().map(TableItems::totpFactor).toList();
+            if (stored.stream().filter(existing -> !existing.isExpiredAt(factor.createdAt())).count() >= maxFactors) {
+                return false;
+            }
             if (table.insertIfAbsent(connection, factorItem) != 1) {
                 throw new StoreException("factor enrolment refused: factor " + factor.factorId()
                         + " of this user exists already; nothing was written");
             }
             writeEntry(table, connection, auditItem, "enrolment");
-            return null;
+            return true;
         });
     }
 

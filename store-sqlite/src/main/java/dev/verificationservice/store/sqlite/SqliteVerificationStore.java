@@ -280,8 +280,8 @@ public final class SqliteVerificationStore implements VerificationStore {
     // TOTP factors: SqliteTotpFactors
 
     @Override
-    public void insertFactor(TotpFactor factor, AuditEntry enrolled) {
-        totpFactors.insertFactor(factor, enrolled);
+    public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
+        return totpFactors.insertFactor(factor, enrolled, maxFactors);
     }
 
     @Override
