@@ -583,6 +583,12 @@ class ConsoleBrowserTest {
         assertThat(wrongToken.body()).contains("CSRF token").contains("nothing was changed");
         assertThat(plain("POST", lift, Map.of("Cookie", cookie, "Sec-Fetch-Site", "cross-site"),
                 form(Map.of("_csrf", token))).statusCode()).isEqualTo(403);
+        // The token in the URL's query string is not taken, with the form body empty or without it: a URL is
+        // logged, kept in history and passed on in ways a form body is not.
+        String inQuery = lift + "?_csrf=" + URLEncoder.encode(token, StandardCharsets.UTF_8);
+        assertThat(plain("POST", inQuery, Map.of("Cookie", cookie), "").statusCode()).isEqualTo(403);
+        assertThat(plain("POST", inQuery, Map.of("Cookie", cookie), form(Map.of("other", "x"))).statusCode())
+                .isEqualTo(403);
         // Without the session, the token alone does nothing either.
         assertThat(plain("POST", lift, Map.of(), form(Map.of("_csrf", token))).statusCode()).isEqualTo(403);
 

@@ -8,6 +8,7 @@ import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
@@ -31,7 +32,7 @@ import org.springframework.web.util.HtmlUtils;
  * <ul>
  *   <li>Without admin keys the console is off, like the operator API: every console path answers 404.</li>
  *   <li>Only GET, HEAD and POST. Every POST is a change and must carry the CSRF token in the form field
- *   {@value #CSRF_FIELD}, compared in constant time: the session's token once signed in, and for the sign-in
+ *   {@value #CSRF_FIELD} of its body (never the URL's query string), compared in constant time: the session's token once signed in, and for the sign-in
  *   form a token that its own cookie also carries (double submit), so a sign-in cannot be forged either. A POST
  *   that a browser marks as sent from another site ({@code Sec-Fetch-Site: cross-site}) is refused before that.</li>
  *   <li>A POST whose form body cannot be parsed is a 400, before any field of it is looked at.</li>
@@ -127,7 +128,7 @@ public class ConsoleFilter extends OncePerRequestFilter {
             }
             return;
         }
-        if (post && !session.get().csrfTokenMatches(request.getParameter(CSRF_FIELD))) {
+        if (post && !session.get().csrfTokenMatches(formToken(request))) {
             refuse(response, HttpStatus.FORBIDDEN, "Refused: the form could not be checked",
                     "This change did not carry the console's CSRF token, so nothing was changed. Reload the page "
                             + "and use its form.", true);
@@ -139,7 +140,7 @@ public class ConsoleFilter extends OncePerRequestFilter {
 
     /**
      * The form body parses. The container refuses broken percent-encoding or a field without a name when the
-     * first parameter is read, with an exception that would otherwise be a 500 (issue 15).
+     * first parameter is read, with an exception that would otherwise be a 500.
      */
     private static boolean formIsReadable(HttpServletRequest request) {
         try {
@@ -150,10 +151,31 @@ public class ConsoleFilter extends OncePerRequestFilter {
         }
     }
 
+    /**
+     * The CSRF token from the form body, or null when the URL's query string names the field at all: the servlet
+     * parameters merge the query into the body, and a token in a URL is logged, kept in history and sent on in
+     * Referer headers, so it is never taken from there.
+     */
+    private static String formToken(HttpServletRequest request) {
+        String query = request.getQueryString();
+        if (query != null) {
+            for (String pair : query.split("&")) {
+                try {
+                    if (URLDecoder.decode(pair.split("=", 2)[0], StandardCharsets.UTF_8).equals(CSRF_FIELD)) {
+                        return null;
+                    }
+                } catch (IllegalArgumentException e) {
+                    return null;
+                }
+            }
+        }
+        return request.getParameter(CSRF_FIELD);
+    }
+
     /** The sign-in form's hidden token equals its cookie (constant time), and both are there. */
     private static boolean signInTokenMatches(HttpServletRequest request) {
         Optional<String> cookie = cookie(request, SIGN_IN_COOKIE);
-        String field = request.getParameter(CSRF_FIELD);
+        String field = formToken(request);
         return cookie.isPresent() && field != null && MessageDigest.isEqual(
                 cookie.get().getBytes(StandardCharsets.UTF_8), field.getBytes(StandardCharsets.UTF_8));
     }

@@ -12,6 +12,8 @@ import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
+import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
@@ -40,11 +42,21 @@ public class LoginExampleApplication {
         return http.build();
     }
 
+    /**
+     * Spring Security's delegating encoder ({@code {bcrypt}} for new hashes). For an unknown username Spring hashes
+     * the given password with this encoder anyway, so the demo passwords are stored hashed with it too: stored as
+     * {@code {noop}} a known username would answer faster than an unknown one and tell which names exist.
+     */
     @Bean
-    UserDetailsService users() {
+    PasswordEncoder passwordEncoder() {
+        return PasswordEncoderFactories.createDelegatingPasswordEncoder();
+    }
+
+    @Bean
+    UserDetailsService users(PasswordEncoder passwordEncoder) {
         InMemoryUserDetailsManager users = new InMemoryUserDetailsManager();
         EMAILS.keySet().forEach(name -> users.createUser(User.withUsername(name)
-                .password("{noop}" + name + "-password").roles("USER").build()));
+                .password(passwordEncoder.encode(name + "-password")).roles("USER").build()));
         return users;
     }
 

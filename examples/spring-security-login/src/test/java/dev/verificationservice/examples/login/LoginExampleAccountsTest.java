@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -71,6 +73,32 @@ class LoginExampleAccountsTest {
             assertThat(accounts.findByUsername(account.username())).map(LoginAccount::email).as(account.username())
                     .contains(account.email());
         }
+    }
+
+    @Autowired
+    UserDetailsService users;
+
+    /**
+     * Spring Security hashes the password given for an unknown username with the configured encoder, so a known
+     * username answers as slowly only when its password is stored hashed by that encoder too, not {@code {noop}}.
+     */
+    @Test
+    void everyAccountsPasswordIsStoredHashedSoKnownAndUnknownUsernamesCostTheSame() throws Exception {
+        for (Account account : accounts()) {
+            String stored = users.loadUserByUsername(account.username()).getPassword();
+            assertThat(stored).as(account.username()).startsWith("{bcrypt}").doesNotContain(account.password());
+            assertThat(PasswordEncoderFactories.createDelegatingPasswordEncoder().matches(account.password(), stored)).as(account.username()).isTrue();
+        }
+    }
+
+    @Test
+    void aFirstRequestsRedirectCarriesNoSessionIdInTheUrl() throws Exception {
+        HttpResponse<Void> response = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
+                .send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/")).build(),
+                        HttpResponse.BodyHandlers.discarding());
+        assertThat(response.statusCode()).isEqualTo(302);
+        assertThat(response.headers().firstValue("Location")).hasValueSatisfying(location ->
+                assertThat(location).endsWith("/login").doesNotContainIgnoringCase("jsessionid"));
     }
 
     @Test
