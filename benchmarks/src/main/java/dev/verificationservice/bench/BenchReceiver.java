@@ -29,12 +29,7 @@ final class BenchReceiver implements AutoCloseable {
     private final AtomicLong received = new AtomicLong();
 
     BenchReceiver() {
-        try {
-            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        server.setExecutor(threads);
+        server = onLoopback(threads);
         server.createContext("/hook", exchange -> {
             try (exchange; InputStream body = exchange.getRequestBody()) {
                 body.readAllBytes();
@@ -89,6 +84,17 @@ final class BenchReceiver implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The JDK's HTTP server on a free loopback port, its handlers run on {@code threads}; not started yet. */
+    static HttpServer onLoopback(ExecutorService threads) {
+        try {
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            server.setExecutor(threads);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -147,7 +147,8 @@ final class CostProbe {
         Webhooks webhooks = new Webhooks(store.webhooks(), store, EncryptionKeyRing.fromBase64(
                 List.of(EncryptionKeyRing.generateBase64Key(new SecureRandom()))), urls, new SecureTokens(), clock);
         WebhookRelay relay = new WebhookRelay(store.webhooks(), webhooks, urls,
-                (url, headers, body, timeout) -> new WebhookTransport.Answered(204), verification.audit(),
+                (url, headers, body, timeout) -> java.util.concurrent.CompletableFuture.completedFuture(
+                        new WebhookTransport.Answered(204)), verification.audit(),
                 RelayMetrics.none(), clock, "probe");
         webhooks.register("http://localhost:9/probe", List.of(), Optional.empty());
         Runnable relayAll = () -> {

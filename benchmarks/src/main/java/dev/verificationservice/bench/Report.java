@@ -23,6 +23,8 @@ final class Report {
     private final LoadRun.Outcome dynamodb;
     /** Send and verify on the embedded store with one webhook endpoint registered; null when not run. */
     private final LoadRun.Outcome withWebhook;
+    /** The relay's drain rate and a healthy endpoint beside hanging ones; null when not run. */
+    private final WebhookRun.Results webhooks;
     private final List<StartupRun.Result> startup;
     private final String loadBefore;
     private final String loadAfter;
@@ -31,7 +33,8 @@ final class Report {
     private final StringBuilder out = new StringBuilder();
 
     Report(Map<String, Double> jmh, List<InterleavedVerify.Result> verify, Map<String, CostProbe.Cost> costs, LoadRun.Outcome embedded,
-           LoadRun.Outcome dynamodb, LoadRun.Outcome withWebhook, List<StartupRun.Result> startup, String loadBefore, String loadAfter, Duration took,
+           LoadRun.Outcome dynamodb, LoadRun.Outcome withWebhook,
+           WebhookRun.Results webhooks, List<StartupRun.Result> startup, String loadBefore, String loadAfter, Duration took,
            boolean quick) {
         this.jmh = jmh;
         this.verify = verify;
@@ -39,6 +42,7 @@ final class Report {
         this.embedded = embedded;
         this.dynamodb = dynamodb;
         this.withWebhook = withWebhook;
+        this.webhooks = webhooks;
         this.startup = startup;
         this.loadBefore = loadBefore;
         this.loadAfter = loadAfter;
@@ -200,6 +204,20 @@ final class Report {
                     String.format(Locale.ROOT, "median %.2f ms vs %.2f ms: %.2f×", large.get().medianMillis(),
                             small.get().medianMillis(), ratio) + withoutSync, ratio <= 1.2);
         }
+        if (webhooks != null) {
+            webhooks.drains().stream().filter(d -> d.perEndpointConcurrency()
+                    == dev.verificationservice.events.WebhookSettings.defaults().perEndpointConcurrency()).findFirst()
+                    .ifPresent(d -> target(String.format(Locale.ROOT, "webhooks: ≥ %.0f events/s to one fast endpoint "
+                            + "(embedded, shipped settings, %d per endpoint)", WebhookRun.DRAIN_GOAL,
+                            d.perEndpointConcurrency()), String.format(Locale.ROOT, "%.0f events/s (%,d in %.2f s)",
+                            d.eventsPerSecond(), d.events(), d.seconds()),
+                            d.events() == d.written() && d.eventsPerSecond() >= WebhookRun.DRAIN_GOAL));
+            WebhookRun.Beside b = webhooks.beside();
+            target(String.format(Locale.ROOT, "webhooks: healthy endpoint beside %d hanging ones, p99 < %.0f ms",
+                    b.hanging(), WebhookRun.BESIDE_P99_GOAL_MILLIS), String.format(Locale.ROOT,
+                    "p99 %.1f ms (p50 %.1f, max %.1f; %d of %d arrived)", b.p99Millis(), b.p50Millis(), b.maxMillis(),
+                    b.arrived(), b.written()), b.arrived() == b.written() && b.p99Millis() < WebhookRun.BESIDE_P99_GOAL_MILLIS);
+        }
         startup.stream().filter(result -> result.variant().name().startsWith("./run")).findFirst().ifPresent(result -> {
             double ready = StartupRun.Result.median(result.readySeconds());
             double rss = StartupRun.Result.median(result.rssMegabytes());
@@ -248,6 +266,9 @@ final class Report {
                     + "the billing rules give %.1f (it leaves out index writes and failed conditions).", reported, billed));
         }
         line("");
+        if (webhooks != null) {
+            webhookTables();
+        }
         if (!startup.isEmpty()) {
             line("| Start | ready (median) | each run | CPU to ready | idle RSS (median) |");
             line("|---|--:|---|--:|--:|");
@@ -268,6 +289,58 @@ final class Report {
                 line("| " + name + " | " + unit + " |");
             });
         }
+    }
+
+    private void webhookTables() {
+        List<WebhookRun.Drain> drains = webhooks.drains();
+        line("| Webhook drain (embedded, in-process, one endpoint answering 204 at once) | per endpoint | events/s "
+                + "| events | seconds | first arrival s | poller busy in store calls | writer transactions per event "
+                + "| commits per event | load average |");
+        line("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+        for (WebhookRun.Drain d : drains) {
+            line(String.format(Locale.ROOT, "| backlog written first, then the relay started | %d | %.0f | %,d of %,d "
+                            + "| %.2f | %.2f | %.0f %% | %.2f | %.2f | %s |", d.perEndpointConcurrency(),
+                    d.eventsPerSecond(), d.events(), d.written(), d.seconds(), d.firstSeconds(),
+                    100 * d.pollerMillis() / (d.seconds() * 1000), (double) d.transactions() / d.events(),
+                    (double) d.commits() / d.events(), d.load()));
+        }
+        line("");
+        java.util.Set<String> calls = new java.util.TreeSet<>();
+        drains.forEach(d -> calls.addAll(d.storeCalls().keySet()));
+        StringBuilder head = new StringBuilder("| Relay store call (thread): calls, ms in all |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (WebhookRun.Drain d : drains) {
+            head.append(" ").append(d.perEndpointConcurrency()).append(" per endpoint |");
+            rule.append("--:|");
+        }
+        line(head.toString());
+        line(rule.toString());
+        for (String call : calls) {
+            StringBuilder row = new StringBuilder("| " + call + " |");
+            for (WebhookRun.Drain d : drains) {
+                double[] figures = d.storeCalls().get(call);
+                row.append(figures == null ? " – |" : String.format(Locale.ROOT, " %,.0f, %,.0f ms |", figures[0],
+                        figures[1]));
+            }
+            line(row.toString());
+        }
+        StringBuilder wall = new StringBuilder("| wall time of the drain |");
+        drains.forEach(d -> wall.append(String.format(Locale.ROOT, " %,.0f ms |", d.seconds() * 1000)));
+        line(wall.toString());
+        line("");
+        line("| Healthy endpoint (embedded, in-process, shipped settings) | events written | arrived | p50 ms | p99 ms "
+                + "| max ms | requests held at the hanging receivers | load average |");
+        line("|---|--:|--:|--:|--:|--:|--:|---|");
+        for (WebhookRun.Beside b : List.of(webhooks.alone(), webhooks.beside())) {
+            line(String.format(Locale.ROOT, "| %s, %.0f events/s for %.0f s | %d | %d | %.1f | %.1f | %.1f | %d | %s |",
+                    b.hanging() == 0 ? "alone" : "beside " + b.hanging() + " that never answer", b.ratePerSecond(),
+                    b.seconds(), b.written(), b.arrived(), b.p50Millis(), b.p99Millis(), b.maxMillis(),
+                    b.heldAtHanging(), b.load()));
+        }
+        line("");
+        line("Latency: from just before an event's audit write to its first arrival at the receiver. Store calls: the "
+                + "relay's calls to its WebhookRepository, wall time by the runner's thread that made them.");
+        line("");
     }
 
     private Optional<InterleavedVerify.Result> interleaved(int stored, String synchronous) {

@@ -27,7 +27,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * The whole benchmark suite, as {@code bench/run} starts it from the repository root: JMH (core, each store's
  * access patterns, a whole verification at 1,000 and 1,000,000 stored codes and with synchronous FULL and
  * NORMAL, interleaved), the DynamoDB cost probe, the HTTP load run with wrk on both stores, start-up time and memory,
- * and Spring Security's one-time tokens on this store against its {@code JdbcOneTimeTokenService} ({@code ott}).
+ * the webhook relay's drain rate and a healthy endpoint's latency beside hanging ones ({@code webhooks}), and Spring
+ * Security's one-time tokens on this store against its {@code JdbcOneTimeTokenService} ({@code ott}).
  * Prints one table per API operation, then the targets and the supporting figures, and writes the same text to
  * {@code benchmarks/target/bench-results.md}. {@code --quick} runs everything briefly (for working on the suite;
  * its figures are not meant to be quoted).
@@ -56,7 +57,8 @@ public final class Suite {
         Files.createDirectories(work);
         long started = System.nanoTime();
         String loadBefore = loadAverage();
-        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "events", "startup", "ott")
+        boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "events", "webhooks",
+                "startup", "ott")
                 .contains(flag));
 
         Map<String, Double> jmh = new LinkedHashMap<>();
@@ -103,6 +105,11 @@ public final class Suite {
             log.accept("HTTP load, embedded store, one webhook endpoint (send and verify)");
             withWebhook = LoadRun.embeddedWithWebhook(work, List.of("./run"), plan, log);
         }
+        WebhookRun.Results webhooks = null;
+        if (all || flags.contains("webhooks")) {
+            log.accept("Webhook relay on the embedded store: drain rate, and a healthy endpoint beside hanging ones");
+            webhooks = WebhookRun.run(quick, log);
+        }
         List<StartupRun.Result> startup = List.of();
         if (all || flags.contains("startup")) {
             log.accept("Start-up and memory");
@@ -113,7 +120,7 @@ public final class Suite {
             log.accept("Spring Security one-time tokens: this store against JdbcOneTimeTokenService (interleaved)");
             ott = OttComparison.run(List.of(1, 8), quick ? 2 : 5, quick ? 1000 : 5000, log);
         }
-        String report = new Report(jmh, verify, costs, embedded, dynamodb, withWebhook, startup, loadBefore, loadAverage(),
+        String report = new Report(jmh, verify, costs, embedded, dynamodb, withWebhook, webhooks, startup, loadBefore, loadAverage(),
                 Duration.ofNanos(System.nanoTime() - started), quick).render()
                 + (ott.isEmpty() ? "" : "\n" + OttComparison.table(ott));
         System.out.println();
