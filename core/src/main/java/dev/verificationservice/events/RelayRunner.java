@@ -6,13 +6,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.LinkedBlockingQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -201,12 +201,9 @@ public final class RelayRunner implements AutoCloseable {
         boolean worked = outcome == DeliveryOutcome.DELIVERED || outcome == DeliveryOutcome.RETRYING
                 || outcome == DeliveryOutcome.FAILED;
         if (worked && !closed) {
-            // The slot is free: the endpoint's next delivery goes out now, not at the next poll.
-            try {
-                poller.execute(() -> handOutSafely(delivery.endpointId(), 0));
-            } catch (RejectedExecutionException stopping) {
-                // closed meanwhile: the next start's poll finds it
-            }
+            // The slot is free: the endpoint's next delivery goes out now, from this worker, not behind the poller's
+            // fan-out and not at the next poll.
+            handOutSafely(delivery.endpointId(), 0);
         }
     }
 
@@ -218,8 +215,8 @@ public final class RelayRunner implements AutoCloseable {
         try {
             long looksBeforeThePoll = settings.pollInterval().toMillis() / LOOK_AGAIN.toMillis();
             if (handOut(endpointId) == HandOut.STALE && lookedAgain < looksBeforeThePoll && !closed) {
-                poller.schedule(() -> handOutSafely(endpointId, lookedAgain + 1), LOOK_AGAIN.toMillis(),
-                        TimeUnit.MILLISECONDS);
+                poller.schedule(() -> workers.execute(() -> handOutSafely(endpointId, lookedAgain + 1)),
+                        LOOK_AGAIN.toMillis(), TimeUnit.MILLISECONDS);
             }
         } catch (RejectedExecutionException stopping) {
             // closed meanwhile
