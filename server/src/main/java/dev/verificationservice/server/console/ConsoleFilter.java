@@ -1,5 +1,6 @@
 package dev.verificationservice.server.console;
 
+import dev.verificationservice.server.config.FilterOrder;
 import dev.verificationservice.server.security.AccessKeys;
 import dev.verificationservice.server.security.ApiKeyFilter;
 import jakarta.servlet.FilterChain;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
 import org.apache.tomcat.util.http.InvalidParameterException;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -42,7 +42,7 @@ import org.springframework.web.util.HtmlUtils;
  * </ul>
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 15)
+@Order(FilterOrder.CONSOLE)
 public class ConsoleFilter extends OncePerRequestFilter {
 
     /** Request attribute: the signed-in {@link ConsoleSessions.Session}. */

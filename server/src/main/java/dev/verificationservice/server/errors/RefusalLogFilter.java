@@ -1,12 +1,12 @@
 package dev.verificationservice.server.errors;
 
+import dev.verificationservice.server.config.FilterOrder;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Set;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
@@ -19,7 +19,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * line of its own.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE)
+@Order(FilterOrder.REFUSAL_LOG)
 public class RefusalLogFilter extends OncePerRequestFilter {
 
     /** The areas a refusal is counted under: the first path segment when it is one of these, else "other". */

@@ -1,5 +1,6 @@
 package dev.verificationservice.server.errors;
 
+import dev.verificationservice.server.config.FilterOrder;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -8,7 +9,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
@@ -21,7 +21,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * the Idempotency-Key filter, which reads the body through this one's limit.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 20)
+@Order(FilterOrder.BODY_LIMIT)
 public class RequestBodyLimitFilter extends OncePerRequestFilter {
 
     public static final int MAX_BODY_BYTES = 16 * 1024;

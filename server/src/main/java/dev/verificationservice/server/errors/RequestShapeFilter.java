@@ -1,5 +1,6 @@
 package dev.verificationservice.server.errors;
 
+import dev.verificationservice.server.config.FilterOrder;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -14,7 +15,6 @@ import java.util.Enumeration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -42,7 +42,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * </ul>
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 1)
+@Order(FilterOrder.REQUEST_SHAPE)
 public class RequestShapeFilter extends OncePerRequestFilter {
 
     private static final Pattern DOT_SEGMENT = Pattern.compile("(^|/)(\\.|%2e){1,2}(/|;|$)", Pattern.CASE_INSENSITIVE);

@@ -2,6 +2,7 @@ package dev.verificationservice.server.idempotency;
 
 import dev.verificationservice.Verification;
 import dev.verificationservice.idempotency.IdempotentRequests;
+import dev.verificationservice.server.config.FilterOrder;
 import dev.verificationservice.server.errors.Problems;
 import dev.verificationservice.server.errors.RequestBodyLimitFilter;
 import dev.verificationservice.server.errors.StoreUnavailable;
@@ -24,7 +25,6 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -61,7 +61,7 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * secret would outlive what it was for (a factor confirmed or removed, codes used or replaced).
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 25)
+@Order(FilterOrder.IDEMPOTENCY)
 public class IdempotencyFilter extends OncePerRequestFilter {
 
     public static final String HEADER = "Idempotency-Key";

@@ -1,5 +1,6 @@
 package dev.verificationservice.server.security;
 
+import dev.verificationservice.server.config.FilterOrder;
 import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.server.errors.Problems;
 import jakarta.servlet.FilterChain;
@@ -8,7 +9,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.List;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -33,7 +33,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * scopes its Idempotency-Keys. The key itself goes no further.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE + 10)
+@Order(FilterOrder.API_KEY)
 public class ApiKeyFilter extends OncePerRequestFilter {
 
     /** Request attribute: the id of the admin key that authenticated an operator API request. */

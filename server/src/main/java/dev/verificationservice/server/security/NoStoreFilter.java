@@ -1,11 +1,11 @@
 package dev.verificationservice.server.security;
 
+import dev.verificationservice.server.config.FilterOrder;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.stereotype.Component;
@@ -19,7 +19,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * to get wrong.
  */
 @Component
-@Order(Ordered.HIGHEST_PRECEDENCE)
+@Order(FilterOrder.NO_STORE)
 public class NoStoreFilter extends OncePerRequestFilter {
 
     public static final String NO_STORE = "no-store";
