@@ -88,7 +88,7 @@ public final class Verification {
     }
 
     /**
-     * Authenticator apps (contract §14).
+     * Authenticator apps.
      *
      * @throws IllegalStateException when the builder was given no {@link Builder#encryption encryption key ring}
      */

@@ -25,7 +25,7 @@ public interface VerificationStore extends CodeRepository, DeviceRepository, Aud
         RateLimitRepository, IdempotencyRepository, TotpRepository, RecoveryCodeRepository, AutoCloseable {
 
     /**
-     * Webhook endpoints, deliveries and the outbox (§15). Every audit entry a store writes is also an undelivered
+     * Webhook endpoints, deliveries and the outbox. Every audit entry a store writes is also an undelivered
      * event there, in the same atomic step.
      */
     WebhookRepository webhooks();

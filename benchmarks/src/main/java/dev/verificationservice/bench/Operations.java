@@ -23,7 +23,7 @@ final class Operations {
     static final List<String> API = List.of(SEND, CHECK, VERIFY_NUMERIC, VERIFY_LINK, DEVICE_REGISTER, DEVICE_VERIFY,
             RATE_LIMITS, AUDIT_PAGE);
 
-    // Authenticator apps and recovery codes (contract §14): measured by the cost probe through the core; the load run
+    // Authenticator apps and recovery codes: measured by the cost probe through the core; the load run
     // leaves them out until the server has their endpoints.
     static final String TOTP_ENROL = "TOTP enrol (POST .../totp)";
     static final String TOTP_CONFIRM = "TOTP confirm (POST .../totp/{factorId}/confirm)";

@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Where webhooks may go (SSRF rules of §15): {@code https}, or {@code http} to {@code localhost} for development, on
+ * Where webhooks may go (the SSRF rules): {@code https}, or {@code http} to {@code localhost} for development, on
  * a port from 1 to 65535; no address outside the public internet ({@link #isInternal}) unless the operator allows
  * private addresses. Checked on the URL at registration and again on the resolved addresses and the port before
  * every delivery, so a name that later resolves inside the network is refused then too.

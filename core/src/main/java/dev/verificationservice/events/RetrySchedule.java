@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * When a failed delivery is tried again (§15, as Standard Webhooks and Svix do): after about 5 s, 5 min, 30 min,
+ * When a failed delivery is tried again (as Standard Webhooks and Svix do): after about 5 s, 5 min, 30 min,
  * 2 h, 5 h, 10 h and 10 h, then it has failed. Eight attempts in about 27.5 hours.
  */
 public final class RetrySchedule {

@@ -23,7 +23,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * The operator's webhook endpoints (§15): register (the {@code whsec_} secret is answered once and stored only
+ * The operator's webhook endpoints: register (the {@code whsec_} secret is answered once and stored only
  * sealed), list, delete, rotate the secret (the old one keeps signing beside the new for
  * {@link #PREVIOUS_SECRET_SIGNS_FOR}), enable again after the relay disabled it, list deliveries and redeliver.
  */

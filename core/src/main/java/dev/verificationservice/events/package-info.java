@@ -1,5 +1,5 @@
 /**
- * Events out (contract §15): every audit entry is an event, written in the same atomic step as the entry (the
+ * Events out: every audit entry is an event, written in the same atomic step as the entry (the
  * stores mark the entry itself as undelivered, so the outbox costs no extra item), fanned out by the
  * {@link dev.verificationservice.events.WebhookRelay} to the operator's endpoints as Standard Webhooks 1.0 signed
  * requests, retried on the {@link dev.verificationservice.events.RetrySchedule}, and shared between service

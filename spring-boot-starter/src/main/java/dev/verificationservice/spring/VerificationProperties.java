@@ -65,7 +65,7 @@ public record VerificationProperties(
     public enum StoreKind { EMBEDDED, DYNAMODB }
 
     /**
-     * Every limit (contract §5, §10), each {@code <count>/<ISO-8601 window>} ({@code 5/PT15M}); the SMS budget may be
+     * Every limit, each {@code <count>/<ISO-8601 window>} ({@code 5/PT15M}); the SMS budget may be
      * {@code off}; the SMS countries are ISO 3166 alpha-2 region codes, empty for all.
      *
      * @param send           code requests per user and code type ({@code VERIFICATION_LIMITS_SEND})

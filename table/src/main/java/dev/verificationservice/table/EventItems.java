@@ -19,7 +19,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The webhook items of the single table (issue 19), written and read in this one place for every store, in the
+ * The webhook items of the single table, written and read in this one place for every store, in the
  * value types of {@link TableItems}: endpoints and deliveries. The outbox mark of an audit entry is written by
  * {@link TableItems#auditItem}.
  */

@@ -45,7 +45,7 @@ public final class ItemAttributes {
     /** The user's revoke-all marker: tokens created at or before this (fixed-width ISO text) are revoked. */
     public static final String REVOKED_BEFORE = "revokedBefore";
 
-    // CurrentCode: which code of a user and type may be used (issue 22: no rule reads GSI1)
+    // CurrentCode: which code of a user and type may be used (no rule reads GSI1)
     /** The digest of the one code of the user and type that may be used; absent once invalidated. */
     public static final String CURRENT = "current";
     /** createdAt of the newest code the marker has named (fixed-width ISO text); only ever moves forward. */
@@ -53,7 +53,7 @@ public final class ItemAttributes {
     /** The format (NUMERIC or LINK) of the current code, for the lock-out, which invalidates NUMERIC codes only. */
     public static final String CURRENT_FORMAT = "currentFormat";
 
-    // TotpFactor (contract §14): the secret only sealed, as key id, nonce and ciphertext (base64url)
+    // TotpFactor: the secret only sealed, as key id, nonce and ciphertext (base64url)
     public static final String FACTOR_ID = "factorId";
     public static final String LABEL = "label";
     public static final String ISSUER = "issuer";
@@ -71,7 +71,7 @@ public final class ItemAttributes {
     public static final String ACCEPTED_BY = "acceptedBy";
     public static final String LAST_USED_AT = "lastUsedAt";
 
-    // RecoveryCode (contract §14): the code only as its HMAC digest; isUsed as for codes
+    // RecoveryCode: the code only as its HMAC digest; isUsed as for codes
     public static final String DIGEST = "digest";
     public static final String SET_ID = "setId";
     public static final String ISSUED_AT = "issuedAt";
@@ -110,7 +110,7 @@ public final class ItemAttributes {
     /** The attempt that claimed the running cooldown, so a retried claim is recognised. */
     public static final String CLAIMED_BY = "claimedBy";
 
-    // Outbox (issue 19): the sparse index of what the webhook relay has still to do; see TableKeys
+    // Outbox: the sparse index of what the webhook relay has still to do; see TableKeys
     public static final String OUTBOX_PK = "OUTBOXPK";
     public static final String OUTBOX_SK = "OUTBOXSK";
 

@@ -323,7 +323,7 @@ public final class TableItems {
         item.put(TIMESTAMP, Timestamps.format(entry.timestamp()));
         // Retention "forever" writes no ttl at all, so DynamoDB never deletes the entry.
         entry.expiresAt().ifPresent(end -> item.put(TTL, epochSeconds(end)));
-        // Every entry is an event (issue 19): written undelivered, in whichever write carries the entry.
+        // Every entry is an event: written undelivered, in whichever write carries the entry.
         TableKeys.IndexKey outbox = TableKeys.outboxEvent(key, entry.timestamp());
         item.put(OUTBOX_PK, outbox.gsi1pk());
         item.put(OUTBOX_SK, outbox.gsi1sk());

@@ -39,7 +39,7 @@ import java.util.stream.IntStream;
 public final class TableKeys {
 
     public static final String GSI1 = "GSI1";
-    /** The sparse index of undelivered events and pending deliveries (issue 19). */
+    /** The sparse index of undelivered events and pending deliveries. */
     public static final String OUTBOX_INDEX = "OUTBOX";
     /**
      * Partitions of undelivered audit entries in the outbox index: writes to one index partition are limited (1000
@@ -236,7 +236,7 @@ public final class TableKeys {
         return RATELIMIT + userId + SEPARATOR + action;
     }
 
-    // Webhooks (issue 19). Endpoint ids are checked by EndpointIds (ep_ and hex), event ids by EventIds (evt_ and
+    // Webhooks. Endpoint ids are checked by EndpointIds (ep_ and hex), event ids by EventIds (evt_ and
     // base64url): neither holds a #.
 
     public static PrimaryKey webhookEndpoint(String endpointId) {

@@ -35,7 +35,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Webhook endpoints over the operator API (contract §15): register, list, delete, rotate the secret, enable again,
+ * Webhook endpoints over the operator API: register, list, delete, rotate the secret, enable again,
  * see and redo deliveries. Only an admin key reaches it ({@link ApiKeyFilter}); the rules (SSRF, event types, the
  * secret shown once) live in the core's {@link Webhooks}, this class only translates.
  */

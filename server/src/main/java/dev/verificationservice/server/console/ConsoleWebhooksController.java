@@ -26,7 +26,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.util.UriComponentsBuilder;
 
 /**
- * The console's part of events out (contract §15): the webhook endpoints, an endpoint's recent deliveries with a
+ * The console's part of events out: the webhook endpoints, an endpoint's recent deliveries with a
  * redeliver button, and a user's events with their delivery state. Like the rest of the console it uses the domain
  * ({@link Webhooks}), not the operator API's HTTP calls; sign-in, CSRF and the page frame are
  * {@link ConsoleController}'s.

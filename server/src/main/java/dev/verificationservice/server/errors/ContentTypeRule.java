@@ -17,7 +17,7 @@ import org.springframework.http.MediaType;
  *   <li>a header that cannot be parsed (also an unknown or illegal charset), a wildcard type, or more than one
  *   header (which one would count?): 400 {@code MALFORMED_CONTENT_TYPE};</li>
  *   <li>any {@code multipart/*}: no endpoint takes one, and parsing it is what answered 500 (and logged a
- *   stack trace) on every path, health probes included (issue 15): 415 {@code UNSUPPORTED_MEDIA_TYPE}.</li>
+ *   stack trace) on every path, health probes included: 415 {@code UNSUPPORTED_MEDIA_TYPE}.</li>
  * </ul>
  */
 final class ContentTypeRule {

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The log of refused and failed requests, which no request rate can flood (issue 15: malformed requests
- * without a key once wrote a stack trace each, 20 MB of log a second). Nothing is logged per request:
+ * The log of refused and failed requests, which no request rate can flood (a malformed request
+ * without a key would otherwise write a stack trace each). Nothing is logged per request:
  * <ul>
  *   <li>a refusal (any 4xx) is counted, by status and area; the first one of an {@link #INTERVAL} is logged
  *   at once as a WARN line with what was counted since the last line, the others wait for the next line (which

@@ -38,7 +38,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *   without a body. 404.</li>
  *   <li>A {@code Content-Type} the service cannot read a body by ({@link ContentTypeRule}): malformed, a
  *   wildcard or more than one, 400; multipart, which no endpoint takes, 415. On every path and method:
- *   before issue 15 such a header reached Spring's parsers, which answered 500 even for a health probe.</li>
+ *   Spring's parsers would answer such a header with a 500, even for a health probe.</li>
  * </ul>
  */
 @Component

@@ -37,7 +37,7 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
  * {@code Idempotency-Key} on {@code POST /v1/codes}, {@code /v1/devices} and the TOTP enrolment, confirmation and
- * recovery-code issue (contract §13): the same key with
+ * recovery-code issue: the same key with
  * the same body within 24 hours answers the first answer again (header {@code Idempotent-Replayed: true}),
  * without a second message, count or device; the same key with another body is a 422
  * {@code IDEMPOTENCY_KEY_REUSED}; a second request while the first still runs waits for its answer, and past

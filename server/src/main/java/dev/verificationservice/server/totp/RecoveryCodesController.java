@@ -26,7 +26,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Recovery codes (contract §14): a new set, and the use of one. The rules are the core's; the codes leave the service
+ * Recovery codes: a new set, and the use of one. The rules are the core's; the codes leave the service
  * once, in the answer that issues them.
  */
 @RestController

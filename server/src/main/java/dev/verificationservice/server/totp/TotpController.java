@@ -30,7 +30,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Authenticator apps (contract §14): enrol, confirm, verify, list, remove. The rules are the core's
+ * Authenticator apps: enrol, confirm, verify, list, remove. The rules are the core's
  * {@link TotpService}; this class only translates. The secret leaves the service once, in the enrolment's answer
  * (secret, otpauth URI and QR code), and the recovery codes once, in the confirmation's; every {@code toString}
  * of a record that holds them hides them, so no log line can.

@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 
 /**
- * Events out (§15) in a Spring Boot application: the {@link Webhooks} service of the operator API, and the relay on
+ * Events out in a Spring Boot application: the {@link Webhooks} service of the operator API, and the relay on
  * threads of its own ({@link RelayRunner}: bounded workers, a per-endpoint limit), started with the context and
  * stopped with it, its meters in the application's registry. Off when {@code verification.webhooks.enabled=false},
  * and by default on DynamoDB until {@code VERIFICATION_ENCRYPTION_KEYS} is set (see {@link WebhookProperties}).

@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Events out (§15) under {@code verification.webhooks.*} ({@code VERIFICATION_WEBHOOKS_*}).
+ * Events out under {@code verification.webhooks.*} ({@code VERIFICATION_WEBHOOKS_*}).
  *
  * @param enabled                {@code auto} (default): on with the embedded store, on with DynamoDB when
  *                               {@code VERIFICATION_ENCRYPTION_KEYS} is set (endpoint secrets are stored sealed under

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Events out (§15) on the store: every audit entry is an undelivered event written with it; the relay fans it out,
+ * Events out on the store: every audit entry is an undelivered event written with it; the relay fans it out,
  * delivers it signed to real HTTP receivers (JDK servers on port 0), retries on the schedule of the test's clock,
  * disables an endpoint on 410, shares work between relays by leases, and copes with a lagging outbox index.
  * Signatures are checked by {@link StandardWebhooksVerifier}, written from the specification, not by the service.

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Idempotency-Key (contract §13): one run per key, its answer replayed, a dead request's key taken over. */
+/** Idempotency-Key: one run per key, its answer replayed, a dead request's key taken over. */
 public abstract class IdempotencyContract extends ContractPart {
 
     protected IdempotencyContract(ContractFixture fixture) {

@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Messages and what a code approves (contract §13), failed deliveries, refused input, and what is never stored. */
+/** Messages and what a code approves, failed deliveries, refused input, and what is never stored. */
 public abstract class MessageContract extends ContractPart {
 
     protected MessageContract(ContractFixture fixture) {

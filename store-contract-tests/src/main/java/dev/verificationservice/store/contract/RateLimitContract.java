@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Rate limits and the abuse controls of contract §10: per user, per target, per client address, the resend cooldown. */
+/** Rate limits and the abuse controls : per user, per target, per client address, the resend cooldown. */
 public abstract class RateLimitContract extends ContractPart {
 
     protected RateLimitContract(ContractFixture fixture) {

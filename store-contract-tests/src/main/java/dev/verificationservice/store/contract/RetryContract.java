@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Every write is correct when it runs twice (a lost answer and a retry): contract §12. */
+/** Every write is correct when it runs twice (a lost answer and a retry). */
 public abstract class RetryContract extends ContractPart {
 
     protected RetryContract(ContractFixture fixture) {

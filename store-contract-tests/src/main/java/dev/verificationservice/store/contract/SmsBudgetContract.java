@@ -23,7 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The global SMS budget (contract §10): shared by all users, split over shards, never held by a refused send. */
+/** The global SMS budget: shared by all users, split over shards, never held by a refused send. */
 public abstract class SmsBudgetContract extends ContractPart {
 
     protected SmsBudgetContract(ContractFixture fixture) {

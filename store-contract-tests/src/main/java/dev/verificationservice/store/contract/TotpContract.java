@@ -41,7 +41,7 @@ import org.apache.commons.codec.binary.Base32;
 import org.junit.jupiter.api.Test;
 
 /**
- * Authenticator apps and recovery codes on the store (contract §14): the factor and its audit entry written together,
+ * Authenticator apps and recovery codes on the store: the factor and its audit entry written together,
  * pending factors lapsing on read, the replay rule as one conditional write (the same step twice, an older step after
  * a newer one, fifty at once), recovery codes used once, retries by attempt id, deletes, and no secret in clear.
  */
@@ -89,7 +89,7 @@ public abstract class TotpContract extends ContractPart {
         assertThat(auditTypes("bea")).containsExactly(AuditEventType.CODE_SENT, AuditEventType.TOTP_ENROLLED);
     }
 
-    /** §3: a store hands a lapsed pending factor back as stored; no read or write treats it as live. */
+    /** A store hands a lapsed pending factor back as stored; no read or write treats it as live. */
     /** The cap is counted inside the enrolment's own atomic write: thirty at once end at exactly the cap. */
     @Test
     void ofThirtyConcurrentEnrolmentsOfOneUserExactlyTheCapIsStored() throws Exception {

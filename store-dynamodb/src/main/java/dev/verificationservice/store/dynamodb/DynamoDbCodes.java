@@ -94,7 +94,7 @@ final class DynamoDbCodes implements CodeRepository {
     static final String CLEAR_CURRENT = "REMOVE #current, #currentFormat";
     static final String HAS_CURRENT = "attribute_exists(#current)";
     static final String AND_CURRENT_FORMAT = " AND #currentFormat = :currentFormat";
-    /** No marker: a code stored before markers existed (issue 22), still governed by deletion alone. */
+    /** No marker: a code stored before markers existed, still governed by deletion alone. */
     static final String IS_CURRENT = "attribute_not_exists(PK) OR #current = :digest";
 
     /** How often a consume cancelled by a concurrent transaction on its items is tried (with pauses between). */

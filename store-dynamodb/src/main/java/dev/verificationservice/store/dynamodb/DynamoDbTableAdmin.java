@@ -34,7 +34,7 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  * Creates the single table and checks an existing one. The shape: partition key {@code PK} (S), sort key
  * {@code SK} (S), on-demand billing, global secondary index {@code GSI1} on {@code GSI1PK} (S) /
  * {@code GSI1SK} (S) projecting ALL, the sparse index {@code OUTBOX} on {@code OUTBOXPK} (S) / {@code OUTBOXSK} (S)
- * projecting ALL (issue 19: undelivered events and pending webhook deliveries), and TTL enabled on {@code ttl}. A
+ * projecting ALL (undelivered events and pending webhook deliveries), and TTL enabled on {@code ttl}. A
  * table made before the OUTBOX index gets it from {@link #createTable} (UpdateTable), run again.
  */
 public final class DynamoDbTableAdmin {

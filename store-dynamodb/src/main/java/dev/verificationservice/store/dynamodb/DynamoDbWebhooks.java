@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.Select;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
- * Webhook endpoints, deliveries and the outbox on DynamoDB (issue 19).
+ * Webhook endpoints, deliveries and the outbox on DynamoDB.
  *
  * <p><b>Algorithm.</b>
  * <ul>

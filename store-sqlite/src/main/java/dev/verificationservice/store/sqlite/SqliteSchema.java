@@ -23,7 +23,7 @@ final class SqliteSchema {
             "CREATE INDEX IF NOT EXISTS gsi1 ON items (gsi1pk, gsi1sk) WHERE gsi1pk IS NOT NULL";
 
     /**
-     * The outbox of events out (issue 19): a partial index on the item's OUTBOXPK / OUTBOXSK, holding only the items
+     * The outbox of events out: a partial index on the item's OUTBOXPK / OUTBOXSK, holding only the items
      * that have them, like the sparse index on DynamoDB. An expression index needs no new column, so a database
      * written by an earlier version gets it on start without a migration.
      */

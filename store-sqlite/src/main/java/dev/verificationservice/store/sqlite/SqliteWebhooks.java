@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Webhook endpoints, deliveries and the outbox in the SQLite table (issue 19).
+ * Webhook endpoints, deliveries and the outbox in the SQLite table.
  *
  * <p><b>Algorithm.</b>
  * <ul>
