@@ -1,0 +1,197 @@
+package dev.verificationservice.store.memory;
+
+import dev.verificationservice.ratelimit.Cooldown;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.time.Instants;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Rate-limit counters and cooldowns in memory.
+ *
+ * <p><b>Algorithm.</b>
+ * <ol>
+ *   <li>Take a place: the attempt's mark in the window's counter answers a retry with the place it holds; at the
+ *   ceiling nothing is written and {@code count + 1} is answered; otherwise the count goes up by one and the attempt
+ *   is marked with its place.</li>
+ *   <li>Give a place back: count down and remove the mark, only while the mark is there (so never twice). Keep a
+ *   place: remove the mark only, only while it is there.</li>
+ *   <li>Claim a cooldown: held by another attempt and running at {@code now}: refused with its end; otherwise this
+ *   attempt's claim is stored (unless it is stored already: a retry). Release: removed only while this attempt holds
+ *   it.</li>
+ *   <li>Reads hand back counters whose ttl (a whole second) is after {@code now}; windows sort by their start.</li>
+ * </ol>
+ */
+final class MemoryCounters implements RateLimitRepository {
+
+    /** One window's counter: its count and the marks of the places whose outcome is still open. */
+    record Counter(CounterWindow window, long count, Map<String, Long> marks) {
+
+        Counter {
+            marks = Map.copyOf(marks);
+        }
+
+        boolean isLiveAt(Instant now) {
+            return now.getEpochSecond() < window.expiresAt().getEpochSecond();
+        }
+
+        RateLimitCounter read() {
+            return new RateLimitCounter(window.userId(), window.action(), window.windowStart(), count,
+                    window.expiresAt());
+        }
+
+        Counter with(long newCount, Optional<String> mark, Optional<String> unmark) {
+            Map<String, Long> next = new LinkedHashMap<>(marks);
+            mark.ifPresent(attemptId -> next.put(attemptId, newCount));
+            unmark.ifPresent(next::remove);
+            return new Counter(window, newCount, next);
+        }
+    }
+
+    /** The partition of one subject's action: its windows by start, and its cooldown. */
+    private record Partition(String userId, String action) {
+    }
+
+    private final Object lock;
+    private final Map<Partition, TreeMap<Instant, Counter>> counters = new HashMap<>();
+    private final Map<Partition, Cooldown> cooldowns = new HashMap<>();
+
+    MemoryCounters(Object lock) {
+        this.lock = lock;
+    }
+
+    @Override
+    public long takePlace(Place place, long ceiling) {
+        CounterWindow window = place.window();
+        synchronized (lock) {
+            Counter counter = windows(window.userId(), window.action()).get(start(window));
+            Counter current = counter != null ? counter : new Counter(window, 0, Map.of());
+            Optional<Long> taken = place.attemptId().map(current.marks()::get);
+            if (taken.isPresent()) {
+                return taken.get();
+            }
+            if (current.count() >= ceiling) {
+                return current.count() + 1;
+            }
+            put(current.with(current.count() + 1, place.attemptId(), Optional.empty()));
+            return current.count() + 1;
+        }
+    }
+
+    @Override
+    public void givePlaceBack(Place place) {
+        synchronized (lock) {
+            stamped(place).ifPresent(counter -> put(counter.with(counter.count() - 1, Optional.empty(),
+                    place.attemptId())));
+        }
+    }
+
+    @Override
+    public void keepPlace(Place place) {
+        synchronized (lock) {
+            stamped(place).ifPresent(counter -> put(counter.with(counter.count(), Optional.empty(), place.attemptId())));
+        }
+    }
+
+    /** The window's counter, if it holds this place's mark. */
+    private Optional<Counter> stamped(Place place) {
+        CounterWindow window = place.window();
+        return Optional.ofNullable(windows(window.userId(), window.action()).get(start(window)))
+                .filter(counter -> place.attemptId().filter(counter.marks()::containsKey).isPresent());
+    }
+
+    @Override
+    public int deleteCounters(String userId, String action) {
+        synchronized (lock) {
+            TreeMap<Instant, Counter> deleted = counters.remove(new Partition(userId, action));
+            return deleted == null ? 0 : (int) deleted.values().stream().filter(counter -> counter.count() > 0).count();
+        }
+    }
+
+    @Override
+    public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now) {
+        synchronized (lock) {
+            return Optional.ofNullable(windows(userId, action).get(Instants.toMillis(windowStart)))
+                    .filter(counter -> counter.isLiveAt(now)).map(Counter::read);
+        }
+    }
+
+    @Override
+    public List<RateLimitCounter> findCounters(String userId, String action, Instant fromWindowStart,
+                                               Instant toWindowStart, Instant now) {
+        synchronized (lock) {
+            return windows(userId, action).subMap(Instants.toMillis(fromWindowStart), true,
+                            Instants.toMillis(toWindowStart), true).values().stream()
+                    .filter(counter -> counter.isLiveAt(now)).map(Counter::read).toList();
+        }
+    }
+
+    @Override
+    public Optional<Instant> claimCooldown(Cooldown cooldown) {
+        Partition partition = new Partition(cooldown.userId(), cooldown.action());
+        synchronized (lock) {
+            Cooldown claim = cooldowns.get(partition);
+            boolean mine = claim != null && claim.attemptId().equals(cooldown.attemptId());
+            if (claim != null && !mine && claim.endsAt().isAfter(cooldown.now())) {
+                return Optional.of(claim.endsAt());
+            }
+            if (!mine) {
+                cooldowns.put(partition, cooldown);
+            }
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void releaseCooldown(Cooldown cooldown) {
+        Partition partition = new Partition(cooldown.userId(), cooldown.action());
+        synchronized (lock) {
+            Cooldown claim = cooldowns.get(partition);
+            if (claim != null && claim.attemptId().equals(cooldown.attemptId())) {
+                cooldowns.remove(partition);
+            }
+        }
+    }
+
+    private TreeMap<Instant, Counter> windows(String userId, String action) {
+        return counters.getOrDefault(new Partition(userId, action), new TreeMap<>());
+    }
+
+    private static Instant start(CounterWindow window) {
+        return Instants.toMillis(window.windowStart());
+    }
+
+    /** Stores the counter as given, replacing its window's. */
+    void put(Counter counter) {
+        CounterWindow window = counter.window();
+        synchronized (lock) {
+            counters.computeIfAbsent(new Partition(window.userId(), window.action()), partition -> new TreeMap<>())
+                    .put(start(window), counter);
+        }
+    }
+
+    /** Every counter, for the raw view of the tests. */
+    List<Counter> stored() {
+        synchronized (lock) {
+            List<Counter> all = new ArrayList<>();
+            counters.values().forEach(windows -> all.addAll(windows.values()));
+            return all;
+        }
+    }
+
+    /** Every cooldown claim, for the raw view of the tests. */
+    List<Cooldown> cooldowns() {
+        synchronized (lock) {
+            return List.copyOf(cooldowns.values());
+        }
+    }
+}

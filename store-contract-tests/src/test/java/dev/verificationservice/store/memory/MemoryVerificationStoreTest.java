@@ -1,0 +1,94 @@
+package dev.verificationservice.store.memory;
+
+import dev.verificationservice.VerificationStore;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
+import dev.verificationservice.table.EventItems;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableItems;
+import dev.verificationservice.testsupport.time.MutableClock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The contract suite on the reference store in memory, every part of it. The store keeps the domain's records, not
+ * items, so the raw view of the suite is those records written as the table's items by the table model's own
+ * mappers: each stored record holds nothing but what its item holds, so a scan of these items sees all it keeps.
+ */
+class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest {
+
+    @Override
+    protected VerificationStore openStore(MutableClock clock) {
+        return new MemoryVerificationStore();
+    }
+
+    private MemoryVerificationStore memory() {
+        return (MemoryVerificationStore) store;
+    }
+
+    /** The suite puts counter items only (a counter at its most places); any other item is refused. */
+    @Override
+    public void putRawItem(Map<String, Object> item) {
+        if (!item.containsKey(ItemAttributes.ACTION) || !item.containsKey(ItemAttributes.COUNT)) {
+            throw new IllegalArgumentException("the memory store takes raw counter items only: " + item.keySet());
+        }
+        RateLimitCounter counter = TableItems.counter(item);
+        Map<String, Long> marks = new LinkedHashMap<>();
+        item.forEach((name, value) -> {
+            if (name.startsWith(ItemAttributes.PLACE_PREFIX)) {
+                marks.put(name.substring(ItemAttributes.PLACE_PREFIX.length()), ((Number) value).longValue());
+            }
+        });
+        memory().putCounter(new MemoryCounters.Counter(new CounterWindow(counter.userId(), counter.action(),
+                counter.windowStart(), counter.expiresAt()), counter.count(), marks));
+    }
+
+    @Override
+    public List<Map<String, Object>> allRawItems() {
+        MemoryVerificationStore.Contents contents = memory().contents();
+        List<Map<String, Object>> items = new ArrayList<>();
+        for (MemoryCodes.StoredCode stored : contents.codes()) {
+            Map<String, Object> item = TableItems.codeItem(stored.code(), stored.issuedBy());
+            stored.consumedBy().ifPresent(attempt -> item.put(ItemAttributes.CONSUMED_BY, attempt));
+            items.add(item);
+        }
+        contents.devices().forEach(token -> items.add(TableItems.deviceItem(token)));
+        contents.revocations().forEach(marker -> items.add(TableItems.revocationItem(marker.userId(),
+                marker.revokedBefore(), marker.expiresAt())));
+        for (MemoryAudit.StoredEntry stored : contents.audit()) {
+            Map<String, Object> item = TableItems.auditItem(stored.entry());
+            if (!stored.undelivered()) {
+                item.remove(ItemAttributes.OUTBOX_PK);
+                item.remove(ItemAttributes.OUTBOX_SK);
+            }
+            items.add(item);
+        }
+        for (MemoryCounters.Counter counter : contents.counters()) {
+            CounterWindow window = counter.window();
+            Map<String, Object> item = TableItems.counterItem(window.userId(), window.action(), window.windowStart(),
+                    window.expiresAt(), counter.count());
+            counter.marks().forEach((attempt, place) -> item.put(TableItems.placeAttribute(attempt), place));
+            items.add(item);
+        }
+        contents.cooldowns().forEach(claim -> items.add(TableItems.cooldownItem(claim,
+                claim.endsAt().plus(RateLimiter.COUNTER_GRACE))));
+        contents.idempotencyKeys().forEach(record -> items.add(TableItems.idempotencyItem(record)));
+        for (MemoryTotpFactors.StoredFactor stored : contents.factors()) {
+            Map<String, Object> item = TableItems.totpFactorItem(stored.factor());
+            stored.acceptedBy().ifPresent(attempt -> item.put(ItemAttributes.ACCEPTED_BY, attempt));
+            items.add(item);
+        }
+        for (MemoryRecoveryCodes.StoredCode stored : contents.recoveryCodes()) {
+            Map<String, Object> item = TableItems.recoveryCodeItem(stored.code());
+            stored.usedBy().ifPresent(attempt -> item.put(ItemAttributes.USED_BY, attempt));
+            items.add(item);
+        }
+        contents.endpoints().forEach(endpoint -> items.add(EventItems.endpointItem(endpoint)));
+        contents.deliveries().forEach(delivery -> items.add(EventItems.deliveryItem(delivery)));
+        return items;
+    }
+}
