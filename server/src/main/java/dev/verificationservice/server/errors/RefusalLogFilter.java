@@ -1,5 +1,6 @@
 package dev.verificationservice.server.errors;
 
+import dev.verificationservice.spring.logging.RefusalLog;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
