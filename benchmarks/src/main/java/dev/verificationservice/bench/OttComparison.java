@@ -223,7 +223,8 @@ final class OttComparison {
                     true);
             tokens = new VerificationOneTimeTokenService(verification.codes(), accounts, Optional.empty(), properties,
                     Clock.systemUTC(), Fixtures.CODE_TTL);
-            links = new LoginLinkSender(verification.codes(), accounts, properties, Runnable::run, Optional.empty());
+            links = new LoginLinkSender(verification.codes(), accounts, properties, Runnable::run, Optional.empty(),
+                    Clock.systemUTC());
         }
 
         void pair(long n) {

@@ -7,8 +7,9 @@ import java.util.HexFormat;
 import java.util.Optional;
 
 /**
- * The subject a client address is counted under ({@code SEND_FROM_IP}): {@code ip:<IPv4 address>}, or
- * {@code ip:<first 64 bits in hex>/64} for an IPv6 address (the block one subscriber is given).
+ * The subject a client address is counted under ({@code SEND_FROM_IP}, and by a caller that counts its clients
+ * the same way): {@code ip:<IPv4 address>}, or {@code ip:<first 64 bits in hex>/64} for an IPv6 address (the
+ * block one subscriber is given).
  *
  * <p>An IPv6 address that carries an IPv4 address is counted as that IPv4 address. Otherwise one blocked IPv4
  * client could go on under each of its IPv6 spellings, and under 6to4 even under 65,536 of them (the subnet
@@ -16,13 +17,13 @@ import java.util.Optional;
  * recognised are {@link EmbeddedIpv4}'s; an IPv6 address in none of them (NAT64 under a network-specific prefix
  * among them) is counted by its /64 like any other IPv6 address.
  */
-final class ClientAddresses {
+public final class ClientAddresses {
 
     private ClientAddresses() {
     }
 
     /** {@code ip:<address>}: an IPv4 address as itself (also inside IPv6), any other IPv6 address by its /64. */
-    static String subject(String ipAddress) {
+    public static String subject(String ipAddress) {
         byte[] address = parse(ipAddress);
         if (address.length == 16) {
             Optional<byte[]> v4 = EmbeddedIpv4.in(address);

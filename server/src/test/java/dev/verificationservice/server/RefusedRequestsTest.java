@@ -2,7 +2,7 @@ package dev.verificationservice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.server.errors.RefusalLog;
+import dev.verificationservice.spring.logging.RefusalLog;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.io.IOException;
 import java.nio.file.Files;

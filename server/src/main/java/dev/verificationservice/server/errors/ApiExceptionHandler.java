@@ -1,5 +1,6 @@
 package dev.verificationservice.server.errors;
 
+import dev.verificationservice.spring.logging.RefusalLog;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.validation.InvalidInputException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,6 +1,7 @@
 package dev.verificationservice.server.errors;
 
 import dev.verificationservice.server.config.FilterOrder;
+import dev.verificationservice.spring.logging.RefusalLog;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

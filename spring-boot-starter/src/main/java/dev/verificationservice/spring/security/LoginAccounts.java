@@ -6,7 +6,8 @@ import java.util.Optional;
  * How the application's usernames map onto this store's users: the one bean an application adds for one-time-token
  * login. A {@code UserDetailsService} alone cannot do it: it has no delivery address, and the store's user ids
  * follow the core's alphabet (a username with other characters maps to a digest of it, or to the application's own
- * id). Called off the request thread when a link is asked for, and on it when a link is used.
+ * id). Called on the request thread, when a link is asked for (for every username, after the application's
+ * {@code UserDetailsService}) and when a link is used.
  */
 public interface LoginAccounts {
 

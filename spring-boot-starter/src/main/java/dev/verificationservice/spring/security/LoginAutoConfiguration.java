@@ -11,8 +11,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -45,8 +43,6 @@ public class LoginAutoConfiguration {
     /** Login links that may wait for the link sender's threads. */
     public static final int QUEUED_LINKS = 1000;
 
-    private static final Logger LOG = LoggerFactory.getLogger(LoginAutoConfiguration.class);
-
     @Bean
     @ConditionalOnMissingBean
     public OneTimeTokenService verificationOneTimeTokenService(Verification verification, LoginAccounts accounts,
@@ -61,9 +57,9 @@ public class LoginAutoConfiguration {
     @ConditionalOnMissingBean
     public OneTimeTokenGenerationSuccessHandler verificationLoginLinkSender(
             Verification verification, LoginAccounts accounts, LoginProperties login,
-            @Qualifier(EXECUTOR) Executor executor, ObjectProvider<UserDetailsService> users) {
+            @Qualifier(EXECUTOR) Executor executor, ObjectProvider<UserDetailsService> users, Clock clock) {
         return new LoginLinkSender(verification.codes(), accounts, login, executor,
-                Optional.ofNullable(users.getIfUnique()));
+                Optional.ofNullable(users.getIfUnique()), clock);
     }
 
     /**
@@ -87,8 +83,9 @@ public class LoginAutoConfiguration {
 
     /**
      * Two threads and at most {@value #QUEUED_LINKS} links waiting: a flood of requests (which the limits only
-     * count once a link's turn comes) cannot fill the memory; a link that finds the queue full is not sent, and
-     * its request gets the same answer as every other.
+     * count once a link's turn comes) cannot fill the memory; a link that finds the queue full is refused
+     * ({@link java.util.concurrent.RejectedExecutionException}), not sent, and its request gets the same answer as
+     * every other.
      */
     @Bean(name = EXECUTOR, destroyMethod = "shutdown")
     @ConditionalOnMissingBean(name = EXECUTOR)
@@ -98,6 +95,6 @@ public class LoginAutoConfiguration {
             Thread thread = new Thread(task, "verification-login-link-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
-        }, (task, executor) -> LOG.warn("A login link was not sent: {} links are waiting already", QUEUED_LINKS));
+        });
     }
 }

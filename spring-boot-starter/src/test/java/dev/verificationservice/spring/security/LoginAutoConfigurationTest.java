@@ -2,19 +2,14 @@ package dev.verificationservice.spring.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.spring.core.VerificationAutoConfiguration;
-import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
-import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import jakarta.servlet.http.Cookie;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -41,18 +36,7 @@ class LoginAutoConfigurationTest {
         }
     };
 
-    private final WebApplicationContextRunner web = new WebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
-                    VerificationAutoConfiguration.class, LoginAutoConfiguration.class))
-            .withPropertyValues("verification.data-dir=" + temporaryDirectory());
-
-    private static String temporaryDirectory() {
-        try {
-            return Files.createTempDirectory("verification-login-config").toString();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    private final WebApplicationContextRunner web = LoginContexts.web();
 
     @Test
     void withLoginAccountsAndUsersEveryBeanIsMade() {
@@ -91,7 +75,7 @@ class LoginAutoConfigurationTest {
     }
 
     @Test
-    void theLinkSendersQueueIsBoundedAndAFullOneRefusesQuietly() {
+    void theLinkSendersQueueIsBoundedAndAFullOneRefusesTheLink() {
         web.withBean(LoginAccounts.class, () -> NOBODY).run(context -> {
             ExecutorService executor = context.getBean(LoginAutoConfiguration.EXECUTOR, ExecutorService.class);
             CountDownLatch release = new CountDownLatch(1);
@@ -105,13 +89,19 @@ class LoginAutoConfigurationTest {
                 ran.incrementAndGet();
             };
             int accepted = 2 + LoginAutoConfiguration.QUEUED_LINKS;
+            int refused = 0;
             for (int i = 0; i < accepted + 5; i++) {
-                executor.execute(blocked);
+                try {
+                    executor.execute(blocked);
+                } catch (RejectedExecutionException full) {
+                    refused++;
+                }
             }
             release.countDown();
             executor.shutdown();
             assertThat(executor.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
-            assertThat(ran).as("two running, the queue full, five dropped without an exception").hasValue(accepted);
+            assertThat(refused).as("the sender learns which links found the queue full").isEqualTo(5);
+            assertThat(ran).as("two running, the queue full, five refused").hasValue(accepted);
         });
     }
 
@@ -132,10 +122,8 @@ class LoginAutoConfigurationTest {
 
     @Test
     void outsideAServletApplicationNothingIsMade() {
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(StoreAutoConfiguration.class, DeliveryAutoConfiguration.class,
-                        VerificationAutoConfiguration.class, LoginAutoConfiguration.class))
-                .withPropertyValues("verification.data-dir=" + temporaryDirectory())
+        new ApplicationContextRunner().withConfiguration(LoginContexts.AUTO_CONFIGURATIONS)
+                .withPropertyValues(LoginContexts.dataDirectory())
                 .withBean(LoginAccounts.class, () -> NOBODY)
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OneTimeTokenService.class));
     }

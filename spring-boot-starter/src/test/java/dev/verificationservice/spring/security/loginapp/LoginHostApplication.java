@@ -4,9 +4,13 @@ import dev.verificationservice.spring.security.DeviceRememberMeServices;
 import dev.verificationservice.spring.security.LoginAccount;
 import dev.verificationservice.spring.security.LoginAccounts;
 import java.security.Principal;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.Customizer;
@@ -27,13 +31,15 @@ import org.springframework.web.bind.annotation.RestController;
 @SpringBootApplication
 public class LoginHostApplication {
 
+    /** Accounts a flood names, more of them than one client address may have links waiting for. */
+    static final List<String> FLOOD_ACCOUNTS = IntStream.rangeClosed(1, 12)
+            .mapToObj(n -> String.format("flood-%02d", n)).toList();
+
     /** The application's people: username, store user id, address. */
-    static final Map<String, LoginAccount> ACCOUNTS = Map.of(
-            "alice", new LoginAccount("user-alice", "alice@example.com"),
-            "bob", new LoginAccount("user-bob", "bob@example.com"),
-            "carol", new LoginAccount("user-carol", "carol@example.com"),
-            "dave", new LoginAccount("user-dave", "dave@example.com"),
-            "erin", new LoginAccount("user-erin", "erin@example.com"));
+    static final Map<String, LoginAccount> ACCOUNTS = Stream.concat(Stream.of("alice", "bob", "carol", "dave", "erin"),
+                    FLOOD_ACCOUNTS.stream())
+            .collect(Collectors.toUnmodifiableMap(name -> name,
+                    name -> new LoginAccount("user-" + name, name + "@example.com")));
 
     @Bean
     SecurityFilterChain security(HttpSecurity http, DeviceRememberMeServices rememberMe) throws Exception {

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.csrf;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
@@ -13,6 +17,7 @@ import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.delivery.DeliveryChannels;
+import dev.verificationservice.spring.logging.RefusalLog;
 import dev.verificationservice.spring.security.LoginAutoConfiguration;
 import dev.verificationservice.spring.security.LoginLinkSender;
 import dev.verificationservice.testsupport.time.MutableClock;
@@ -31,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -46,8 +52,9 @@ import org.springframework.test.web.servlet.MvcResult;
 
 /**
  * Spring Security's one-time-token login on this store, through Spring's own filters: the answer to a request for
- * a link is the same for every username and comes before anything is looked up or sent; the link is made, limited
- * and sent off the request thread; of 50 concurrent uses of one link exactly one logs in.
+ * a link is the same for every username, after the same lookups; the link is made, limited and sent off the
+ * request thread, and what is not sent is counted, not logged one by one; of 50 concurrent uses of one link
+ * exactly one logs in.
  */
 @SpringBootTest(classes = {LoginHostApplication.class, OneTimeTokenLoginTest.Parts.class})
 @AutoConfigureMockMvc
@@ -105,8 +112,8 @@ class OneTimeTokenLoginTest {
     }
 
     @Test
-    void aUsernameWithoutAccountGetsTheSameAnswerAndNothingIsSentOrAuditedAndNeitherIsLookedUpOnTheRequestThread()
-            throws Exception {
+    void aUsernameWithoutAccountGetsTheSameAnswerAndTheSameLookupsAndOnlyTheAccountsLinkIsQueued() throws Exception {
+        int handedOver = executor.handedOverOn.size();
         MvcResult known = generate("alice", "10.0.0.1");
         MvcResult unknown = generate("nobody", "10.0.0.1");
 
@@ -117,11 +124,14 @@ class OneTimeTokenLoginTest {
 
         executor.awaitAll();
         Thread requestThread = Thread.currentThread();
-        assertThat(executor.handedOverOn).as("both handed over by the request's thread").contains(requestThread);
-        assertThat(users.lookedUpOn.get("alice")).isNotNull().isNotSameAs(requestThread);
-        assertThat(users.lookedUpOn.get("nobody")).as("refused by the UserDetailsService, off the request thread")
-                .isNotNull().isNotSameAs(requestThread);
-        assertThat(accounts.lookedUpOn.get("alice")).isNotNull().isNotSameAs(requestThread);
+        // The same two lookups for both, on the request thread, so that a username with no account takes no place
+        // in the queue; only the link's own work runs off it.
+        assertThat(users.lookedUpOn.get("alice")).isSameAs(requestThread);
+        assertThat(users.lookedUpOn.get("nobody")).as("refused by the UserDetailsService").isSameAs(requestThread);
+        assertThat(accounts.lookedUpOn.get("alice")).isSameAs(requestThread);
+        assertThat(accounts.lookedUpOn.get("nobody")).as("looked up all the same").isSameAs(requestThread);
+        assertThat(executor.handedOverOn).as("alice's link only, handed over by the request's thread")
+                .hasSize(handedOver + 1).last().isSameAs(requestThread);
         assertThat(executor.ranOn).doesNotContain(requestThread);
 
         List<DevelopmentOutbox.Message> sent = sentSinceStart();
@@ -271,6 +281,38 @@ class OneTimeTokenLoginTest {
             assertThat(entry.eventType()).isEqualTo(AuditEventType.RATE_LIMITED);
             assertThat(entry.details()).containsEntry("action", "SEND_FROM_IP");
         });
+    }
+
+    @Test
+    void whatIsNotSentIsCountedInOneLineAMinuteThatNamesNoUserAddressOrLink() throws Exception {
+        Logger sender = (Logger) LoggerFactory.getLogger(LoginLinkSender.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        sender.addAppender(logged);
+        try {
+            for (int i = 0; i < 4; i++) {
+                generate("carol", "10.0.0.10");
+                executor.awaitAll();
+            }
+            generate("nobody", "10.0.0.10");
+            generate("nobody", "10.0.0.10");
+            assertThat(logged.list).as("the first refusal of the minute, the one after carol's link").hasSize(1);
+
+            CLOCK.advance(RefusalLog.INTERVAL);
+            generate("nobody", "10.0.0.10");
+            assertThat(logged.list).hasSize(2);
+            String token = sentSinceStart().get(0).code();
+            assertThat(logged.list).allSatisfy(line -> {
+                assertThat(line.getLevel()).isEqualTo(Level.WARN);
+                assertThat(line.getFormattedMessage()).doesNotContain("carol", "nobody", "10.0.0.10", token);
+            });
+            assertThat(logged.list.get(0).getFormattedMessage()).contains("rate-limited RESEND_LOGIN x");
+            assertThat(logged.list.get(1).getFormattedMessage()).contains(
+                    LoginLinkSender.NO_ACCOUNT + " x3", "rate-limited RESEND_LOGIN x2");
+        } finally {
+            sender.detachAppender(logged);
+        }
+        assertThat(sentSinceStart()).as("carol's first link only").hasSize(1);
     }
 
     private MvcResult generate(String username, String address) throws Exception {

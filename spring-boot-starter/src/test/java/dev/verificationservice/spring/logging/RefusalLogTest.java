@@ -1,4 +1,4 @@
-package dev.verificationservice.server.errors;
+package dev.verificationservice.spring.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
 class RefusalLogTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));
-    private final RefusalLog log = new RefusalLog(clock);
-    private final Logger logger = (Logger) LoggerFactory.getLogger(RefusalLog.class);
+    private final Logger logger = (Logger) LoggerFactory.getLogger(RefusalLogTest.class);
+    private final RefusalLog log = new RefusalLog(clock, logger, "Refused requests");
     private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
 
     @BeforeEach
