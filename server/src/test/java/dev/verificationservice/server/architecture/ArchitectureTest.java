@@ -15,6 +15,7 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import dev.verificationservice.Verification;
 import dev.verificationservice.codes.ArchitectureViolationFixture;
+import dev.verificationservice.codes.PredictableRandomFixture;
 import dev.verificationservice.codes.TestSupportViolationFixture;
 import dev.verificationservice.delivery.SpringInDeliveryFixture;
 import dev.verificationservice.delivery.messages.MessageTemplates;
@@ -97,6 +98,22 @@ class ArchitectureTest {
             .should().dependOnClassesThat().resideInAPackage("dev.verificationservice.testsupport..")
             .because("test support (the hand-moved clock, dynalite, the fault proxy) is never in a product jar");
 
+    /** Where a random value is no secret, so a predictable generator is allowed: a counter's shard, a backoff. */
+    private static final Set<String> RANDOM_WITHOUT_SECRETS = Set.of("dev.verificationservice.ratelimit.RateLimiter",
+            "dev.verificationservice.store.dynamodb.TransactionConflicts");
+
+    static final ArchRule SECRETS_COME_FROM_SECURE_RANDOM = noClasses()
+            .that(resideIn("are in a product module", union(CORE, union(TABLE, union(STORES, union(DELIVERY,
+                    union(STARTER, SERVER)))))))
+            .and(DescribedPredicate.describe("draw no value that is not a secret", type ->
+                    !RANDOM_WITHOUT_SECRETS.contains(type.getName().replaceFirst("\\$.*", ""))))
+            .should().dependOnClassesThat(DescribedPredicate.describe("are a predictable random generator",
+                    type -> Set.of("java.util.Random", "java.util.SplittableRandom",
+                            "java.util.concurrent.ThreadLocalRandom").contains(type.getName())))
+            .orShould().callMethod(Math.class, "random")
+            .orShould().callMethod(StrictMath.class, "random")
+            .because("codes, recovery codes, TOTP seeds, device secrets and keys must be unguessable: SecureRandom");
+
     static final ArchRule STARTER_PACKAGES_FORM_NO_CYCLE = slices()
             .assignedFrom(packagesOf("the starter", STARTER))
             .should().beFreeOfCycles();
@@ -146,6 +163,11 @@ class ArchitectureTest {
     @Test
     void theDeliveryModuleKnowsNoSpring() {
         DELIVERY_KNOWS_NO_SPRING.check(PRODUCTION);
+    }
+
+    @Test
+    void everySecretComesFromSecureRandom() {
+        SECRETS_COME_FROM_SECURE_RANDOM.check(PRODUCTION);
     }
 
     @Test
@@ -205,6 +227,14 @@ class ArchitectureTest {
         JavaClasses withViolation = new ClassFileImporter().importClasses(SpringInDeliveryFixture.class);
 
         assertThat(DELIVERY_KNOWS_NO_SPRING.evaluate(withViolation).hasViolation()).isTrue();
+    }
+
+    /** The rule catches what it is there for: a domain class that draws a code from java.util.Random. */
+    @Test
+    void aCodeFromAPredictableRandomBreaksTheBuild() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(PredictableRandomFixture.class);
+
+        assertThat(SECRETS_COME_FROM_SECURE_RANDOM.evaluate(withViolation).hasViolation()).isTrue();
     }
 
     private static Class<?> tableModel() {
