@@ -114,6 +114,9 @@ class HttpRequestsTest extends EmbeddedOnlyApiTest {
                 new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"PASSWORD_RESET\","
                         + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\",\"codeLength\":8}", 400,
                         "INVALID_INPUT", "codeLength"),
+                new Case("POST", "/v1/codes", "application/json", "{\"userId\":\"" + user + "\",\"codeType\":\"EMAIL_VERIFICATION\","
+                        + "\"deliveryMethod\":\"EMAIL\",\"deliveryTarget\":\"x@example.com\",\"codeLength\":5}", 400,
+                        "INVALID_INPUT", "codeLength"),
                 new Case("POST", "/v1/devices", "application/json", "{\"userId\":\"" + user + "\",\"deviceId\":\"d1\","
                         + "\"deviceType\":\"WEB\",\"deviceName\":\"\\ud800x\"}", 400, "INVALID_INPUT", "deviceName"),
                 new Case("POST", "/v1/codes", "text/plain", "hello", 415, "UNSUPPORTED_MEDIA_TYPE", null),

@@ -17,6 +17,15 @@ import dev.verificationservice.spring.security.LoginAutoConfiguration;
 import dev.verificationservice.spring.settings.SettingsCheckAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.FailureReason;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.delivery.DeliveryChannels;
+import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,6 +37,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -35,6 +45,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -92,6 +103,34 @@ class StarterAutoConfigurationTest {
                     assertThat(context.getBean(SecretKeyRing.class)).isSameAs(own);
                     assertThat(dataDir.resolve("secret-key")).as("no key generated beside the application's").doesNotExist();
                 });
+    }
+
+    /** A standard's shorter maximum lifetime (10 minutes for out-of-band codes) is one setting away. */
+    @Test
+    void theCodeTtlSettingIsTheLifetimeOfEveryCode() {
+        MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
+        runner.withPropertyValues("verification.data-dir=" + temporaryDirectory(), "verification.code-ttl=PT10M")
+                .withBean(Clock.class, () -> clock)
+                .run(context -> {
+                    Verification verification = context.getBean(Verification.class);
+                    VerifyRequest request = VerifyRequest.numeric(sendCode(context, "ada"), "ada",
+                            CodeType.EMAIL_VERIFICATION);
+                    clock.advance(Duration.ofMinutes(10).minusSeconds(1));
+                    assertThat(verification.codes().check(request).valid()).isTrue();
+
+                    clock.advance(Duration.ofSeconds(1));
+                    assertThat(verification.codes().verify(request)).isInstanceOfSatisfying(VerificationResult.Invalid.class,
+                            invalid -> assertThat(invalid.reason()).isEqualTo(FailureReason.EXPIRED));
+                });
+    }
+
+    /** Sends the user an email code through the context's Verification and reads it from the development outbox. */
+    private static String sendCode(ApplicationContext context, String userId) {
+        String address = userId + "@example.com";
+        assertThat(context.getBean(Verification.class).codes().issue(CodeRequest.of(userId, CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, address))).isInstanceOf(IssueResult.Issued.class);
+        return context.getBean(DeliveryChannels.class).outbox().orElseThrow().messages().stream()
+                .filter(message -> message.to().equals(address)).findFirst().orElseThrow().code();
     }
 
     @Test
