@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Issue</b>: normalise the target (an SMS number must be a real mobile number of an allowed region);
- *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, SMS budget,
- *   cooldown), while the user's earlier codes of the type are read beside its first step (the lock-out read
+ *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, cooldown,
+ *   SMS budget), while the user's earlier codes of the type are read beside its first step (the lock-out read
  *   and the places: independent requests, one round trip on DynamoDB); once admitted, store the new code's HMAC
  *   under {@code attribute_not_exists(PK)} stamped with the request's id (a new code on a collision, the same
  *   one on a retry); make it the one usable code of the type (the code it replaces is deleted, and so are
@@ -219,8 +219,8 @@ public final class CodeService {
     }
 
     /**
-     * Deletes the earlier codes, writes the new one and keeps only the newest: everything of a send between its
-     * admission and its delivery.
+     * Writes the new code, makes it the current one and then deletes the codes it replaces: everything of a send
+     * between its admission and its delivery.
      */
     private Written write(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String maskedTarget,
                           int length, Optional<String> context, CompletableFuture<List<VerificationCode>> earlier,

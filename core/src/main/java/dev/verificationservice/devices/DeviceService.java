@@ -25,9 +25,10 @@ import java.util.regex.Pattern;
  * tokenId, and writes the token together with its DEVICE_ADDED audit entry in one transaction.
  *
  * <p>Using the secret reads the token (by key, under each key of the ring) and then, in one atomic write,
- * slides its expiry on the condition that it is still unexpired, younger than the maximum device life, and
- * not revoked by a revoke-all. A token found under a previous key is moved to the current key in that same
- * write, so that devices in regular use do not keep an old key alive. A device expires at the earlier of
+ * slides its expiry on the condition that it is still unexpired and younger than the maximum device life; a
+ * token created before a revoke-all's marker is refused (the store reads the marker after that write, or in the
+ * same transaction). A token found under a previous key is moved to the current key in that same write, so that
+ * devices in regular use do not keep an old key alive. A device expires at the earlier of
  * its last use plus the device lifetime and its registration plus the maximum life.
  *
  * <p>Revoke-all first records a per-user "revoked before now" marker, then deletes through the user index.

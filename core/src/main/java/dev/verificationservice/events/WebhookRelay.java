@@ -19,10 +19,33 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
- * The relay's steps, each on the injected clock and without threads of its own ({@link RelayRunner} schedules them):
- * fan an undelivered event out to the endpoints subscribed to it, and attempt one delivery under a lease. Any number
- * of relays (threads, service instances) may run these steps on one store at once: the conditional writes of the
- * {@link WebhookRepository} let exactly one of them send a delivery at a time.
+ * The relay's steps, each on the injected clock and without threads of its own ({@link RelayRunner} schedules them).
+ * Any number of relays (threads, service instances) may run them on one store at once: the conditional writes of the
+ * {@link WebhookRepository} let exactly one of them send a delivery at a time. What the outbox index answers is a
+ * hint (it may lag): every decision is a conditional write.
+ *
+ * <p><b>Fan out</b> ({@link #fanOut}):
+ * <ol>
+ *   <li>read undelivered events from the outbox, and the endpoints;</li>
+ *   <li>for each event, one delivery per subscribed endpoint (pending, or failed for a disabled endpoint so that a
+ *   redelivery after enabling finds it), its body fixed now so that every retry signs the same bytes, each written
+ *   only if absent;</li>
+ *   <li>then the event's outbox attributes removed: deliveries first, so a crash between the two repeats
+ *   harmlessly, and a stale event fans out to nothing new.</li>
+ * </ol>
+ *
+ * <p><b>Attempt a delivery</b> ({@link #attempt}):
+ * <ol>
+ *   <li>claim its lease ({@link #LEASE}, longer than a request may take) by a conditional write: still pending, due,
+ *   and unleased or its lease run out. A claim that fails (a stale hint, another relay) sends nothing
+ *   ({@code NOT_CLAIMED});</li>
+ *   <li>a deleted or disabled endpoint: the delivery is recorded failed;</li>
+ *   <li>check the addresses the endpoint's name resolves to now ({@link EndpointUrls}), sign, POST;</li>
+ *   <li>write the outcome (delivered, due again by the {@link RetrySchedule}, or failed, and the endpoint disabled
+ *   when it answered 410 or has failed for too long) on the condition that this relay still owns the lease. When
+ *   another relay took it over (the lease ran out), nothing is written and the attempt counts {@code LEASE_LOST}:
+ *   the delivery may go out twice.</li>
+ * </ol>
  */
 public final class WebhookRelay {
 

@@ -17,8 +17,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * One Markdown file as the documentation tests read it: its fenced code blocks, its links and the anchors its
- * headings make (as GitHub makes them).
+ * One Markdown file as the documentation tests read it: its fenced code blocks, its links (inline, reference
+ * definitions and HTML {@code href}/{@code src}) and the anchors its headings make (as GitHub makes them).
  *
  * <p>Two conventions, both invisible once rendered:
  * <ul>
@@ -39,6 +39,10 @@ record Markdown(Path file, List<String> lines, List<Block> blocks, List<Link> li
     private static final Pattern FENCE = Pattern.compile("^(\\s*)```\\s*([^`\\s]*).*$");
     private static final Pattern LINK = Pattern.compile("(?<!!)\\[[^\\]]*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
     private static final Pattern IMAGE = Pattern.compile("!\\[[^\\]]*\\]\\(([^)\\s]+)\\)");
+    /** A reference definition, {@code [label]: target "title"}, which reference-style links point through. */
+    private static final Pattern REFERENCE = Pattern.compile("(?m)^ {0,3}\\[[^\\]]+\\]:[ \\t]*<?([^\\s>]+)>?");
+    /** An HTML link or image written into the Markdown: {@code <a href="...">}, {@code <img src="...">}. */
+    private static final Pattern HTML_LINK = Pattern.compile("<(?:a|img)\\s[^>]*?\\b(?:href|src)=\"([^\"]+)\"");
     private static final Pattern HEADING = Pattern.compile("^(#{1,6})\\s+(.*?)\\s*#*\\s*$");
     private static final Pattern HTML_ID = Pattern.compile("<a\\s+(?:id|name)=\"([^\"]+)\"");
 
@@ -139,7 +143,7 @@ record Markdown(Path file, List<String> lines, List<Block> blocks, List<Link> li
         }
         // Links are found in the prose as a whole, so that one whose text wraps onto the next line counts too.
         String text = prose.toString();
-        for (Pattern pattern : List.of(LINK, IMAGE)) {
+        for (Pattern pattern : List.of(LINK, IMAGE, REFERENCE, HTML_LINK)) {
             Matcher link = pattern.matcher(text);
             while (link.find()) {
                 int lineIndex = (int) text.substring(0, link.start()).chars().filter(c -> c == '\n').count();

@@ -18,7 +18,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * The console's signed-in sessions, kept in this process's memory (a restart signs every operator out; behind a
- * load balancer the console needs sticky routing, see the design notes).
+ * load balancer the console needs sticky routing, see docs/decisions/0029-support-console.md).
  *
  * <p>A session is made only by a sign-in with an admin key. Its id is 256 random bits, sent to the browser once
  * as the cookie's value and kept here only as its SHA-256, so a heap dump shows no usable id. The session holds

@@ -41,42 +41,58 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * Codes on DynamoDB: the code items {@code CODE#<digest>} and each user's current-code marker, one per user and
- * code type, which names the code that may be consumed.
+ * code type, which names the code that may be consumed (why a marker:
+ * docs/decisions/0004-one-usable-code-per-user-and-type.md).
  *
  * <p><b>Algorithm.</b> Every conditional write carries an attempt id that the store recognises when its own
  * earlier write (a retry of the SDK whose answer was lost) makes the condition fail.
- * <ul>
- *   <li>new code: PutItem with {@value DynamoDbTable#KEY_IS_NEW} and {@code issuedBy = <issueId>},
+ *
+ * <p><b>A new code</b> (a send, after admission):
+ * <ol>
+ *   <li>PutItem with {@value DynamoDbTable#KEY_IS_NEW} and {@code issuedBy = <issueId>},
  *   {@code ReturnValuesOnConditionCheckFailure=ALL_OLD}. {@code ConditionalCheckFailed} with this
  *   {@code issuedBy} is the retry of this very insert (stored); with another, a key collision (the domain
- *   generates another code);</li>
- *   <li>consume a code: one TransactWriteItems: Update {@value #MARK_USED} on {@value #CODE_IS_CONSUMABLE}
- *   and the context's ({@value #AND_SAME_CONTEXT}, or {@value #AND_NO_CONTEXT}) (ALL_OLD on failure), Put of the
- *   CODE_VERIFIED entry on {@value DynamoDbTable#KEY_IS_NEW}, for a NUMERIC code Update
- *   {@value DynamoDbCounters#GIVE_PLACE_BACK} on {@value DynamoDbCounters#PLACE_IS_HELD}, and last a
- *   ConditionCheck of the marker, {@value #IS_CURRENT}, so a superseded code is never used, whatever GSI1 shows.
- *   The attempt id is the ClientRequestToken, so DynamoDB answers the SDK's retry of a committed transaction
- *   "done" without applying it again. Outcomes: committed: consumed; the code's condition failed and its
- *   {@code consumedBy} is this attempt: consumed (this attempt's transaction was applied before); failed
- *   otherwise: rejected, and the old item says why (USED, EXPIRED, NOT_FOUND); the marker's condition failed:
- *   rejected (another code is current, or the codes were invalidated); only the give-back's condition failed
- *   (the counter was reset meanwhile): the transaction is sent again without it; TransactionConflict (another
- *   transaction on an item at that moment): sent again after a pause, up to {@value #MAX_CONSUME_ATTEMPTS}
- *   times; anything else: a StoreException, nothing written. Each different request of one consume has a token
- *   of its own, and a request whose outcome is in doubt is sent again under its token until it is certain (see
- *   {@link TransactionConflicts}). An engine that does not return the old item is read once with a consistent
- *   GetItem;</li>
- *   <li>keep only the newest code: UpdateItem of the marker {@value #MAKE_CURRENT} on
- *   {@value #IS_NOT_OLDER_THAN_CURRENT} ({@code UPDATED_OLD}), then DeleteItem of the code it named before; a
- *   failed condition means a newer code is current: this one is deleted (unless the marker names it already: a
- *   retry of this very call);</li>
- *   <li>invalidate codes: UpdateItem {@value #CLEAR_CURRENT} of the marker on {@value #HAS_CURRENT} (and
- *   {@value #AND_CURRENT_FORMAT} for one format; ALL_OLD), DeleteItem of the code it named, then Query GSI1 for
- *   the others (tidiness) and BatchWriteItem deletes;</li>
- *   <li>list codes: Query GSI1 on the user's codes of one type; delete one code (a failed delivery): DeleteItem.
- *   A delete that meets a running consume of the code is sent again ({@link TransactionConflicts});</li>
- *   <li>read a code: a consistent GetItem, returned as stored: the domain compares its ttl with its clock.</li>
- * </ul>
+ *   generates another code).</li>
+ *   <li>Keep only the newest code: UpdateItem of the marker {@value #MAKE_CURRENT} on
+ *   {@value #IS_NOT_OLDER_THAN_CURRENT} ({@code UPDATED_OLD}). A failed condition means a newer code is current:
+ *   this one is deleted (unless the marker names it already: a retry of this very call).</li>
+ *   <li>DeleteItem of the code the marker named before. The domain then deletes, for tidiness, the earlier codes
+ *   its GSI1 read showed.</li>
+ * </ol>
+ *
+ * <p><b>Consume a code</b>: one TransactWriteItems of
+ * <ol>
+ *   <li>Update {@value #MARK_USED} on {@value #CODE_IS_CONSUMABLE} and the context's ({@value #AND_SAME_CONTEXT},
+ *   or {@value #AND_NO_CONTEXT}), ALL_OLD on failure;</li>
+ *   <li>Put of the CODE_VERIFIED entry on {@value DynamoDbTable#KEY_IS_NEW};</li>
+ *   <li>for a NUMERIC code, Update {@value DynamoDbCounters#GIVE_PLACE_BACK} on
+ *   {@value DynamoDbCounters#PLACE_IS_HELD};</li>
+ *   <li>last, a ConditionCheck of the marker, {@value #IS_CURRENT}, so a superseded code is never used, whatever
+ *   GSI1 shows.</li>
+ * </ol>
+ * The attempt id is the ClientRequestToken, so DynamoDB answers the SDK's retry of a committed transaction "done"
+ * without applying it again. Outcomes: committed: consumed; the code's condition failed and its
+ * {@code consumedBy} is this attempt: consumed (this attempt's transaction was applied before); failed otherwise:
+ * rejected, and the old item says why (USED, EXPIRED, NOT_FOUND); the marker's condition failed: rejected (another
+ * code is current, or the codes were invalidated); only the give-back's condition failed (the counter was reset
+ * meanwhile): the transaction is sent again without it; TransactionConflict (another transaction on an item at
+ * that moment): the code is read consistently (used by another attempt: rejected; by this one: consumed), else sent
+ * again after a pause, up to {@value #MAX_CONSUME_ATTEMPTS} times; anything else: a StoreException, nothing written.
+ * Each different request of one consume has a token of its own, and a request whose outcome is in doubt is sent
+ * again under its token until it is certain (see {@link TransactionConflicts}). An engine that does not return
+ * the old item is read once with a consistent GetItem.
+ *
+ * <p><b>Invalidate codes</b> (the operator's, or a lock-out's for one format):
+ * <ol>
+ *   <li>UpdateItem {@value #CLEAR_CURRENT} of the marker on {@value #HAS_CURRENT} (and {@value #AND_CURRENT_FORMAT}
+ *   for one format), ALL_OLD: from here on no code of the user and type is consumed;</li>
+ *   <li>DeleteItem of the code it named;</li>
+ *   <li>Query GSI1 for the others (tidiness) and BatchWriteItem deletes.</li>
+ * </ol>
+ *
+ * <p><b>Besides</b>: list codes: Query GSI1 on the user's codes of one type; delete one code (a failed delivery):
+ * DeleteItem; read a code: a consistent GetItem, returned as stored (the domain compares its ttl with its clock).
+ * A delete that meets a running consume of the code is sent again ({@link TransactionConflicts}).
  */
 final class DynamoDbCodes implements CodeRepository {
 

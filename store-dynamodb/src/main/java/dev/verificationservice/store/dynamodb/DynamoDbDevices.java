@@ -39,30 +39,37 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * Remembered devices on DynamoDB: the token items, all of one device in the partition {@code DEVICE#<deviceId>},
- * and each user's revoke-all marker.
+ * and each user's revoke-all marker (why the marker is read after the write:
+ * docs/decisions/0007-devices-rekeying-and-revoke-all.md).
  *
- * <p><b>Algorithm.</b>
- * <ul>
- *   <li>register a device: TransactWriteItems of two conditional puts (the token and its DEVICE_ADDED entry, each
- *   on {@value DynamoDbTable#KEY_IS_NEW}) with the entry's id as ClientRequestToken, so the SDK's retry of a
- *   commit whose answer was lost is a no-op; a cancellation names each item's reason;</li>
- *   <li>use a device token: the domain's consistent GetItem of the token (its user and createdAt), then UpdateItem
- *   {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE} (or, to move a token found under a previous key to the
- *   current one, one TransactWriteItems: Delete on that condition and a Put on
- *   {@value DynamoDbTable#KEY_IS_NEW}, sent again after a TransactionConflict up to
- *   {@value #MAX_REKEY_ATTEMPTS} times), then a consistent GetItem of the user's revoke-all marker: used only if
- *   {@value #NOT_REVOKED}. A failed condition: refused (a retried re-key finds the token under its new id and
- *   answers used). The marker is read after the write, never checked inside a transaction, so that its write
- *   never conflicts with a use (see {@link #useDevice});</li>
- *   <li>revoke-all marker: UpdateItem {@value #MARK_REVOKED} on {@value #MARKER_IS_EARLIER}, before the deletes;
- *   a failed condition means a marker as late or later is there already;</li>
- *   <li>list devices: Query GSI1 on the user's devices, filtered {@value DynamoDbTable#NOT_EXPIRED} because TTL
- *   deletes late;</li>
- *   <li>revoke one device: consistent Query of its partition on {@value #DEVICE_TOKENS} (filter
- *   {@value #OF_USER}), BatchWriteItem deletes, read again until empty (at most {@value #MAX_REVOKE_ROUNDS}
- *   rounds); revoke all: Query GSI1, then deletes (the marker written first refuses what the index does not
- *   show yet).</li>
- * </ul>
+ * <p><b>Register a device</b>: TransactWriteItems of two conditional puts (the token and its DEVICE_ADDED entry,
+ * each on {@value DynamoDbTable#KEY_IS_NEW}) with the entry's id as ClientRequestToken, so the SDK's retry of a
+ * commit whose answer was lost is a no-op; a cancellation names each item's reason.
+ *
+ * <p><b>Use a device token</b>:
+ * <ol>
+ *   <li>the domain's consistent GetItem of the token (its user and createdAt);</li>
+ *   <li>UpdateItem {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE}; or, to move a token found under a previous
+ *   key to the current one, one TransactWriteItems: Delete on that condition and a Put on
+ *   {@value DynamoDbTable#KEY_IS_NEW}, sent again after a TransactionConflict up to {@value #MAX_REKEY_ATTEMPTS}
+ *   times. A failed condition: refused (a retried re-key finds the token under its new id and answers used);</li>
+ *   <li>a consistent GetItem of the user's revoke-all marker: used only if {@value #NOT_REVOKED}. The marker is
+ *   read after the write, never checked inside a transaction, so that its write never conflicts with a use (see
+ *   {@link #useDevice}).</li>
+ * </ol>
+ *
+ * <p><b>Revoke all devices</b>:
+ * <ol>
+ *   <li>UpdateItem {@value #MARK_REVOKED} of the marker on {@value #MARKER_IS_EARLIER}; a failed condition means a
+ *   marker as late or later is there already;</li>
+ *   <li>Query GSI1 on the user's devices, then BatchWriteItem deletes; a token the index does not show yet is
+ *   refused by the marker written first.</li>
+ * </ol>
+ *
+ * <p><b>Revoke one device</b>: a consistent Query of its partition on {@value #DEVICE_TOKENS} (filter
+ * {@value #OF_USER}), BatchWriteItem deletes, read again until empty (at most {@value #MAX_REVOKE_ROUNDS} rounds).
+ * <b>List devices</b>: Query GSI1 on the user's devices, filtered {@value DynamoDbTable#NOT_EXPIRED} because TTL
+ * deletes late.
  */
 final class DynamoDbDevices implements DeviceRepository {
 

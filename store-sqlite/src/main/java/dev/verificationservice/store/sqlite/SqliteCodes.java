@@ -24,23 +24,30 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Verification codes in the SQLite table.
+ * Verification codes in the SQLite table. Its index never lags, so the table itself says which code is current:
+ * no marker item (docs/decisions/0004-one-usable-code-per-user-and-type.md).
  *
- * <p><b>Algorithm.</b>
- * <ul>
- *   <li>insert a code: {@code INSERT ... ON CONFLICT DO NOTHING} ({@code attribute_not_exists(PK)}); one row
- *   means written; none means the key is taken, and the stored item's {@code issuedBy} says whether by this
- *   very request (stored, a retry) or by another code (the caller generates a new one);</li>
- *   <li>consume a code: in one transaction, {@code UPDATE ... SET isUsed = true, consumedBy = :attempt WHERE
- *   isUsed = false AND ttl > :now AND userId AND codeType match} ({@link #CONSUME_CODE}), then the
- *   {@code CODE_VERIFIED} entry inserted and the attempt's failure-count place given back
- *   ({@link SqliteCounters}); if the entry's key were taken the whole transaction rolls back. No row updated:
- *   the item as it is says why (like {@code ALL_OLD}), and one whose {@code consumedBy} is this attempt is this
- *   attempt's own earlier success;</li>
- *   <li>keep only the newest code, and delete the codes of one format: in one transaction, the user's codes of
- *   the type read through GSI1 and the doomed ones deleted by key;</li>
- *   <li>find and delete all of a user's codes of a type: one statement on GSI1 ({@code gsi1sk} prefix range).</li>
- * </ul>
+ * <p><b>A new code</b> (a send, after admission):
+ * <ol>
+ *   <li>{@code INSERT ... ON CONFLICT DO NOTHING} ({@code attribute_not_exists(PK)}); one row means written; none
+ *   means the key is taken, and the stored item's {@code issuedBy} says whether by this very request (stored, a
+ *   retry) or by another code (the caller generates a new one);</li>
+ *   <li>keep only the newest code: in one transaction, the user's codes of the type read through GSI1 and those the
+ *   new one replaces ({@link VerificationCode#replacedBy}, itself when a newer one is stored) deleted by key.</li>
+ * </ol>
+ *
+ * <p><b>Consume a code</b>, in one transaction:
+ * <ol>
+ *   <li>{@code UPDATE ... SET isUsed = true, consumedBy = :attempt WHERE isUsed = false AND ttl > :now AND userId
+ *   AND codeType match} ({@link #CONSUME_CODE}). No row updated: the item as it is says why (like {@code ALL_OLD}),
+ *   and one whose {@code consumedBy} is this attempt is this attempt's own earlier success;</li>
+ *   <li>the {@code CODE_VERIFIED} entry inserted; if its key were taken the whole transaction rolls back;</li>
+ *   <li>the attempt's failure-count place given back ({@link SqliteCounters}).</li>
+ * </ol>
+ *
+ * <p><b>Besides</b>: delete the codes of one format (the lock-out): in one transaction, the user's codes of the
+ * type read through GSI1 and those of the format deleted by key; find and delete all of a user's codes of a type:
+ * one statement on GSI1 ({@code gsi1sk} prefix range).
  */
 final class SqliteCodes implements CodeRepository {
 
