@@ -89,13 +89,18 @@ public abstract class TotpContract extends ContractPart {
         assertThat(auditTypes("bea")).containsExactly(AuditEventType.CODE_SENT, AuditEventType.TOTP_ENROLLED);
     }
 
-    /** §3: a store hands a lapsed pending factor back as stored; no read or write treats it as live. */
-    /** The cap is counted inside the enrolment's own atomic write: thirty at once end at exactly the cap. */
+    /**
+     * The cap is counted inside the enrolment's own atomic write: thirty at once, half through a second store instance
+     * on the same table or file (a second service), end at exactly the cap.
+     */
     @Test
-    void ofThirtyConcurrentEnrolmentsOfOneUserExactlyTheCapIsStored() throws Exception {
+    void ofThirtyConcurrentEnrolmentsOfOneUserThroughTwoInstancesExactlyTheCapIsStored() throws Exception {
+        Verification other = on(anotherInstance());
+        AtomicInteger turn = new AtomicInteger();
         List<Object> results = runConcurrently(30, () -> {
+            Verification through = turn.getAndIncrement() % 2 == 0 ? verification() : other;
             try {
-                return enrol("cap");
+                return through.totp().enrol("cap", Optional.empty(), Optional.empty(), ClientContext.none());
             } catch (InvalidInputException refused) {
                 return refused;
             }
@@ -127,6 +132,7 @@ public abstract class TotpContract extends ContractPart {
                 .hasSize(1);
     }
 
+    /** §3: a store hands a lapsed pending factor back as stored; no read or write treats it as live. */
     @Test
     void aPendingFactorLapsesOnReadAndItsConfirmationIsRefusedOnceItsTtlPassed() {
         Enrolment enrolment = enrol("cai");
