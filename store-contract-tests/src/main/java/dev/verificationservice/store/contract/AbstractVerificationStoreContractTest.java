@@ -25,8 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The one contract every store provider passes: the whole domain (codes, devices, audit, rate limits) run
- * against a real store. A provider's test extends this class and says how to open a fresh store, how to
- * write a raw item, and how to list every stored item.
+ * against a real store. A provider's test extends this class and says how to open a fresh store, how to open
+ * another instance on its table or file, how to write a raw item, and how to list every stored item.
  *
  * <p>The tests live in one {@code @Nested} part per concept ({@link CodeContract}, {@link DeviceContract}, ...),
  * each in its own file and run on this class's fixture: a fresh store before each test, closed after it.
