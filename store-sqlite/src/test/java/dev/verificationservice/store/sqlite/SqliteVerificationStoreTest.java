@@ -135,7 +135,7 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
         String code = Totp.code(new Base32().decode(enrolment.secret()), Totp.step(clock.instant(), Totp.DEFAULT_PERIOD),
                 TotpAlgorithm.SHA1, Totp.DEFAULT_DIGITS);
         Confirmation confirmation = verification.totp().confirm("ivy", enrolment.factorId(), code, ClientContext.none());
-        List<String> recoveryCodes = ((Confirmation.Confirmed) confirmation).recoveryCodes().codes();
+        List<String> recoveryCodes = ((Confirmation.Confirmed) confirmation).recoveryCodes().orElseThrow().codes();
 
         StringBuilder bytes = new StringBuilder();
         try (Stream<Path> files = Files.list(dataDirectory)) {
