@@ -191,7 +191,7 @@ final class CostProbe {
             Enrolment enrolment = enrol(user);
             Confirmation confirmation = verification.totp().confirm(user, enrolment.factorId(), code(enrolment, 0),
                     ClientContext.none());
-            String recoveryCode = ((Confirmation.Confirmed) confirmation).recoveryCodes().codes().get(0);
+            String recoveryCode = ((Confirmation.Confirmed) confirmation).recoveryCodes().orElseThrow().codes().get(0);
             return () -> require(verification.recovery().verify(user, recoveryCode, ClientContext.none()).valid());
         }));
     }

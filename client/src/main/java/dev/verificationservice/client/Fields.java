@@ -23,6 +23,12 @@ final class Fields {
         this.node = node;
     }
 
+    /** Whether the answer has the member, not null. */
+    boolean has(String name) {
+        JsonNode value = node.get(name);
+        return value != null && !value.isNull();
+    }
+
     String text(String name) {
         return optionalText(name).orElseThrow(() -> missing(name, "text"));
     }

@@ -5,12 +5,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Authenticator apps (TOTP) and recovery codes: {@code /v1/users/{userId}/totp} and
  * {@code /v1/users/{userId}/recovery-codes}. From {@link VerificationClient#totp()}.
  */
 public final class TotpClient {
+
+    /** The problem code of a new set that a simultaneous one came before. */
+    static final String CONFLICT = "RECOVERY_CODES_CONFLICT";
 
     private final Transport transport;
 
@@ -46,7 +50,7 @@ public final class TotpClient {
             return new TotpConfirmResult.NotConfirmed(Fields.knownOrUnknown(TotpConfirmResult.Reason.class,
                     answer.text("reason")));
         }
-        return new TotpConfirmResult.Confirmed(answer.texts("recoveryCodes"));
+        return new TotpConfirmResult.Confirmed(answer.has("recoveryCodes") ? answer.texts("recoveryCodes") : List.of());
     }
 
     /** {@code POST /v1/users/{userId}/totp/verify} without client context. */
@@ -88,12 +92,19 @@ public final class TotpClient {
     }
 
     /**
-     * {@code POST /v1/users/{userId}/recovery-codes}: a new set, shown this once (the earlier set is void). A user
-     * without a confirmed factor has none: a {@link ProblemException} of code {@code NO_FACTOR}.
+     * {@code POST /v1/users/{userId}/recovery-codes}: a new set, shown this once (the earlier set is void), or a
+     * conflict with a simultaneous request for one. A user without a confirmed factor has none: a
+     * {@link ProblemException} of code {@code NO_FACTOR}.
      */
-    public List<String> issueRecoveryCodes(String userId) {
-        return transport.post(Operation.ISSUE_RECOVERY_CODES, recoveryPath(userId), Map.of()).json()
-                .texts("recoveryCodes");
+    public RecoveryCodeIssue issueRecoveryCodes(String userId) {
+        Transport.Answer answer = transport.post(Operation.ISSUE_RECOVERY_CODES, recoveryPath(userId), Map.of());
+        if (answer.status() == 409) {
+            Optional<JsonNode> problem = answer.problemJson();
+            if (problem.isPresent() && CONFLICT.equals(Transport.text(problem.get(), "code").orElse(""))) {
+                return new RecoveryCodeIssue.Conflict(Transport.text(problem.get(), "detail").orElse(""));
+            }
+        }
+        return new RecoveryCodeIssue.Issued(answer.json().texts("recoveryCodes"));
     }
 
     /** {@code POST /v1/users/{userId}/recovery-codes/verify}: each code works once ({@code USED} after). */

@@ -7,7 +7,10 @@ public sealed interface TotpConfirmResult permits TotpConfirmResult.Confirmed, T
 
     boolean confirmed();
 
-    /** The factor verifies from now on; the user's new recovery codes, shown this once. */
+    /**
+     * The factor verifies from now on; the user's new recovery codes, shown this once. Empty when a simultaneous
+     * request for the user's new set came first: that answer holds the user's codes.
+     */
     record Confirmed(List<String> recoveryCodes) implements TotpConfirmResult {
         public Confirmed {
             recoveryCodes = List.copyOf(recoveryCodes);

@@ -1,7 +1,9 @@
 package dev.verificationservice.client;
 
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.server.VerificationServerApplication;
 import dev.verificationservice.spring.store.MeteredVerificationStore;
+import dev.verificationservice.testsupport.concurrency.MeetingPoints;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,6 +19,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -53,13 +56,25 @@ final class TestServer {
         }
     }
 
+    /** Each read of a user's recovery codes that {@link #meetAtRecoveryCodeRead} armed waits for the others. */
+    static class RecoveryCodeReads implements BeanPostProcessor {
+        final MeetingPoints points = new MeetingPoints();
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            return bean instanceof VerificationStore store
+                    ? points.around(VerificationStore.class, store, "findRecoveryCodes", args -> args[0]) : bean;
+        }
+    }
+
     private TestServer() {
         try {
             dataDirectory = Files.createTempDirectory("verification-client-test");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        context = new SpringApplicationBuilder(VerificationServerApplication.class, TestClock.class)
+        context = new SpringApplicationBuilder(VerificationServerApplication.class, TestClock.class,
+                RecoveryCodeReads.class)
                 // Arguments, not default properties: application.properties (server.port=8080) overrides those.
                 .run("--server.port=0", "--server.address=127.0.0.1", "--spring.main.banner-mode=off",
                         "--verification.data-dir=" + dataDirectory,
@@ -92,6 +107,11 @@ final class TestServer {
     long storeFailures() {
         return context.getBeanProvider(MeterRegistry.class).getObject().find(MeteredVerificationStore.TIMER)
                 .tag("outcome", "error").timers().stream().mapToLong(Timer::count).sum();
+    }
+
+    /** The next {@code parties} reads of the user's recovery codes on the server wait for one another. */
+    void meetAtRecoveryCodeRead(String userId, int parties) {
+        context.getBean(RecoveryCodeReads.class).points.meet(userId, parties);
     }
 
     /** A client of this server with the default retry policy. */

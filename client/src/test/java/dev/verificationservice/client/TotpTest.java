@@ -6,8 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.testsupport.totp.AuthenticatorApp;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -64,14 +69,46 @@ class TotpTest {
         TotpEnrolment enrolment = client.totp().enrol(user, Optional.empty(), Optional.empty());
         client.totp().confirm(user, enrolment.factorId(), now(AuthenticatorApp.fromUri(enrolment.otpauthUri())));
 
-        List<String> codes = client.totp().issueRecoveryCodes(user);
+        RecoveryCodeIssue issued = client.totp().issueRecoveryCodes(user);
+        assertThat(issued).isInstanceOf(RecoveryCodeIssue.Issued.class);
+        List<String> codes = ((RecoveryCodeIssue.Issued) issued).recoveryCodes();
         assertThat(codes).hasSize(10);
+        assertThat(issued.toString()).doesNotContain(codes.get(0));
         assertThat(client.totp().verifyRecoveryCode(user, codes.get(0)))
                 .isEqualTo(new RecoveryCodeResult(true, Optional.empty(), 9));
         assertThat(client.totp().verifyRecoveryCode(user, codes.get(0)))
                 .isEqualTo(new RecoveryCodeResult(false, Optional.of(RecoveryCodeResult.Reason.USED), 9));
         assertThatThrownBy(() -> client.totp().verify(user, "12345"))
                 .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("code"));
+    }
+
+    /** Two new sets at once that read the user's set before either wrote: one is the user's, the other a conflict. */
+    @Test
+    void ofTwoSimultaneousNewSetsOneIsIssuedAndTheOtherAConflict() throws Exception {
+        String user = newUser();
+        TotpEnrolment enrolment = client.totp().enrol(user, Optional.empty(), Optional.empty());
+        client.totp().confirm(user, enrolment.factorId(), now(AuthenticatorApp.fromUri(enrolment.otpauthUri())));
+        server.meetAtRecoveryCodeRead(user, 2);
+
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<RecoveryCodeIssue> issues = new ArrayList<>();
+        try {
+            List<Future<RecoveryCodeIssue>> calls = List.of(pool.submit(() -> client.totp().issueRecoveryCodes(user)),
+                    pool.submit(() -> client.totp().issueRecoveryCodes(user)));
+            for (Future<RecoveryCodeIssue> call : calls) {
+                issues.add(call.get(2, TimeUnit.MINUTES));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(issues).filteredOn(RecoveryCodeIssue.Conflict.class::isInstance).singleElement()
+                .satisfies(conflict -> assertThat(((RecoveryCodeIssue.Conflict) conflict).detail())
+                        .contains("send this request again"));
+        List<String> codes = issues.stream().filter(RecoveryCodeIssue.Issued.class::isInstance)
+                .map(issue -> ((RecoveryCodeIssue.Issued) issue).recoveryCodes()).findFirst().orElseThrow();
+        assertThat(client.totp().verifyRecoveryCode(user, codes.get(0)))
+                .isEqualTo(new RecoveryCodeResult(true, Optional.empty(), 9));
     }
 
     private String now(AuthenticatorApp app) {

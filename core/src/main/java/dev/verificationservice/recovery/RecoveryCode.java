@@ -9,7 +9,8 @@ import java.util.Optional;
  * server's key ring.
  *
  * @param setId    the set it was issued in; only the user's newest set (by {@code issuedAt}, then {@code setId})
- *                 verifies, so a set replaced while another request still read the old one is void all the same
+ *                 verifies, so of two sets stored by a version that did not condition a replacement on the set it
+ *                 replaced, the older is void all the same
  * @param used     whether it was used; a used code stays until its set is replaced, so that presenting it again
  *                 answers USED, not a wrong guess
  */

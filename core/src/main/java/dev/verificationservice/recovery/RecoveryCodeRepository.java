@@ -1,7 +1,7 @@
 package dev.verificationservice.recovery;
 
-import dev.verificationservice.audit.AuditEntry;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Storage SPI for recovery codes: items {@code USER#<userId>} / {@code RECOVERY#<digest>}, read with the user's
@@ -11,12 +11,20 @@ import java.util.List;
 public interface RecoveryCodeRepository {
 
     /**
-     * Replaces a user's set in one atomic step: deletes {@code voided} (the codes the caller read), writes
-     * {@code issued} and the {@code RECOVERY_CODES_ISSUED} entry. Afterwards all of it is done or none of it. A
-     * retry after a lost answer writes the same items again (their keys are the new digests), which is harmless.
+     * The id of the user's current set, which a replacement is conditioned on; empty when the user has had none (or
+     * only sets written before this marker existed). A strongly consistent read.
      */
-    void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
-                              AuditEntry issuedEntry);
+    Optional<String> currentRecoverySet(String userId);
+
+    /**
+     * Replaces a user's set in one atomic step on its condition ({@link RecoveryCodeReplacement}). Afterwards all of
+     * it is done or none of it. Of concurrent replacements that read the same set (from any number of store
+     * instances on one table or file) one is written; a retry of a written one after a lost answer is done again,
+     * never refused as a conflict with itself.
+     *
+     * @return false when the user's set is no longer the one read: another replacement came first, nothing written
+     */
+    boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement);
 
     /** Every stored code of the user, used ones and those of older sets included (a strongly consistent read). */
     List<RecoveryCode> findRecoveryCodes(String userId);

@@ -27,8 +27,9 @@ import java.util.Optional;
  *
  * <ul>
  *   <li><b>Issue</b> replaces the user's set in one atomic write (the codes read are deleted, the new ones and
- *   {@code RECOVERY_CODES_ISSUED} written). Only the newest set verifies, so a set that a concurrent issue wrote
- *   beside this one is void as well.</li>
+ *   {@code RECOVERY_CODES_ISSUED} written) on the condition that the set read is still the user's: of simultaneous
+ *   issues one is written and the others are a {@link RecoveryCodeIssue.Conflict}, so no answer shows codes that
+ *   never work.</li>
  *   <li><b>Verify</b> counts the attempt in {@value #VERIFY_ACTION} before it is tested, as numeric codes are
  *   counted: of any number of simultaneous guesses only the first {@code limit} of a window are tested. A code is
  *   used by one conditional write, with its audit entry and the attempt's place given back. A used code presented
@@ -60,9 +61,14 @@ public final class RecoveryCodeService {
         this.verifyLimit = verifyLimit;
     }
 
-    /** A new set for the user, voiding the old one; the codes are in the answer and nowhere else. */
-    public IssuedRecoveryCodes issue(String userId, ClientContext client) {
+    /**
+     * A new set for the user, voiding the old one, the codes in the answer and nowhere else; or a conflict when a
+     * simultaneous issue replaced the set first.
+     */
+    public RecoveryCodeIssue issue(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
+        // The set before its codes: an issue written between the two reads moves the set, so this one is refused.
+        Optional<String> replaces = repository.currentRecoverySet(user);
         List<RecoveryCode> voided = repository.findRecoveryCodes(user);
         Instant now = Instants.toMillis(clock.instant());
         String setId = tokens.randomHex(8);
@@ -82,8 +88,11 @@ public final class RecoveryCodeService {
         details.put("voided", Long.toString(unused(currentSet(voided))));
         AuditEntry issued = audit.newEntry(user, AuditEventType.RECOVERY_CODES_ISSUED, true, Optional.empty(), details,
                 client);
-        repository.replaceRecoveryCodes(user, voided, stored, issued);
-        return new IssuedRecoveryCodes(shown, now);
+        if (!repository.replaceRecoveryCodes(new RecoveryCodeReplacement(user, replaces, setId, voided, stored,
+                issued))) {
+            return new RecoveryCodeIssue.Conflict();
+        }
+        return new RecoveryCodeIssue.Issued(new IssuedRecoveryCodes(shown, now));
     }
 
     /** Checks a recovery code and, when it is one of the user's unused codes, uses it up. */

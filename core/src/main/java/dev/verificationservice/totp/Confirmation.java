@@ -1,14 +1,18 @@
 package dev.verificationservice.totp;
 
 import dev.verificationservice.recovery.IssuedRecoveryCodes;
+import java.util.Optional;
 
 /** Every outcome of confirming a pending factor with a code from the app. */
 public sealed interface Confirmation {
 
     boolean confirmed();
 
-    /** The factor verifies from now on; the user's recovery codes are new (shown this once; the old set is void). */
-    record Confirmed(String factorId, IssuedRecoveryCodes recoveryCodes) implements Confirmation {
+    /**
+     * The factor verifies from now on; the user's recovery codes are new (shown this once; the old set is void), or
+     * empty when a simultaneous issue replaced the set first (its answer holds the user's codes).
+     */
+    record Confirmed(String factorId, Optional<IssuedRecoveryCodes> recoveryCodes) implements Confirmation {
         @Override
         public boolean confirmed() {
             return true;

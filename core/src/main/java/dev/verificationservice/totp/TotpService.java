@@ -7,7 +7,7 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
-import dev.verificationservice.recovery.IssuedRecoveryCodes;
+import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SealedSecret;
@@ -154,8 +154,10 @@ public final class TotpService {
         }
         // The 15-minute place went back in the write; the day's goes back now.
         rateLimiter.release(daily.get());
-        IssuedRecoveryCodes codes = recovery.issue(user, client);
-        return new Confirmation.Confirmed(factor, codes);
+        // A conflict: a simultaneous issue's set is the user's, and shown in its answer; this one shows none.
+        RecoveryCodeIssue codes = recovery.issue(user, client);
+        return new Confirmation.Confirmed(factor, codes instanceof RecoveryCodeIssue.Issued issued
+                ? Optional.of(issued.codes()) : Optional.empty());
     }
 
     /**
@@ -246,8 +248,11 @@ public final class TotpService {
         return deleted.size();
     }
 
-    /** A new set of recovery codes, voiding the old; empty when the user has no confirmed factor to recover. */
-    public Optional<IssuedRecoveryCodes> regenerateRecoveryCodes(String userId, ClientContext client) {
+    /**
+     * A new set of recovery codes, voiding the old, or a conflict with a simultaneous issue; empty when the user has
+     * no confirmed factor to recover.
+     */
+    public Optional<RecoveryCodeIssue> regenerateRecoveryCodes(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
         if (factors.findFactors(user).stream().noneMatch(TotpFactor::confirmed)) {
             return Optional.empty();

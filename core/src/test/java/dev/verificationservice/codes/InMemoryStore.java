@@ -8,6 +8,7 @@ import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCode;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
+import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
@@ -59,6 +60,9 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     private final Map<String, String> acceptedBy = new HashMap<>();
     private final Map<String, RecoveryCode> recoveryCodes = new LinkedHashMap<>();
     private final Map<String, String> recoveryUsedBy = new HashMap<>();
+    /** userId -> the id of the user's current set. */
+    private final Map<String, String> recoverySets = new HashMap<>();
+    private Runnable afterRecoverySetRead = () -> { };
     private final List<String> givenBack = new ArrayList<>();
     private final List<String> placeRequests = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
@@ -399,17 +403,49 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
 
     // Recovery codes
 
+    /** Stores the codes as given, bypassing every condition: for fixtures only. */
+    public synchronized void putRecoveryCodes(List<RecoveryCode> codes) {
+        codes.forEach(code -> recoveryCodes.put(factorKey(code.userId(), code.digest()), code));
+    }
+
     /** Every stored recovery code, of every user. */
     public synchronized List<RecoveryCode> allRecoveryCodes() {
         return List.copyOf(recoveryCodes.values());
     }
 
+    /** Runs {@code interloper} once, right after the next read of a user's current set: a write between two reads. */
+    public synchronized void afterNextRecoverySetRead(Runnable interloper) {
+        afterRecoverySetRead = interloper;
+    }
+
     @Override
-    public synchronized void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
-                                                  AuditEntry issuedEntry) {
-        voided.forEach(code -> recoveryCodes.remove(factorKey(userId, code.digest())));
-        issued.forEach(code -> recoveryCodes.put(factorKey(userId, code.digest()), code));
-        audit.add(issuedEntry);
+    public Optional<String> currentRecoverySet(String userId) {
+        Optional<String> current;
+        Runnable interloper;
+        synchronized (this) {
+            current = Optional.ofNullable(recoverySets.get(userId));
+            interloper = afterRecoverySetRead;
+            afterRecoverySetRead = () -> { };
+        }
+        interloper.run();
+        return current;
+    }
+
+    @Override
+    public synchronized boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
+        String userId = replacement.userId();
+        Optional<String> current = Optional.ofNullable(recoverySets.get(userId));
+        if (current.equals(Optional.of(replacement.setId()))) {
+            return true; // this replacement, written before
+        }
+        if (!current.equals(replacement.replaces())) {
+            return false;
+        }
+        replacement.voided().forEach(code -> recoveryCodes.remove(factorKey(userId, code.digest())));
+        replacement.issued().forEach(code -> recoveryCodes.put(factorKey(userId, code.digest()), code));
+        recoverySets.put(userId, replacement.setId());
+        audit.add(replacement.issuedEntry());
+        return true;
     }
 
     @Override

@@ -47,7 +47,7 @@ class RecoveryCodeServiceTest {
 
     @Test
     void aSetIsTenReadableCodesStoredOnlyAsDigests() {
-        List<String> codes = service.issue(USER, CLIENT).codes();
+        List<String> codes = issued(service);
 
         assertThat(codes).hasSize(10).doesNotHaveDuplicates().allMatch(code -> code.matches(CODE_SHAPE));
         String stored = store.allRecoveryCodes() + " " + store.auditEntries();
@@ -58,7 +58,7 @@ class RecoveryCodeServiceTest {
 
     @Test
     void eachCodeWorksOnceAndAUsedCodeIsNoWrongGuess() {
-        String code = service.issue(USER, CLIENT).codes().get(3);
+        String code = issued(service).get(3);
 
         assertThat(service.verify(USER, code, CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
         assertThat(service.verify(USER, code, CLIENT))
@@ -70,7 +70,7 @@ class RecoveryCodeServiceTest {
 
     @Test
     void whatAPersonTypesIsNormalised() {
-        List<String> codes = service.issue(USER, CLIENT).codes();
+        List<String> codes = issued(service);
         String[] halves = codes.get(3).split("-");
 
         assertThat(service.verify(USER, codes.get(0).toUpperCase(java.util.Locale.ROOT), CLIENT).valid()).isTrue();
@@ -85,7 +85,7 @@ class RecoveryCodeServiceTest {
 
     @Test
     void whatCannotBeACodeIsBadInputAndNotCounted() {
-        service.issue(USER, CLIENT);
+        issued(service);
 
         for (String typed : List.of("0bcde-fghjk", "abcde-fghj", "abcde-fghjkm", "abcde_fghjk", "")) {
             assertThatThrownBy(() -> service.verify(USER, typed, CLIENT)).isInstanceOfSatisfying(
@@ -96,8 +96,8 @@ class RecoveryCodeServiceTest {
 
     @Test
     void aNewSetVoidsTheOldOne() {
-        String old = service.issue(USER, CLIENT).codes().get(0);
-        List<String> fresh = service.issue(USER, CLIENT).codes();
+        String old = issued(service).get(0);
+        List<String> fresh = issued(service);
 
         assertThat(service.verify(USER, old, CLIENT))
                 .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.INVALID_CODE, 10));
@@ -107,13 +107,13 @@ class RecoveryCodeServiceTest {
 
     @Test
     void onlyTheNewestSetVerifiesEvenWhenAnOlderOneWasNotDeleted() {
-        String older = service.issue(USER, CLIENT).codes().get(0);
+        String older = issued(service).get(0);
         List<RecoveryCode> olderSet = store.findRecoveryCodes(USER);
         RecoveryCodeService later = service(SecretKeyRing.fromBase64(List.of(oldKey)),
                 Clock.offset(clock, java.time.Duration.ofMinutes(1)));
-        later.issue(USER, CLIENT);
-        // As if a concurrent issue had not seen the older set: it is still stored, beside the newer.
-        store.replaceRecoveryCodes(USER, List.of(), olderSet, store.auditEntries().get(0));
+        issued(later);
+        // As an issue of a version that did not condition its write left it: still stored, beside the newer.
+        store.putRecoveryCodes(olderSet);
 
         assertThat(later.verify(USER, older, CLIENT).valid()).isFalse();
         assertThat(later.remaining(USER)).isEqualTo(10);
@@ -121,7 +121,7 @@ class RecoveryCodeServiceTest {
 
     @Test
     void wrongCodesLockOutAfterTheLimit() {
-        String right = service.issue(USER, CLIENT).codes().get(0);
+        String right = issued(service).get(0);
 
         List<RecoveryVerification.Reason> reasons = new ArrayList<>();
         for (int attempt = 0; attempt < 5; attempt++) {
@@ -138,7 +138,7 @@ class RecoveryCodeServiceTest {
 
     @Test
     void twentyParallelUsesOfOneCodeSucceedOnce() throws Exception {
-        String code = service.issue(USER, CLIENT).codes().get(0);
+        String code = issued(service).get(0);
         List<RecoveryVerification> answers = Concurrently.run(20, () -> service.verify(USER, code, CLIENT));
 
         assertThat(answers).filteredOn(RecoveryVerification::valid).hasSize(1);
@@ -148,12 +148,12 @@ class RecoveryCodeServiceTest {
                 ((RecoveryVerification.Invalid) answer).reason()).hasSize(19).contains(RecoveryVerification.Reason.USED)
                 .isSubsetOf(RecoveryVerification.Reason.USED, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS);
         assertThat(service.remaining(USER)).isEqualTo(9);
-        assertThat(service.verify(USER, service.issue(USER, CLIENT).codes().get(0), CLIENT).valid()).isTrue();
+        assertThat(service.verify(USER, issued(service).get(0), CLIENT).valid()).isTrue();
     }
 
     @Test
     void codesIssuedUnderAnOldKeyStillVerifyAfterRotation() {
-        String code = service.issue(USER, CLIENT).codes().get(0);
+        String code = issued(service).get(0);
         RecoveryCodeService rotated = service(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(random),
                 oldKey)));
 
@@ -162,8 +162,30 @@ class RecoveryCodeServiceTest {
 
     @Test
     void theIssuedSetNeverPrintsItsCodes() {
-        IssuedRecoveryCodes issued = service.issue(USER, CLIENT);
+        IssuedRecoveryCodes issued = ((RecoveryCodeIssue.Issued) service.issue(USER, CLIENT)).codes();
 
         issued.codes().forEach(code -> assertThat(issued.toString()).doesNotContain(code));
+    }
+
+    /** Another issue lands between this one's reads and its write: this one writes nothing and says so. */
+    @Test
+    void anIssueWhoseSetWasReplacedAfterItsReadIsAConflictAndWritesNothing() {
+        List<String> first = issued(service);
+        List<String> winner = new ArrayList<>();
+        store.afterNextRecoverySetRead(() -> winner.addAll(issued(service)));
+
+        assertThat(service.issue(USER, CLIENT)).isEqualTo(new RecoveryCodeIssue.Conflict());
+
+        assertThat(store.allRecoveryCodes()).as("the winner's set alone").hasSize(10);
+        assertThat(store.auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODES_ISSUED)
+                .hasSize(2);
+        assertThat(service.verify(USER, first.get(0), CLIENT).valid()).isFalse();
+        assertThat(service.verify(USER, winner.get(0), CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
+    }
+
+    private static List<String> issued(RecoveryCodeService service) {
+        RecoveryCodeIssue issue = service.issue(USER, CLIENT);
+        assertThat(issue).isInstanceOf(RecoveryCodeIssue.Issued.class);
+        return ((RecoveryCodeIssue.Issued) issue).codes().codes();
     }
 }

@@ -8,6 +8,7 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.InMemoryStore;
 import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
@@ -87,7 +88,7 @@ class TotpServiceTest {
 
         assertThat(confirmation).isInstanceOfSatisfying(Confirmation.Confirmed.class, confirmed -> {
             assertThat(confirmed.factorId()).isEqualTo(enrolment.factorId());
-            assertThat(confirmed.recoveryCodes().codes()).hasSize(10).doesNotHaveDuplicates()
+            assertThat(confirmed.recoveryCodes().orElseThrow().codes()).hasSize(10).doesNotHaveDuplicates()
                     .allMatch(code -> code.matches("[2-9a-hjkmnp-z]{5}-[2-9a-hjkmnp-z]{5}"));
         });
         Instant later = NOW.plusSeconds(30);
@@ -323,7 +324,7 @@ class TotpServiceTest {
         Enrolment enrolment = service(NOW).enrol(USER, Optional.empty(), Optional.empty(), CLIENT);
         Authenticator app = Authenticator.scan(enrolment.otpauthUri());
         Confirmation confirmation = service(NOW).confirm(USER, enrolment.factorId(), app.codeAt(NOW), CLIENT);
-        List<String> recoveryCodes = ((Confirmation.Confirmed) confirmation).recoveryCodes().codes();
+        List<String> recoveryCodes = ((Confirmation.Confirmed) confirmation).recoveryCodes().orElseThrow().codes();
 
         List<String> secrets = new ArrayList<>(recoveryCodes);
         secrets.add(enrolment.secret());
@@ -334,6 +335,29 @@ class TotpServiceTest {
             assertThat(everythingKept).doesNotContain(secret).doesNotContain(secret.replace("-", ""));
         }
         assertThat(enrolment.toString()).doesNotContain(enrolment.otpauthUri()).contains("redacted");
+    }
+
+    /**
+     * A second factor confirmed while a new set is issued for the user: the confirmation stands, and shows no codes
+     * rather than codes the other issue voids.
+     */
+    @Test
+    void aConfirmationWhoseRecoveryCodesLoseToASimultaneousIssueIsConfirmedWithoutCodes() throws Exception {
+        enrolAndConfirm(USER);
+        Enrolment second = service(NOW).enrol(USER, Optional.empty(), Optional.empty(), CLIENT);
+        Authenticator app = Authenticator.scan(second.otpauthUri());
+        List<RecoveryCodeIssue> regenerated = new ArrayList<>();
+        store.afterNextRecoverySetRead(() -> regenerated.add(service(NOW).regenerateRecoveryCodes(USER, CLIENT)
+                .orElseThrow()));
+
+        Confirmation confirmation = service(NOW).confirm(USER, second.factorId(), app.codeAt(NOW), CLIENT);
+
+        assertThat(confirmation).isEqualTo(new Confirmation.Confirmed(second.factorId(), Optional.empty()));
+        assertThat(service(NOW).list(USER)).allMatch(FactorSummary::confirmed).hasSize(2);
+        assertThat(regenerated).singleElement().isInstanceOf(RecoveryCodeIssue.Issued.class);
+        assertThat(store.allRecoveryCodes()).as("the regenerated set alone").hasSize(10);
+        assertThat(audit(AuditEventType.RECOVERY_CODES_ISSUED)).as("the first confirmation's and the new set")
+                .hasSize(2);
     }
 
     @Test

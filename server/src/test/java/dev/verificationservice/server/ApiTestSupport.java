@@ -30,7 +30,7 @@ import tools.jackson.databind.JsonNode;
         "verification.admin-api-keys=" + ApiTestSupport.ADMIN_KEY + "," + ApiTestSupport.NEXT_ADMIN_KEY,
         "verification.secret-keys=" + ApiTestSupport.HMAC_KEY,
         "verification.encryption-keys=" + ApiTestSupport.ENCRYPTION_KEY})
-@Import(TestClockConfiguration.class)
+@Import({TestClockConfiguration.class, RecoveryCodeReads.class})
 @ExtendWith({SkipReasonReporter.class, OutputCaptureExtension.class})
 abstract class ApiTestSupport {
 
@@ -48,6 +48,9 @@ abstract class ApiTestSupport {
 
     @Autowired
     MutableClock clock;
+
+    @Autowired
+    RecoveryCodeReads recoveryCodeReads;
 
     ApiClient api;
 

@@ -8,10 +8,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.system.CapturedOutput;
 import tools.jackson.databind.JsonNode;
@@ -209,6 +211,59 @@ class TotpApiTest extends EmbeddedOnlyApiTest {
         assertThat(recoveryVerify(user, recoveryCodes(issued).get(1)).json().get("remaining").asInt()).isEqualTo(9);
     }
 
+    /**
+     * A double click: two requests for a new set that both read the user's set before either wrote. One answers 201
+     * with codes that work, the other a 409 problem that says what to do: never a 201 with codes that never work.
+     */
+    @Test
+    void twoSimultaneousNewSetsAnswerOneSetThatWorksAndOneConflict() throws Exception {
+        String user = newUser();
+        enrolledAndConfirmed(user);
+        recoveryCodeReads.meet(user, 2);
+
+        List<Answer> answers = simultaneously(() -> api.post("/v1/users/" + user + "/recovery-codes", ""),
+                () -> api.post("/v1/users/" + user + "/recovery-codes", ""));
+
+        assertThat(answers).extracting(Answer::status).containsExactlyInAnyOrder(201, 409);
+        Answer conflict = answers.stream().filter(answer -> answer.status() == 409).findFirst().orElseThrow();
+        assertThat(conflict.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(conflict.text("code")).isEqualTo("RECOVERY_CODES_CONFLICT");
+        assertThat(conflict.text("type")).isEqualTo("https://verification-service.dev/problems/recovery-codes-conflict");
+        assertThat(conflict.text("detail")).contains("wrote nothing", "send this request again");
+        Answer issued = answers.stream().filter(answer -> answer.status() == 201).findFirst().orElseThrow();
+        Answer used = recoveryVerify(user, recoveryCodes(issued).get(0));
+        assertThat(used.json().get("valid").asBoolean()).isTrue();
+        assertThat(used.json().get("remaining").asInt()).isEqualTo(9);
+        assertThat(auditEvents(user, "RECOVERY_CODES_ISSUED")).as("the confirmation's set and the winner's").hasSize(2);
+    }
+
+    /**
+     * Under Idempotency-Keys: the conflict kept nothing, so its key runs the request again (a new set, voiding the
+     * other); the winner's key replays nothing, as for any answer that held codes.
+     */
+    @Test
+    void aConflictedNewSetRunsAgainUnderItsKeyAndTheWinnersKeyReplaysNoCodes() throws Exception {
+        String user = newUser();
+        enrolledAndConfirmed(user);
+        recoveryCodeReads.meet(user, 2);
+        String path = "/v1/users/" + user + "/recovery-codes";
+
+        List<Answer> answers = simultaneously(() -> api.postIdempotent(path, "", "first-" + user),
+                () -> api.postIdempotent(path, "", "second-" + user));
+
+        assertThat(answers).extracting(Answer::status).containsExactlyInAnyOrder(201, 409);
+        String winnerKey = answers.get(0).status() == 201 ? "first-" + user : "second-" + user;
+        String loserKey = answers.get(0).status() == 201 ? "second-" + user : "first-" + user;
+        List<String> winnerCodes = recoveryCodes(answers.get(answers.get(0).status() == 201 ? 0 : 1));
+        Answer replay = api.postIdempotent(path, "", winnerKey);
+        assertThat(replay.status()).isEqualTo(409);
+        assertThat(replay.text("code")).isEqualTo("IDEMPOTENT_ANSWER_VOID");
+        Answer again = api.postIdempotent(path, "", loserKey);
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(recoveryVerify(user, winnerCodes.get(0)).text("reason")).isEqualTo("INVALID_CODE");
+        assertThat(recoveryVerify(user, recoveryCodes(again).get(0)).json().get("valid").asBoolean()).isTrue();
+    }
+
     @Test
     void aListShowsLiveFactorsAndRemovingTheLastConfirmedOneRemovesTheRecoveryCodes() {
         String user = newUser();
@@ -300,6 +355,25 @@ class TotpApiTest extends EmbeddedOnlyApiTest {
         assertThat(entry.get("details").get("operatorKeyId").asString()).isEqualTo(adminKeyId(ADMIN_KEY));
         assertThat(entry.get("details").get("recoveryCodesRemoved").asString()).isEqualTo("10");
         assertThat(entry.toString()).doesNotContain(ADMIN_KEY);
+    }
+
+    /** Both calls at once, each on a thread of its own; their answers in the calls' order. */
+    @SafeVarargs
+    private static List<Answer> simultaneously(Callable<Answer>... calls) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(calls.length);
+        try {
+            List<Future<Answer>> answers = new ArrayList<>();
+            for (Callable<Answer> call : calls) {
+                answers.add(pool.submit(call));
+            }
+            List<Answer> done = new ArrayList<>();
+            for (Future<Answer> answer : answers) {
+                done.add(answer.get(2, TimeUnit.MINUTES));
+            }
+            return done;
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /** Enrols and confirms a factor for the user; answers the app that holds it. */

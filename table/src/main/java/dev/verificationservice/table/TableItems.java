@@ -268,6 +268,22 @@ public final class TableItems {
                 optionalString(item, USED_AT).map(Timestamps::parse));
     }
 
+    /** The marker naming the user's current set of recovery codes. */
+    public static Map<String, Object> recoverySetItem(String userId, String setId) {
+        TableKeys.PrimaryKey key = TableKeys.recoverySet(userId);
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(PK, key.pk());
+        item.put(SK, key.sk());
+        item.put(USER_ID, userId);
+        item.put(SET_ID, setId);
+        return item;
+    }
+
+    /** The set a recovery-set marker names. */
+    public static String recoverySetId(Map<String, Object> item) {
+        return string(item, SET_ID);
+    }
+
     /** The attempt that used this recovery code, if one did. */
     public static Optional<String> usedBy(Map<String, Object> item) {
         return optionalString(item, USED_BY);

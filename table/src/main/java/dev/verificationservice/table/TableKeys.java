@@ -18,7 +18,9 @@ import java.util.stream.IntStream;
  * RevokedDevices    USER#&lt;userId&gt;                 DEVICES#REVOKED
  * CurrentCode       USER#&lt;userId&gt;                 CURRENT#&lt;codeType&gt;
  * TotpFactor        USER#&lt;userId&gt;                 TOTP#&lt;factorId&gt;
+ * TotpEnrolments    USER#&lt;userId&gt;                 TOTPENROLMENTS
  * RecoveryCode      USER#&lt;userId&gt;                 RECOVERY#&lt;digest&gt;
+ * RecoverySet       USER#&lt;userId&gt;                 RECOVERYSET
  * IdempotencyKey    IDEMPOTENCY#&lt;keyDigest&gt;       IDEMPOTENCY#&lt;keyDigest&gt;
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
@@ -61,6 +63,7 @@ public final class TableKeys {
     static final String TOTP = "TOTP#";
     static final String TOTP_ENROLMENTS = "TOTPENROLMENTS";
     static final String RECOVERY = "RECOVERY#";
+    static final String RECOVERY_SET = "RECOVERYSET";
     static final String WEBHOOKS = "WEBHOOKS";
     static final String ENDPOINT = "ENDPOINT#";
     static final String WEBHOOK = "WEBHOOK#";
@@ -151,7 +154,6 @@ public final class TableKeys {
         return new PrimaryKey(user(userId), TOTP + factorId);
     }
 
-    /** SK prefix of all of a user's TOTP factors: {@code begins_with(SK, TOTP#)}. */
     /**
      * The user's enrolment counter: its {@code version} moves on every enrolment, so an enrolment that counted the
      * factors at one version is written only if none was written since. Not under {@link #totpFactorsPrefix()}.
@@ -160,12 +162,21 @@ public final class TableKeys {
         return new PrimaryKey(user(userId), TOTP_ENROLMENTS);
     }
 
+    /** SK prefix of all of a user's TOTP factors: {@code begins_with(SK, TOTP#)}. */
     public static String totpFactorsPrefix() {
         return TOTP;
     }
 
     public static PrimaryKey recoveryCode(String userId, String digest) {
         return new PrimaryKey(user(userId), RECOVERY + digest);
+    }
+
+    /**
+     * The marker naming the user's current set of recovery codes: a new set is written only while it names the set
+     * that new set replaces. Not under {@link #recoveryCodesPrefix()}.
+     */
+    public static PrimaryKey recoverySet(String userId) {
+        return new PrimaryKey(user(userId), RECOVERY_SET);
     }
 
     /** SK prefix of all of a user's recovery codes: {@code begins_with(SK, RECOVERY#)}. */

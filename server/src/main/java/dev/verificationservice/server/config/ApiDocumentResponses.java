@@ -78,7 +78,9 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
             }
             if (path.equals("/v1/users/{userId}/recovery-codes") && method == PathItem.HttpMethod.POST) {
                 problem(responses, "409", "NO_FACTOR: the user has no confirmed authenticator factor, so no recovery "
-                        + "codes; or " + IN_PROGRESS + "; or " + ANSWER_VOID)
+                        + "codes; or RECOVERY_CODES_CONFLICT: a simultaneous issue for the user came first and this one "
+                        + "wrote nothing (the user's codes are that one's; send again for a new set); or " + IN_PROGRESS
+                        + "; or " + ANSWER_VOID)
                         .addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter().required(false));
             }
         }));

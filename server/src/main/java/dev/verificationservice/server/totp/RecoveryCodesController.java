@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.recovery.IssuedRecoveryCodes;
+import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.config.Requests;
@@ -36,6 +37,8 @@ public class RecoveryCodesController {
 
     /** The problem code of an issue for a user without a confirmed factor. */
     public static final String NO_FACTOR = "NO_FACTOR";
+    /** The problem code of an issue that a simultaneous one for the same user came before. */
+    public static final String CONFLICT = "RECOVERY_CODES_CONFLICT";
 
     /** The codes are in this answer and nowhere else, ever. */
     public record RecoveryCodesResponse(@Schema(requiredMode = REQUIRED, description = "10 codes such as "
@@ -74,13 +77,19 @@ public class RecoveryCodesController {
     @PostMapping
     @ResponseStatus(HttpStatus.CREATED)
     @Operation(summary = "A new set of 10 recovery codes, shown this once; the earlier set is void. Only for a user "
-            + "with a confirmed factor (else 409 NO_FACTOR)")
+            + "with a confirmed factor (else 409 NO_FACTOR); a simultaneous issue for the user that came first makes "
+            + "this one a 409 RECOVERY_CODES_CONFLICT")
     public RecoveryCodesResponse issue(@PathVariable String userId) {
-        IssuedRecoveryCodes issued = verification.totp().regenerateRecoveryCodes(userId, ClientContext.none())
+        RecoveryCodeIssue issue = verification.totp().regenerateRecoveryCodes(userId, ClientContext.none())
                 .orElseThrow(() -> new ApiProblem(HttpStatus.CONFLICT, NO_FACTOR, "The user has no confirmed "
                         + "authenticator factor, so no recovery codes: enrol and confirm a factor first.", Map.of()));
+        if (!(issue instanceof RecoveryCodeIssue.Issued issued)) {
+            throw new ApiProblem(HttpStatus.CONFLICT, CONFLICT, "Another request issued this user new recovery codes "
+                    + "at the same moment, and this one wrote nothing: the user's codes are the ones that request "
+                    + "answered. Show those, or send this request again for a new set, which voids them.", Map.of());
+        }
         IdempotencyFilter.answerHoldsSecretShownOnce();
-        return of(issued);
+        return of(issued.codes());
     }
 
     @PostMapping(path = "/verify", consumes = MediaType.APPLICATION_JSON_VALUE)

@@ -77,7 +77,9 @@ public class TotpController {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TotpConfirmResponse(@Schema(requiredMode = REQUIRED) boolean confirmed,
                                   @Schema(description = "When confirmed: the user's new recovery codes (the earlier "
-                                          + "set is void), shown this once") List<String> recoveryCodes,
+                                          + "set is void), shown this once; absent when a simultaneous issue of the "
+                                          + "user's codes came first (that answer holds them)")
+                                  List<String> recoveryCodes,
                                   @Schema(allowableValues = {"INVALID_CODE", "NOT_FOUND", "ALREADY_CONFIRMED",
                                           "TOO_MANY_ATTEMPTS"}) String reason) {
         @Override
@@ -140,8 +142,11 @@ public class TotpController {
         Confirmation result = verification.totp().confirm(userId, factorId, body.code(),
                 ClientContext.of(body.ipAddress(), body.userAgent(), null));
         if (result instanceof Confirmation.Confirmed confirmed) {
+            if (confirmed.recoveryCodes().isEmpty()) {
+                return new TotpConfirmResponse(true, null, null);
+            }
             IdempotencyFilter.answerHoldsSecretShownOnce();
-            return new TotpConfirmResponse(true, confirmed.recoveryCodes().codes(), null);
+            return new TotpConfirmResponse(true, confirmed.recoveryCodes().get().codes(), null);
         }
         return new TotpConfirmResponse(false, null, ((Confirmation.NotConfirmed) result).reason().name());
     }

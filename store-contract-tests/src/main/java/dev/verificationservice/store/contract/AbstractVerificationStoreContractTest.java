@@ -11,6 +11,7 @@ import dev.verificationservice.testsupport.junit.SkipReasonReporter;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.lang.reflect.Method;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The one contract every store provider passes: the whole domain (codes, devices, audit, rate limits) run
- * against a real store. A provider's test extends this class and says how to open a fresh store, how to
- * write a raw item, and how to list every stored item.
+ * against a real store. A provider's test extends this class and says how to open a fresh store, how to open
+ * another instance on its table or file, how to write a raw item, and how to list every stored item.
  *
  * <p>The tests live in one {@code @Nested} part per concept ({@link CodeContract}, {@link DeviceContract}, ...),
  * each in its own file and run on this class's fixture: a fresh store before each test, closed after it.
@@ -50,6 +51,18 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
     /** A new, empty store on its own table (or file). */
     protected abstract VerificationStore openStore(MutableClock clock);
 
+    /** Another store object on the table (or file) of the store {@link #openStore} opened last. */
+    protected abstract VerificationStore openAnotherInstance(MutableClock clock);
+
+    private final List<VerificationStore> otherInstances = new ArrayList<>();
+
+    @Override
+    public VerificationStore anotherInstance() {
+        VerificationStore other = openAnotherInstance(clock);
+        otherInstances.add(other);
+        return other;
+    }
+
     @Override
     public void indexCatchesUp() {
     }
@@ -73,6 +86,8 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
 
     @AfterEach
     void closeStore() {
+        otherInstances.forEach(VerificationStore::close);
+        otherInstances.clear();
         store.close();
     }
 

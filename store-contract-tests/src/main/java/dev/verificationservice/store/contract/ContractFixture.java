@@ -18,6 +18,7 @@ import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.RegisteredDevice;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.time.Instant;
@@ -54,6 +55,12 @@ public interface ContractFixture {
     /** The domain on this store with other keys, sender or settings. */
     Verification build(SecretKeyRing ring, CodeSender sender, VerificationSettings settings);
 
+    /**
+     * Another store object on this test's table (or file), as a second service instance would open it; each call
+     * opens one more, closed after the test.
+     */
+    VerificationStore anotherInstance();
+
     /** Writes an item exactly as given, bypassing every condition: for fixtures only. */
     void putRawItem(Map<String, Object> item);
 
@@ -69,6 +76,13 @@ public interface ContractFixture {
 
     /** Empty when the engine runs TransactWriteItems; otherwise the reason tests of it are skipped. */
     Optional<String> missingTransactions();
+
+    /** The domain, with the default settings, on {@code target}: another instance, or a store behind a test proxy. */
+    default Verification on(VerificationStore target) {
+        return Verification.builder().store(target).keys(keys())
+                .encryption(EncryptionKeyRing.fromBase64(List.of(encryptionKeyBase64()))).sender(outbox()).clock(clock())
+                .build();
+    }
 
     default String sendEmailCode(String userId) {
         IssueResult result = verification().codes().issue(

@@ -89,6 +89,11 @@ public abstract class ContractPart implements ContractFixture {
     }
 
     @Override
+    public VerificationStore anotherInstance() {
+        return fixture.anotherInstance();
+    }
+
+    @Override
     public void putRawItem(Map<String, Object> item) {
         fixture.putRawItem(item);
     }

@@ -5,17 +5,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.recovery.IssuedRecoveryCodes;
 import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeIssue;
+import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeUse;
+import dev.verificationservice.recovery.RecoveryCodes;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.testsupport.concurrency.MeetingPoints;
 import dev.verificationservice.totp.Confirmation;
 import dev.verificationservice.totp.Enrolment;
 import dev.verificationservice.totp.StepAcceptance;
@@ -89,13 +94,18 @@ public abstract class TotpContract extends ContractPart {
         assertThat(auditTypes("bea")).containsExactly(AuditEventType.CODE_SENT, AuditEventType.TOTP_ENROLLED);
     }
 
-    /** A store hands a lapsed pending factor back as stored; no read or write treats it as live. */
-    /** The cap is counted inside the enrolment's own atomic write: thirty at once end at exactly the cap. */
+    /**
+     * The cap is counted inside the enrolment's own atomic write: thirty at once, half through a second store instance
+     * on the same table or file (a second service), end at exactly the cap.
+     */
     @Test
-    void ofThirtyConcurrentEnrolmentsOfOneUserExactlyTheCapIsStored() throws Exception {
+    void ofThirtyConcurrentEnrolmentsOfOneUserThroughTwoInstancesExactlyTheCapIsStored() throws Exception {
+        Verification other = on(anotherInstance());
+        AtomicInteger turn = new AtomicInteger();
         List<Object> results = runConcurrently(30, () -> {
+            Verification through = turn.getAndIncrement() % 2 == 0 ? verification() : other;
             try {
-                return enrol("cap");
+                return through.totp().enrol("cap", Optional.empty(), Optional.empty(), ClientContext.none());
             } catch (InvalidInputException refused) {
                 return refused;
             }
@@ -127,6 +137,7 @@ public abstract class TotpContract extends ContractPart {
                 .hasSize(1);
     }
 
+    /** A store hands a lapsed pending factor back as stored; no read or write treats it as live. */
     @Test
     void aPendingFactorLapsesOnReadAndItsConfirmationIsRefusedOnceItsTtlPassed() {
         Enrolment enrolment = enrol("cai");
@@ -293,12 +304,64 @@ public abstract class TotpContract extends ContractPart {
                 attempt("use-1"), newEntry("lea", AuditEventType.RECOVERY_CODE_USED), Optional.empty())))
                 .isInstanceOf(RecoveryUseOutcome.Refused.class);
 
-        IssuedRecoveryCodes second = verification().recovery().issue("lea", ClientContext.none());
+        IssuedRecoveryCodes second = issued(verification(), "lea");
 
         assertThat(store().findRecoveryCodes("lea")).hasSize(10).extracting(RecoveryCode::setId).doesNotContain(stored.setId());
         assertThat(verification().recovery().verify("lea", first.codes().get(0), ClientContext.none()))
                 .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.INVALID_CODE, 10));
         assertThat(verification().recovery().verify("lea", second.codes().get(0), ClientContext.none()).valid()).isTrue();
+    }
+
+    /**
+     * A double click on two service instances: two issues that each read the user's set before either wrote. One
+     * set is written and works; the other issue writes nothing and says so: no answer shows codes that never work.
+     */
+    @Test
+    void ofTwoIssuesThatReadTheSameSetThroughTwoInstancesOneWorksAndTheOtherIsAConflict() throws Exception {
+        confirmed("pia");
+        MeetingPoints reads = new MeetingPoints();
+        List<Verification> instances = List.of(
+                on(reads.around(VerificationStore.class, store(), "findRecoveryCodes", args -> args[0])),
+                on(reads.around(VerificationStore.class, anotherInstance(), "findRecoveryCodes", args -> args[0])));
+        reads.meet("pia", 2);
+        AtomicInteger turn = new AtomicInteger();
+
+        List<RecoveryCodeIssue> answers = runConcurrently(2,
+                () -> instances.get(turn.getAndIncrement()).recovery().issue("pia", ClientContext.none()));
+
+        assertThat(answers).filteredOn(RecoveryCodeIssue.Conflict.class::isInstance).hasSize(1);
+        IssuedRecoveryCodes winner = answers.stream().filter(RecoveryCodeIssue.Issued.class::isInstance)
+                .map(answer -> ((RecoveryCodeIssue.Issued) answer).codes()).findFirst().orElseThrow();
+        assertThat(store().findRecoveryCodes("pia")).as("one set").hasSize(RecoveryCodes.SET_SIZE);
+        assertThat(verification().recovery().verify("pia", winner.codes().get(0), ClientContext.none()))
+                .isEqualTo(new RecoveryVerification.Valid(RecoveryCodes.SET_SIZE - 1));
+        assertThat(auditTypes("pia").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals))
+                .as("the confirmation's set and the winner's").hasSize(2);
+    }
+
+    /** A replacement conditioned on a set that is no longer the user's writes nothing, whatever it carries. */
+    @Test
+    void aReplacementOfASetThatWasReplacedSinceIsRefusedAndWritesNothing() {
+        confirmed("rex");
+        Optional<String> read = store().currentRecoverySet("rex");
+        List<RecoveryCode> old = store().findRecoveryCodes("rex");
+        IssuedRecoveryCodes current = issued(verification(), "rex");
+        RecoveryCodeReplacement late = new RecoveryCodeReplacement("rex", read, "set-late", old,
+                List.of(new RecoveryCode("rex", "digest-late", "set-late", clock().instant(), false, Optional.empty())),
+                newEntry("rex", AuditEventType.RECOVERY_CODES_ISSUED));
+
+        assertThat(read).isPresent();
+        assertThat(store().replaceRecoveryCodes(late)).isFalse();
+        assertThat(store().replaceRecoveryCodes(new RecoveryCodeReplacement("rex", Optional.empty(), "set-late", old,
+                late.issued(), newEntry("rex", AuditEventType.RECOVERY_CODES_ISSUED)))).as("as if the user had no set")
+                .isFalse();
+
+        assertThat(store().findRecoveryCodes("rex")).hasSize(RecoveryCodes.SET_SIZE)
+                .extracting(RecoveryCode::digest).doesNotContain("digest-late");
+        assertThat(store().currentRecoverySet("rex")).isNotEqualTo(read).isNotEqualTo(Optional.of("set-late"));
+        assertThat(verification().recovery().verify("rex", current.codes().get(0), ClientContext.none()).valid())
+                .isTrue();
+        assertThat(auditTypes("rex").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals)).hasSize(2);
     }
 
     @Test
@@ -309,12 +372,14 @@ public abstract class TotpContract extends ContractPart {
         List<RecoveryCode> issued = List.of(
                 new RecoveryCode("max", "digest-one", "set-2", clock().instant(), false, Optional.empty()),
                 new RecoveryCode("max", "digest-two", "set-2", clock().instant(), false, Optional.empty()));
-        AuditEntry entry = newEntry("max", AuditEventType.RECOVERY_CODES_ISSUED);
+        RecoveryCodeReplacement replacement = new RecoveryCodeReplacement("max", store().currentRecoverySet("max"),
+                "set-2", old, issued, newEntry("max", AuditEventType.RECOVERY_CODES_ISSUED));
 
-        store().replaceRecoveryCodes("max", old, issued, entry);
-        store().replaceRecoveryCodes("max", old, issued, entry);
+        assertThat(store().replaceRecoveryCodes(replacement)).isTrue();
+        assertThat(store().replaceRecoveryCodes(replacement)).as("its own retry is no conflict").isTrue();
 
         assertThat(store().findRecoveryCodes("max")).containsExactlyInAnyOrderElementsOf(issued);
+        assertThat(store().currentRecoverySet("max")).contains("set-2");
         assertThat(auditTypes("max").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals))
                 .as("the confirmation's set and this one").hasSize(2);
     }
@@ -333,7 +398,9 @@ public abstract class TotpContract extends ContractPart {
         enrol("ned");
         assertThat(store().deleteFactors("ned", Optional.empty())).hasSize(2)
                 .extracting(TotpFactor::factorId).contains(first.factorId());
+        Optional<String> set = store().currentRecoverySet("ned");
         assertThat(store().deleteRecoveryCodes("ned")).hasSize(10);
+        assertThat(store().currentRecoverySet("ned")).as("the set marker stays").isEqualTo(set).isPresent();
 
         assertThat(store().findFactors("ned")).isEmpty();
         assertThat(store().findRecoveryCodes("ned")).isEmpty();
@@ -346,7 +413,7 @@ public abstract class TotpContract extends ContractPart {
     @Test
     void afterEnrolmentNoSecretAndNoRecoveryCodeIsStoredInTheClear() {
         Enrolment enrolment = enrol("oli");
-        IssuedRecoveryCodes codes = ((Confirmation.Confirmed) confirm("oli", enrolment)).recoveryCodes();
+        IssuedRecoveryCodes codes = ((Confirmation.Confirmed) confirm("oli", enrolment)).recoveryCodes().orElseThrow();
         byte[] raw = new Base32().decode(enrolment.secret());
         String unpadded = enrolment.secret().replace("=", "");
         List<String> secrets = new ArrayList<>(List.of(unpadded, unpadded.toLowerCase(Locale.ROOT),
@@ -392,7 +459,13 @@ public abstract class TotpContract extends ContractPart {
 
     private IssuedRecoveryCodes confirmedWithCodes(String userId) {
         Enrolment enrolment = enrol(userId);
-        return ((Confirmation.Confirmed) confirm(userId, enrolment)).recoveryCodes();
+        return ((Confirmation.Confirmed) confirm(userId, enrolment)).recoveryCodes().orElseThrow();
+    }
+
+    private static IssuedRecoveryCodes issued(Verification through, String userId) {
+        RecoveryCodeIssue issue = through.recovery().issue(userId, ClientContext.none());
+        assertThat(issue).isInstanceOf(RecoveryCodeIssue.Issued.class);
+        return ((RecoveryCodeIssue.Issued) issue).codes();
     }
 
     private TotpVerification verify(String userId, Enrolment enrolment) {

@@ -54,7 +54,10 @@ public enum AccessPattern {
     ACCEPT_TOTP_STEP,
     /** DeleteItem of one factor, or the Query of a user's factors then BatchWriteItem deletes. */
     DELETE_TOTP,
-    /** TransactWriteItems: the old set's Deletes, the new set's Puts, RECOVERY_CODES_ISSUED. */
+    /**
+     * Consistent GetItem of the user's set marker, then TransactWriteItems: the old set's Deletes, the new set's
+     * Puts, the marker's conditioned Put, RECOVERY_CODES_ISSUED.
+     */
     ISSUE_RECOVERY_CODES,
     /** Consistent Query of a user's recovery codes. */
     FIND_RECOVERY_CODES,

@@ -4,12 +4,14 @@ import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Ki
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.bool;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.CONDITION_FAILED;
+import static dev.verificationservice.store.dynamodb.DynamoDbTable.TRANSACTION_CONFLICT;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.reasonCode;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
@@ -19,11 +21,15 @@ import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.Delete;
+import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
@@ -35,12 +41,19 @@ import software.amazon.awssdk.services.dynamodb.model.Update;
  *
  * <p><b>Algorithm.</b>
  * <ul>
+ *   <li>read the current set: a consistent GetItem of the user's set marker ({@code USER#<userId>} /
+ *   {@code RECOVERYSET}, one attribute, {@code setId});</li>
  *   <li>replace a set: one TransactWriteItems: a Delete of each voided code, a Put of each new one on
- *   {@value DynamoDbTable#KEY_IS_NEW} and, last, the {@code RECOVERY_CODES_ISSUED} entry's Put on the same condition,
- *   under the entry's id as ClientRequestToken (the SDK's retry of a committed transaction is answered "done").
- *   Outcomes: committed: done; cancelled with the entry's condition failed and the stored entry this very one: done
- *   (a later retry of a committed replacement); cancelled otherwise: a StoreException, nothing written. A set and its
- *   voided codes are at most a few dozen items, within the 100 a transaction takes;</li>
+ *   {@value DynamoDbTable#KEY_IS_NEW}, the marker's Put of the new set id on {@value #SET_IS_READ} (with no set read:
+ *   {@value #NO_SET_OR_THIS}) and, last, the {@code RECOVERY_CODES_ISSUED} entry's Put on {@value
+ *   DynamoDbTable#KEY_IS_NEW}, under the entry's id as ClientRequestToken (the SDK's retry of a committed
+ *   transaction is answered "done"). Outcomes: committed: done; cancelled with the entry's condition failed and the
+ *   stored entry this very one: done (a later retry of a committed replacement, never a conflict with itself);
+ *   cancelled with the marker's condition failed: another replacement came first, refused, nothing written;
+ *   cancelled by a conflict with a running transaction only: sent again under a token of its own, up to {@value
+ *   TransactionConflicts#MAX_CONFLICT_TRIES} times, then a StoreException; cancelled otherwise: a StoreException,
+ *   nothing written. A set and its voided codes are at most a few dozen items, within the 100 a transaction
+ *   takes;</li>
  *   <li>use a code: one transaction ({@link DynamoDbAttempts}): Update {@value #MARK_USED} on {@value #CODE_IS_UNUSED},
  *   the {@code RECOVERY_CODE_USED} entry, the give-back. Every outcome: committed: Used; the condition failed and
  *   {@code usedBy} is this attempt: Used (its own earlier write, the answer lost); failed otherwise: Refused with the
@@ -54,6 +67,9 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
 
     static final String MARK_USED = "SET #isUsed = :true, #usedAt = :now, #usedBy = :attemptId";
     static final String CODE_IS_UNUSED = "attribute_exists(PK) AND #isUsed = :false AND #setId = :setId";
+    /** The marker still names the set read, or already this replacement's (its own retry). */
+    static final String SET_IS_READ = "#setId = :replaces OR #setId = :setId";
+    static final String NO_SET_OR_THIS = "attribute_not_exists(PK) OR #setId = :setId";
 
     private final DynamoDbTable table;
 
@@ -62,39 +78,76 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
     }
 
     @Override
-    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
-                                     AuditEntry issuedEntry) {
+    public Optional<String> currentRecoverySet(String userId) {
+        return table.getItem(TableKeys.recoverySet(userId), AccessPattern.ISSUE_RECOVERY_CODES)
+                .map(TableItems::recoverySetId);
+    }
+
+    @Override
+    public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
+        String userId = replacement.userId();
+        AuditEntry issuedEntry = replacement.issuedEntry();
         List<TransactWriteItem> items = new ArrayList<>();
-        for (RecoveryCode code : voided) {
+        for (RecoveryCode code : replacement.voided()) {
             items.add(TransactWriteItem.builder().delete(Delete.builder().tableName(table.tableName)
                     .key(keyOf(TableKeys.recoveryCode(userId, code.digest()))).build()).build());
         }
-        for (RecoveryCode code : issued) {
+        for (RecoveryCode code : replacement.issued()) {
             items.add(table.conditionalPut(TableItems.recoveryCodeItem(code)));
         }
+        int marker = items.size();
+        items.add(markerMoves(replacement));
+        int entry = items.size();
         items.add(table.conditionalPut(TableItems.auditItem(issuedEntry)));
-        TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
-                .transactItems(items)
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .clientRequestToken(issuedEntry.entryId())
-                .build();
-        try {
-            table.capacity.record(AccessPattern.ISSUE_RECOVERY_CODES, WRITE,
-                    TransactionConflicts.settled(table.client, request).consumedCapacity());
-        } catch (TransactionCanceledException e) {
-            table.capacity.record(AccessPattern.ISSUE_RECOVERY_CODES, WRITE, List.of());
-            if (CONDITION_FAILED.equals(reasonCode(e.cancellationReasons(), items.size() - 1))
-                    && table.getItem(TableKeys.auditEntry(issuedEntry.userId(), issuedEntry.timestamp(),
-                    issuedEntry.entryId()), AccessPattern.ISSUE_RECOVERY_CODES)
-                    .filter(stored -> TableItems.isSameAuditEntry(stored, issuedEntry)).isPresent()) {
-                // The entry is written only with the whole set: this replacement committed before, its answer lost.
-                return;
+        for (int send = 1; ; send++) {
+            TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
+                    .transactItems(items)
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                    .clientRequestToken(TransactionConflicts.clientRequestToken(issuedEntry.entryId(), send))
+                    .build();
+            try {
+                table.capacity.record(AccessPattern.ISSUE_RECOVERY_CODES, WRITE,
+                        TransactionConflicts.settled(table.client, request).consumedCapacity());
+                return true;
+            } catch (TransactionCanceledException e) {
+                table.capacity.record(AccessPattern.ISSUE_RECOVERY_CODES, WRITE, List.of());
+                List<CancellationReason> reasons = e.cancellationReasons();
+                if (CONDITION_FAILED.equals(reasonCode(reasons, entry))
+                        && table.getItem(TableKeys.auditEntry(issuedEntry.userId(), issuedEntry.timestamp(),
+                        issuedEntry.entryId()), AccessPattern.ISSUE_RECOVERY_CODES)
+                        .filter(stored -> TableItems.isSameAuditEntry(stored, issuedEntry)).isPresent()) {
+                    // The entry is written only with the whole set: this replacement committed before, its answer lost.
+                    return true;
+                }
+                if (CONDITION_FAILED.equals(reasonCode(reasons, marker))) {
+                    return false;
+                }
+                boolean conflictOnly = e.hasCancellationReasons() && reasons.stream().map(CancellationReason::code)
+                        .allMatch(code -> code == null || "None".equals(code) || TRANSACTION_CONFLICT.equals(code));
+                if (!conflictOnly || send >= TransactionConflicts.MAX_CONFLICT_TRIES) {
+                    throw new StoreException("the recovery-code replacement was cancelled and nothing was written: "
+                            + describeCancellation(request, reasons) + "; issue the codes again", e);
+                }
+                // Met a running transaction (a simultaneous replacement, say): nothing written, so send it again.
+                TransactionConflicts.pause(send);
+            } catch (SdkException e) {
+                throw table.failure("replace recovery codes (TransactWriteItems; nothing was written)", e);
             }
-            throw new StoreException("the recovery-code replacement was cancelled and nothing was written: "
-                    + describeCancellation(request, e.cancellationReasons()) + "; issue the codes again", e);
-        } catch (SdkException e) {
-            throw table.failure("replace recovery codes (TransactWriteItems; nothing was written)", e);
         }
+    }
+
+    /** The marker's Put of the new set, on the condition that it still names the set read (or this one). */
+    private TransactWriteItem markerMoves(RecoveryCodeReplacement replacement) {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":setId", s(replacement.setId())));
+        replacement.replaces().ifPresent(read -> values.put(":replaces", s(read)));
+        return TransactWriteItem.builder().put(Put.builder()
+                .tableName(table.tableName)
+                .item(DynamoDbItems.toAttributeValues(TableItems.recoverySetItem(replacement.userId(),
+                        replacement.setId())))
+                .conditionExpression(replacement.replaces().isPresent() ? SET_IS_READ : NO_SET_OR_THIS)
+                .expressionAttributeNames(Map.of("#setId", ItemAttributes.SET_ID))
+                .expressionAttributeValues(values)
+                .build()).build();
     }
 
     @Override

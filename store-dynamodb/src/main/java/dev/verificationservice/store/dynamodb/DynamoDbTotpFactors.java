@@ -42,9 +42,11 @@ import software.amazon.awssdk.services.dynamodb.model.Update;
  *   one read to the next ({@code attribute_not_exists(PK)} when there was none), the factor's and the
  *   {@code TOTP_ENROLLED} entry's Put, each on {@value DynamoDbTable#KEY_IS_NEW}, under the entry's id and the
  *   version read as ClientRequestToken (the SDK's retry after a lost answer is answered "done"). The counter's
- *   condition failed or conflicted: another enrolment was written, so read and count again (each such round is
- *   another's win, so at most cap + 1 rounds). Cancelled otherwise: a StoreException, nothing written. Deletes leave
- *   the counter alone: a count that still sees a deleted factor only refuses early;</li>
+ *   condition failed: another enrolment was written, so read and count again at once. It conflicted with a running
+ *   transaction (which may fail too, writing nothing): read and count again after a pause with jitter, under a
+ *   token of its own; {@value TransactionConflicts#MAX_CONFLICT_TRIES} rounds in a row without the version moving
+ *   are a StoreException (busy, nothing written). Cancelled otherwise: a StoreException, nothing written. Deletes
+ *   leave the counter alone: a count that still sees a deleted factor only refuses early;</li>
  *   <li>accept a step (the replay rule): one transaction ({@link DynamoDbAttempts}): Update {@value #ACCEPT_STEP} on
  *   {@value #STEP_IS_NEW}, the {@code TOTP_VERIFIED} entry, the give-back. Every outcome: committed: Accepted; the
  *   condition failed and {@code acceptedBy} is this attempt: Accepted (its own earlier write, the answer lost);
@@ -77,11 +79,19 @@ final class DynamoDbTotpFactors implements TotpRepository {
     @Override
     public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
         TableKeys.PrimaryKey counterKey = TableKeys.totpEnrolments(factor.userId());
-        // Each lost round means another enrolment was written, so after maxFactors + 1 rounds the cap is reached.
-        for (int round = 0; round <= maxFactors + 1; round++) {
+        long lastSeen = -1;
+        int stalled = 0;
+        // A round lost to the counter's condition is another's enrolment written, which the next read sees; one lost
+        // to a conflict may be nobody's (the running transaction may fail too), so it waits before the next.
+        for (int round = 0; round < (maxFactors + 1) * TransactionConflicts.MAX_CONFLICT_TRIES; round++) {
             // The version first, then the factors: an enrolment this count misses moves the version past it.
             long seen = table.getItem(counterKey, AccessPattern.ENROL_TOTP)
                     .map(item -> TableItems.number(item, ItemAttributes.VERSION)).orElse(0L);
+            stalled = seen > lastSeen ? 0 : stalled + 1;
+            lastSeen = seen;
+            if (stalled >= TransactionConflicts.MAX_CONFLICT_TRIES) {
+                break;
+            }
             long live = findFactors(factor.userId()).stream()
                     .filter(existing -> !existing.isExpiredAt(factor.createdAt())).count();
             if (live >= maxFactors) {
@@ -92,8 +102,9 @@ final class DynamoDbTotpFactors implements TotpRepository {
                             table.conditionalPut(TableItems.totpFactorItem(factor)),
                             table.conditionalPut(TableItems.auditItem(enrolled)))
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                    // One token per round: the SDK's retry of this round is answered "done", a new round is new.
-                    .clientRequestToken(enrolled.entryId() + "-" + seen)
+                    // One token per request: the SDK's retry of this one is answered "done", a new one is new.
+                    .clientRequestToken(TransactionConflicts.clientRequestToken(enrolled.entryId() + "-" + seen,
+                            stalled + 1))
                     .build();
             try {
                 table.capacity.record(AccessPattern.ENROL_TOTP, WRITE,
@@ -104,13 +115,19 @@ final class DynamoDbTotpFactors implements TotpRepository {
                     throw new StoreException("the factor enrolment was cancelled and nothing was written: "
                             + describeCancellation(request, e.cancellationReasons()), e);
                 }
-                // Another enrolment was written since the count (or conflicted with this one): count again.
+                if (!counterConditionFailed(e)) {
+                    TransactionConflicts.pause(stalled + 1);
+                }
             } catch (SdkException e) {
                 throw table.failure("enrol an authenticator factor (TransactWriteItems; nothing was written)", e);
             }
         }
-        throw new StoreException("the factor enrolment lost to concurrent enrolments " + (maxFactors + 2)
-                + " times; nothing was written, retry");
+        throw new StoreException("the factor enrolment kept meeting concurrent enrolments; nothing was written, retry");
+    }
+
+    /** Whether the counter's own condition failed: its version moved, so another enrolment was written. */
+    private static boolean counterConditionFailed(TransactionCanceledException e) {
+        return "ConditionalCheckFailed".equals(e.cancellationReasons().get(0).code());
     }
 
     /** The counter's Update: its version moves from the one the count was made at. */

@@ -13,6 +13,7 @@ import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.security.EncryptionKeyRing;
@@ -144,6 +145,30 @@ class DynamoDbTotpRetryTest {
         assertThat(transactionOutcomes(proxy)).startsWith(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
         assertThat(verification.recovery().remaining("cal")).isEqualTo(9);
         assertThat(entries("cal", AuditEventType.RECOVERY_CODE_USED)).isEqualTo(1);
+    }
+
+    /**
+     * A new set whose answer was lost, retried after the token is forgotten: the engine runs the retry again, the
+     * marker already names this set, and the store recognises its own entry: one set, done, never a conflict with
+     * itself.
+     */
+    @Test
+    void aReplacementRetriedAfterTheTokenIsForgottenIsDoneNotAConflict() {
+        confirmed("dan");
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions()
+                .withoutClientRequestTokenMemory());
+        Verification lossy = on(storeThrough(proxy));
+        proxy.inject(Fault.dropAnswer("TransactWriteItems"));
+
+        RecoveryCodeIssue issue = lossy.recovery().issue("dan", ClientContext.none());
+
+        assertThat(issue).isInstanceOf(RecoveryCodeIssue.Issued.class);
+        assertThat(transactionOutcomes(proxy)).startsWith(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
+        assertThat(store.findRecoveryCodes("dan")).hasSize(10);
+        String code = ((RecoveryCodeIssue.Issued) issue).codes().codes().get(0);
+        assertThat(verification.recovery().verify("dan", code, ClientContext.none()).valid()).isTrue();
+        assertThat(entries("dan", AuditEventType.RECOVERY_CODES_ISSUED)).as("the confirmation's and this one")
+                .isEqualTo(2);
     }
 
     /** An attempt id of this test alone: ClientRequestTokens are remembered across tables. */

@@ -128,6 +128,17 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         return new DynamoDbVerificationStore(client(), tableName, new ConsumedCapacityRecorder(), false);
     }
 
+    /**
+     * A second store on the table with a client of its own, through the same proxy: its emulated transactions meet
+     * the first store's as DynamoDB's would.
+     */
+    @Override
+    protected VerificationStore openAnotherInstance(MutableClock clock) {
+        DynamoDbClient client = Dynalite.client(DYNALITE.get().transactional().endpoint());
+        closeAfterTest.add(client);
+        return new DynamoDbVerificationStore(client, tableName, new ConsumedCapacityRecorder(), false);
+    }
+
     /** The shared proxy's GSI1 lags: it catches up only here. */
     @Override
     public void indexCatchesUp() {

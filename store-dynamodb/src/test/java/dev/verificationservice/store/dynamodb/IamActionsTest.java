@@ -16,6 +16,7 @@ import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
+import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
@@ -184,8 +185,8 @@ class IamActionsTest {
         clock.advance(Duration.ofSeconds(30));
         assertThat(verification.totp().verify(user, totpCode(enrolment, clock.instant()), ClientContext.none())
                 .valid()).isTrue();
-        String recoveryCode = verification.totp().regenerateRecoveryCodes(user, ClientContext.none()).orElseThrow()
-                .codes().get(0);
+        String recoveryCode = ((RecoveryCodeIssue.Issued) verification.totp().regenerateRecoveryCodes(user,
+                ClientContext.none()).orElseThrow()).codes().codes().get(0);
         assertThat(verification.recovery().verify(user, recoveryCode, ClientContext.none()).valid()).isTrue();
         Enrolment second = verification.totp().enrol(user, Optional.empty(), Optional.empty(), ClientContext.none());
         assertThat(verification.totp().remove(user, second.factorId(), ClientContext.none())).isTrue();

@@ -7,6 +7,7 @@ import static dev.verificationservice.table.ItemAttributes.USED_BY;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
@@ -26,9 +27,12 @@ import java.util.Optional;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>replace a set: in one transaction, the voided codes deleted by key, the issued ones inserted
- *   ({@code ON CONFLICT DO NOTHING}: a retry finds its own items there) and the {@code RECOVERY_CODES_ISSUED} entry
- *   inserted (a taken key holding this very entry is a retry; another entry's rolls everything back);</li>
+ *   <li>replace a set: in one transaction, the user's set marker ({@code RECOVERYSET}) read: naming neither the set
+ *   read before ({@code none} when there was none) nor the new one, another replacement came first: refused, nothing
+ *   written. Else the voided codes deleted by key, the issued ones inserted ({@code ON CONFLICT DO NOTHING}: a retry
+ *   finds its own items there), the marker set to the new set and the {@code RECOVERY_CODES_ISSUED} entry inserted
+ *   (a taken key holding this very entry is a retry; another entry's rolls everything back). The writer's
+ *   {@code BEGIN IMMEDIATE} holds the file's write lock, so another store instance on the file waits for it;</li>
  *   <li>use a code: in one transaction, {@link #USE_CODE}, whose {@code WHERE} is the condition
  *   {@code isUsed = false AND setId = :setId}, then the {@code RECOVERY_CODE_USED} entry inserted and the attempt's
  *   place given back. No row updated: a code whose {@code usedBy} is this attempt is its own earlier success (Used
@@ -54,14 +58,29 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     }
 
     @Override
-    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
-                                     AuditEntry issuedEntry) {
+    public Optional<String> currentRecoverySet(String userId) {
+        try (Connection connection = table.readConnection()) {
+            return table.selectItem(connection, TableKeys.recoverySet(userId)).map(TableItems::recoverySetId);
+        } catch (SQLException e) {
+            throw SqliteTable.failure("read a user's recovery-code set", e);
+        }
+    }
+
+    @Override
+    public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
+        String userId = replacement.userId();
+        AuditEntry issuedEntry = replacement.issuedEntry();
         Map<String, Object> auditItem = TableItems.auditItem(issuedEntry);
-        table.inTransaction("replace recovery codes", connection -> {
-            for (RecoveryCode code : voided) {
+        return table.inTransaction("replace recovery codes", connection -> {
+            Optional<String> current = table.selectItem(connection, TableKeys.recoverySet(userId))
+                    .map(TableItems::recoverySetId);
+            if (!current.equals(replacement.replaces()) && !current.equals(Optional.of(replacement.setId()))) {
+                return false;
+            }
+            for (RecoveryCode code : replacement.voided()) {
                 table.deleteItem(connection, TableKeys.recoveryCode(userId, code.digest()));
             }
-            for (RecoveryCode code : issued) {
+            for (RecoveryCode code : replacement.issued()) {
                 // Not inserted: the item is there already, written by this very replacement (a retry).
                 table.insertIfAbsent(connection, TableItems.recoveryCodeItem(code));
             }
@@ -71,7 +90,8 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
             if (!retried) {
                 SqliteTotpFactors.writeEntry(table, connection, auditItem, "recovery-code issue");
             }
-            return null;
+            table.putItem(connection, TableItems.recoverySetItem(userId, replacement.setId()));
+            return true;
         });
     }
 

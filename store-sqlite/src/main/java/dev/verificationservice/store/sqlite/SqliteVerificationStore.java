@@ -16,6 +16,7 @@ import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
@@ -312,9 +313,13 @@ public final class SqliteVerificationStore implements VerificationStore {
     // Recovery codes: SqliteRecoveryCodes
 
     @Override
-    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
-                                     AuditEntry issuedEntry) {
-        recoveryCodes.replaceRecoveryCodes(userId, voided, issued, issuedEntry);
+    public Optional<String> currentRecoverySet(String userId) {
+        return recoveryCodes.currentRecoverySet(userId);
+    }
+
+    @Override
+    public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
+        return recoveryCodes.replaceRecoveryCodes(replacement);
     }
 
     @Override
