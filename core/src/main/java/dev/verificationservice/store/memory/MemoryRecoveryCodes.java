@@ -2,6 +2,7 @@ package dev.verificationservice.store.memory;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
@@ -16,9 +17,11 @@ import java.util.Optional;
  *
  * <p><b>Algorithm.</b>
  * <ol>
- *   <li>Replace a set: the {@code RECOVERY_CODES_ISSUED} entry already stored as this very entry is a retry (not
- *   written again); its key taken by another entry is a StoreException with nothing written; then the voided codes
- *   are deleted, the issued ones stored where absent (a retry finds its own) and the entry stored.</li>
+ *   <li>Replace a set: unless the user's current set is the one read or already the new one (a retry), nothing is
+ *   written and the answer is false; the {@code RECOVERY_CODES_ISSUED} entry already stored as this very entry is a
+ *   retry (not written again); its key taken by another entry is a StoreException with nothing written; then the
+ *   voided codes are deleted, the issued ones stored where absent (a retry finds its own), the entry stored and the
+ *   new set made current.</li>
  *   <li>Use ({@link MemoryAttempts}): the condition is a stored code of the named set, not used; the change marks it
  *   used at {@code now} by this attempt, whose retry wins again.</li>
  *   <li>Find and delete: the user's codes by digest, used ones and older sets' included.</li>
@@ -37,6 +40,8 @@ final class MemoryRecoveryCodes implements RecoveryCodeRepository {
     private final MemoryAudit audit;
     private final MemoryAttempts attempts;
     private final Map<Key, StoredCode> codes = new LinkedHashMap<>();
+    /** Each user's current set: kept when the codes are deleted, as the other stores keep their marker. */
+    private final Map<String, String> currentSets = new LinkedHashMap<>();
 
     MemoryRecoveryCodes(Object lock, MemoryAudit audit, MemoryAttempts attempts) {
         this.lock = lock;
@@ -45,19 +50,33 @@ final class MemoryRecoveryCodes implements RecoveryCodeRepository {
     }
 
     @Override
-    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
-                                     AuditEntry issuedEntry) {
+    public Optional<String> currentRecoverySet(String userId) {
         synchronized (lock) {
+            return Optional.ofNullable(currentSets.get(userId));
+        }
+    }
+
+    @Override
+    public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
+        String userId = replacement.userId();
+        AuditEntry issuedEntry = replacement.issuedEntry();
+        synchronized (lock) {
+            Optional<String> current = Optional.ofNullable(currentSets.get(userId));
+            if (!current.equals(replacement.replaces()) && !current.equals(Optional.of(replacement.setId()))) {
+                return false;
+            }
             boolean retried = audit.holds(issuedEntry);
             if (!retried) {
                 audit.requireFree(issuedEntry, "recovery-code issue");
             }
-            voided.forEach(code -> codes.remove(new Key(userId, code.digest())));
-            issued.forEach(code -> codes.putIfAbsent(new Key(userId, code.digest()), new StoredCode(code,
-                    Optional.empty())));
+            replacement.voided().forEach(code -> codes.remove(new Key(userId, code.digest())));
+            replacement.issued().forEach(code -> codes.putIfAbsent(new Key(userId, code.digest()),
+                    new StoredCode(code, Optional.empty())));
             if (!retried) {
                 audit.add(issuedEntry);
             }
+            currentSets.put(userId, replacement.setId());
+            return true;
         }
     }
 
@@ -91,6 +110,13 @@ final class MemoryRecoveryCodes implements RecoveryCodeRepository {
             List<RecoveryCode> doomed = findRecoveryCodes(userId);
             doomed.forEach(code -> codes.remove(new Key(userId, code.digest())));
             return doomed;
+        }
+    }
+
+    /** Each user's current set, for the raw view of the tests. */
+    Map<String, String> currentSets() {
+        synchronized (lock) {
+            return Map.copyOf(currentSets);
         }
     }
 

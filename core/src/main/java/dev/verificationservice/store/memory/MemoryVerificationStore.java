@@ -18,6 +18,7 @@ import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.recovery.RecoveryCode;
+import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.totp.StepAcceptance;
@@ -25,6 +26,7 @@ import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.TotpFactor;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -78,7 +80,8 @@ public final class MemoryVerificationStore implements VerificationStore {
                     List<MemoryDevices.Marker> revocations, List<MemoryAudit.StoredEntry> audit,
                     List<MemoryCounters.Counter> counters, List<Cooldown> cooldowns,
                     List<IdempotencyRecord> idempotencyKeys, List<MemoryTotpFactors.StoredFactor> factors,
-                    List<MemoryRecoveryCodes.StoredCode> recoveryCodes, List<WebhookEndpoint> endpoints,
+                    List<MemoryRecoveryCodes.StoredCode> recoveryCodes, Map<String, String> recoverySets,
+                    List<WebhookEndpoint> endpoints,
                     List<Delivery> deliveries) {
     }
 
@@ -86,7 +89,7 @@ public final class MemoryVerificationStore implements VerificationStore {
         synchronized (lock) {
             return new Contents(codes.stored(), devices.stored(), devices.markers(), audit.stored(), counters.stored(),
                     counters.cooldowns(), idempotency.stored(), totpFactors.stored(), recoveryCodes.stored(),
-                    webhooks.listEndpoints(), webhooks.stored());
+                    recoveryCodes.currentSets(), webhooks.listEndpoints(), webhooks.stored());
         }
     }
 
@@ -285,9 +288,13 @@ public final class MemoryVerificationStore implements VerificationStore {
     }
 
     @Override
-    public void replaceRecoveryCodes(String userId, List<RecoveryCode> voided, List<RecoveryCode> issued,
-                                     AuditEntry issuedEntry) {
-        recoveryCodes.replaceRecoveryCodes(userId, voided, issued, issuedEntry);
+    public Optional<String> currentRecoverySet(String userId) {
+        return recoveryCodes.currentRecoverySet(userId);
+    }
+
+    @Override
+    public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
+        return recoveryCodes.replaceRecoveryCodes(replacement);
     }
 
     @Override

@@ -26,6 +26,12 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
         return new MemoryVerificationStore();
     }
 
+    /** The store is its state: a second service on it is what a second instance on one table is elsewhere. */
+    @Override
+    protected VerificationStore openAnotherInstance(MutableClock clock) {
+        return store;
+    }
+
     private MemoryVerificationStore memory() {
         return (MemoryVerificationStore) store;
     }
@@ -87,6 +93,7 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
             stored.usedBy().ifPresent(attempt -> item.put(ItemAttributes.USED_BY, attempt));
             items.add(item);
         }
+        contents.recoverySets().forEach((userId, setId) -> items.add(TableItems.recoverySetItem(userId, setId)));
         contents.endpoints().forEach(endpoint -> items.add(EventItems.endpointItem(endpoint)));
         contents.deliveries().forEach(delivery -> items.add(EventItems.deliveryItem(delivery)));
         return items;
