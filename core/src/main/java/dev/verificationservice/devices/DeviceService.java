@@ -1,5 +1,6 @@
 package dev.verificationservice.devices;
 
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
@@ -46,6 +47,7 @@ public final class DeviceService {
     private final Duration deviceTtl;
     private final Duration maxLife;
     private final UnitOfWork units;
+    private final CountedAttempts attempts;
 
     /**
      * @param deviceTtl how long a device stays remembered after its last use
@@ -58,6 +60,7 @@ public final class DeviceService {
         this.tokens = foundation.tokens();
         this.clock = foundation.clock();
         this.units = foundation.units();
+        this.attempts = foundation.attempts();
         this.deviceTtl = deviceTtl;
         this.maxLife = maxLife;
     }
@@ -127,6 +130,8 @@ public final class DeviceService {
                 details.put("tokenId", after.tokenId());
                 rekeyTo.ifPresent(ignored -> details.put("rekeyedFrom", token.tokenId()));
                 audit.recordSuccess(after.userId(), AuditEventType.DEVICE_VERIFIED, details, context);
+                // A remembered device is a way in: its check resets the user's wrong answers in a row.
+                attempts.succeeded(after.userId());
                 return new DeviceVerification.Valid(after.userId(), after.deviceId(), expiryOf(after));
             }
             // Revoked by a revoke-all (its marker), or deleted or expired since the read: not a device any more.

@@ -61,6 +61,7 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     private final Map<String, String> recoveryUsedBy = new HashMap<>();
     private final List<String> givenBack = new ArrayList<>();
     private final List<String> placeRequests = new ArrayList<>();
+    private final List<String> counterDeletions = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
     private final Set<String> losingAnswers = new HashSet<>();
     private volatile Gate gate = Gate.OPEN;
@@ -90,6 +91,11 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     /** How many places of an action were asked for so far, granted or not. */
     public synchronized long placeRequests(String action) {
         return placeRequests.stream().filter(action::equals).count();
+    }
+
+    /** The actions whose counters were deleted so far (a reset or a lift), in order. */
+    public synchronized List<String> counterDeletions() {
+        return List.copyOf(counterDeletions);
     }
 
     /** The actions of the places given back so far, in order. */
@@ -178,6 +184,7 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
 
     @Override
     public synchronized int deleteCounters(String userId, String action) {
+        counterDeletions.add(action);
         int before = counters.size();
         counters.keySet().removeIf(key -> key.subject().equals(userId) && key.action().equals(action));
         return before - counters.size();
