@@ -75,8 +75,8 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     }
 
     /**
-     * Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCodes}, {@code findCounters},
-     * {@code insertCode}.
+     * Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCode}, {@code findCodes},
+     * {@code findCounters}, {@code insertCode}.
      */
     synchronized void fail(String call) {
         failing.add(call);
@@ -254,6 +254,7 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
 
     @Override
     public synchronized Optional<VerificationCode> findCode(String digest) {
+        failIfAsked("findCode");
         return Optional.ofNullable(codes.get(digest));
     }
 

@@ -9,6 +9,7 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
@@ -163,6 +164,27 @@ public abstract class CountedAttemptsContract extends ContractPart {
                         TotpVerification.Reason.TOO_MANY_ATTEMPTS));
         assertThat(verification().totp().verify("edge", totpNow(factors.enrolment()), NONE))
                 .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
+
+        // Once the 99 are more than a whole window old, only the hundredth still counts.
+        clock().advance(window);
+        assertThat(state("edge", "VERIFY_TOTP_CONSECUTIVE").count()).isOne();
+        assertThat(verification().totp().verify("edge", totpNow(factors.enrolment()), NONE).valid()).isTrue();
+    }
+
+    /** A valid check gives its place back but uses nothing up, so it resets nothing; the verification does. */
+    @Test
+    void aValidCheckResetsNoCountInARowAndItsVerificationDoes() {
+        confirmedTotp("chk");
+        String code = sendEmailCode("chk");
+        countedInARow("chk", "VERIFY_TOTP_CONSECUTIVE", 3);
+
+        assertThat(verification().codes().check(VerifyRequest.numeric(code, "chk", CodeType.EMAIL_VERIFICATION))
+                .valid()).isTrue();
+        assertThat(state("chk", "VERIFY_TOTP_CONSECUTIVE").count()).isEqualTo(3);
+        assertThat(state("chk", "VERIFY_EMAIL_VERIFICATION").count()).isZero();
+        assertThat(verifyEmailCode("chk", code).valid()).isTrue();
+
+        assertThat(state("chk", "VERIFY_TOTP_CONSECUTIVE").count()).isZero();
     }
 
     /** Counted before the test there too: of twenty simultaneous wrong codes at 98 in a row, two are tested. */
