@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * slides its expiry on the condition that it is still unexpired, younger than the maximum device life, and
  * not revoked by a revoke-all. A token found under a previous key is moved to the current key in that same
  * write, so that devices in regular use do not keep an old key alive. A device expires at the earlier of
- * its last use plus the device lifetime and its registration plus the maximum life.
+ * its last use plus the device lifetime and its registration plus the maximum life. A valid use is a way in like a
+ * factor's success: it resets the user's wrong answers in a row ({@link CountedAttempts#succeeded}).
  *
  * <p>Revoke-all first records a per-user "revoked before now" marker, then deletes through the user index.
  * The index is eventually consistent, so a token registered a moment before can escape the deletion; the
@@ -130,7 +131,6 @@ public final class DeviceService {
                 details.put("tokenId", after.tokenId());
                 rekeyTo.ifPresent(ignored -> details.put("rekeyedFrom", token.tokenId()));
                 audit.recordSuccess(after.userId(), AuditEventType.DEVICE_VERIFIED, details, context);
-                // A remembered device is a way in: its check resets the user's wrong answers in a row.
                 attempts.succeeded(after.userId());
                 return new DeviceVerification.Valid(after.userId(), after.deviceId(), expiryOf(after));
             }
