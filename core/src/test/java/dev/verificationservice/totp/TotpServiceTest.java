@@ -10,7 +10,6 @@ import dev.verificationservice.codes.InMemoryStore;
 import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.recovery.RecoveryCodeService;
-import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
