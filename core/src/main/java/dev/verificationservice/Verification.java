@@ -55,11 +55,12 @@ public final class Verification {
                 foundation);
         this.devices = new DeviceService(store, foundation, builder.settings.deviceTtl(),
                 builder.settings.deviceMaxLife());
-        this.support = new OperatorService(codes, devices, audit, rateLimiter);
         this.idempotency = new IdempotentRequests(store, keys, tokens, builder.clock);
         this.recovery = new RecoveryCodeService(store, foundation, builder.totpPolicy.recoveryLimit());
         this.totp = Optional.ofNullable(builder.encryption).map(encryption -> new TotpService(store, recovery,
                 encryption, builder.totpPolicy, foundation));
+        // After every service has named its counted factors: the operator lists and lifts them all.
+        this.support = new OperatorService(codes, devices, audit, rateLimiter, foundation.attempts());
     }
 
     public static Builder builder() {

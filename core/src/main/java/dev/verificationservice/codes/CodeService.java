@@ -1,12 +1,18 @@
 package dev.verificationservice.codes;
 
+import dev.verificationservice.attempts.Admission;
+import dev.verificationservice.attempts.Attempt;
+import dev.verificationservice.attempts.CountedAttempts;
+import dev.verificationservice.attempts.CountedFactor;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.foundation.Foundation;
+import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.ratelimit.UserLimit;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.StoreException;
@@ -19,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Issue</b>: normalise the target (an SMS number must be a real mobile number of an allowed region);
  *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, cooldown,
- *   SMS budget), while the user's earlier codes of the type are read beside its first step (the lock-out read
+ *   SMS budget), while the user's earlier codes of the type are read beside its first step (the lock-out reads
  *   and the places: independent requests, one round trip on DynamoDB); once admitted, store the new code's HMAC
  *   under {@code attribute_not_exists(PK)} stamped with the request's id (a new code on a collision, the same
  *   one on a retry); make it the one usable code of the type (the code it replaces is deleted, and so are
@@ -46,13 +53,12 @@ import org.slf4j.LoggerFactory;
  *   its CODE_VERIFIED entry and gives a NUMERIC attempt's place back. When the condition fails, the store
  *   hands back the item as it was, and that says NOT_FOUND, USED or EXPIRED. A LINK code is read first, to
  *   learn the user its audit entry belongs to.</li>
- *   <li><b>Failures</b> of NUMERIC codes are counted per user and type ({@code VERIFY_<codeType>}) over the
- *   windows a live code may span, so no code ever has more than the limit of wrong guesses tested against it;
- *   the failure that reaches the limit deletes the user's NUMERIC codes of that type, and until those
- *   failures leave the counted windows every attempt answers TOO_MANY_ATTEMPTS untested and no new NUMERIC
- *   code of the type is issued (a LINK code still is). A failed check counts the same, so check is no
- *   guessing oracle. A {@code USED} answer (the user's own used code, presented again) is no wrong guess: its
- *   place, taken before the test like every attempt's, is given back. LINK codes carry 256 random bits and are not counted.</li>
+ *   <li><b>Failures</b>: each type is a counted factor ({@code VERIFY_<codeType>}, the rule of
+ *   {@link CountedAttempts}) for its NUMERIC codes, over the windows a live code may span, so no code ever has
+ *   more than the limit of wrong guesses tested against it; the failure that reaches a limit deletes the user's
+ *   NUMERIC codes of that type, and during the lock-out no new NUMERIC code of the type is issued (a LINK code
+ *   still is). A failed check counts the same, so check is no guessing oracle. LINK codes carry 256 random bits
+ *   and are not counted; a verified one is a success of the user's all the same.</li>
  *   <li><b>Units of work</b>: each operation's steps run as one {@link dev.verificationservice.store.UnitOfWork}
  *   (on the embedded store one transaction): a send up to its delivery, then what follows the delivery; a check
  *   or verification whole. A refused send undoes its admission ({@code undo}: rolled back, or its places given
@@ -75,6 +81,9 @@ public final class CodeService {
     private final SendAdmission admission;
     private final MessageLocales locales;
     private final UnitOfWork units;
+    private final CountedAttempts attempts;
+    /** Each type's counted attempts at its NUMERIC codes ({@code VERIFY_<codeType>}). */
+    private final Map<CodeType, CountedFactor> factors = new EnumMap<>(CodeType.class);
     /** What a code may approve: shown in the message, so short and printable. */
     public static final int MAX_CONTEXT_LENGTH = 200;
 
@@ -87,7 +96,11 @@ public final class CodeService {
         this.tokens = foundation.tokens();
         this.clock = foundation.clock();
         this.policy = policy;
-        this.admission = new SendAdmission(policy, foundation);
+        this.attempts = foundation.attempts();
+        for (CodeType type : CodeType.values()) {
+            factors.put(type, attempts.factor(verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()));
+        }
+        this.admission = new SendAdmission(policy, foundation, factors);
         this.locales = delivery.locales();
         this.units = foundation.units();
     }
@@ -260,16 +273,14 @@ public final class CodeService {
         return evaluate(request, Operation.VERIFY);
     }
 
-    /** The current window of every code rate limit of the user, read in parallel (independent reads). */
-    public List<RateLimitDecision> rateLimits(String userId) {
-        Inputs.userId(userId);
-        List<java.util.function.Supplier<RateLimitDecision>> reads = new ArrayList<>();
+    /** The code types' send limits ({@code SEND_<codeType>}), as support sees and lifts them. */
+    public List<UserLimit> sendLimits() {
+        List<UserLimit> limits = new ArrayList<>();
         for (CodeType type : CodeType.values()) {
-            reads.add(() -> rateLimiter.current(userId, sendAction(type), policy.sendLimit()));
-            reads.add(() -> rateLimiter.currentOverWindows(userId, verifyAction(type), policy.verifyLimit(),
-                    policy.verifyLookBack()));
+            limits.add(new UserLimit(sendAction(type), userId -> rateLimiter.current(userId, sendAction(type),
+                    policy.sendLimit())));
         }
-        return rateLimiter.states(reads);
+        return limits;
     }
 
     /** The user's live codes of every type, newest first: what support staff may see (never a digest). */
@@ -400,7 +411,7 @@ public final class CodeService {
      * One presented code as {@link #evaluate} has read it: the request, what is asked of it, its format and
      * what the caller claims about it (userId, codeType), which the store's condition enforces.
      */
-    private record Attempt(VerifyRequest request, Operation operation, CodeFormat format, CodeExpectation expectation) {
+    private record Presented(VerifyRequest request, Operation operation, CodeFormat format, CodeExpectation expectation) {
 
         String code() {
             return request.code();
@@ -439,7 +450,7 @@ public final class CodeService {
                 "must be a numeric code of " + CodeFormat.MIN_NUMERIC_LENGTH + " to " + CodeFormat.MAX_NUMERIC_LENGTH
                         + " digits or a " + SecureTokens.RANDOM_TOKEN_LENGTH + "-character link code"));
         Optional<String> userId = request.userId().map(Inputs::userId);
-        Attempt attempt = new Attempt(request, operation, format, new CodeExpectation(userId, request.codeType()));
+        Presented attempt = new Presented(request, operation, format, new CodeExpectation(userId, request.codeType()));
         String what = operation.detail() + " a code";
         if (format == CodeFormat.LINK) {
             // 256 random bits protect a link code; it is tested at once, in one conditional write.
@@ -453,27 +464,76 @@ public final class CodeService {
         // The count, the look-back, the test and its outcome (the consume, or the failure's audit entry and a
         // lock-out's invalidation) are one unit of work: on the embedded store one transaction.
         return units.run(what, () -> {
-            // The attempt takes its place in the failure count before the code is tested, so that of any number
-            // of simultaneous guesses only the first `limit` are ever tested; a success gives its place back.
-            // Counted over the windows a live code may span: no code ever has more than the limit of wrong
-            // guesses tested against it, however the fixed windows fall across its life.
-            RateLimitDecision place = rateLimiter.acquireOverWindows(subject.userId(), verifyAction(subject.type()),
-                    policy.verifyLimit(), policy.verifyLookBack());
-            if (!place.allowed()) {
-                // Past the limit: the code is not tested, and the codes were invalidated when the limit was reached.
+            // A counted attempt (CountedAttempts): counted over the windows a live code may span, so no code ever
+            // has more than the limit of wrong guesses tested against it, however the fixed windows fall.
+            if (!(factors.get(subject.type()).begin(subject.userId()) instanceof Admission.Admitted admitted)) {
+                // Past a limit: the code is not tested, and the codes were invalidated when the limit was reached.
                 return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
             }
-            return test(attempt, Optional.of(place));
+            return test(attempt, Optional.of(admitted.attempt()));
         });
     }
 
+    /** What the store said of a presented code: used up by this attempt, or what it holds under that digest. */
+    private sealed interface Probe {
+
+        record Consumed(String userId, CodeType type) implements Probe {
+        }
+
+        record Found(Optional<VerificationCode> code) implements Probe {
+        }
+    }
+
     /**
-     * Tests the code under each key of the ring, current key first. {@code place} is the attempt's place in
-     * the failure count (NUMERIC codes only), given back when the code turns out valid.
+     * Tests the code and settles the outcome. {@code counted} is the attempt's counted place (NUMERIC codes only):
+     * given back when the code is valid or the user's own used code, kept for a wrong guess.
      */
-    private VerificationResult test(Attempt attempt, Optional<RateLimitDecision> place) {
+    private VerificationResult test(Presented attempt, Optional<Attempt> counted) {
         CodeExpectation expectation = attempt.expectation();
         Instant now = clock.instant();
+        Probe probe = counted.isPresent() ? counted.get().tested(() -> probe(attempt, counted.get().place(), now))
+                : probe(attempt, Optional.empty(), now);
+        if (probe instanceof Probe.Consumed consumed) {
+            // A verification is a success of the user's: it resets their wrong answers in a row.
+            counted.ifPresentOrElse(place -> place.succeeded(true), () -> attempts.succeeded(consumed.userId()));
+            return new VerificationResult.Valid(consumed.userId(), consumed.type(), Optional.empty());
+        }
+        Optional<VerificationCode> found = ((Probe.Found) probe).code();
+
+        Optional<VerificationCode> matching = found.filter(expectation::matches);
+        if (attempt.operation() == Operation.CHECK && matching.isPresent() && matching.get().isActiveAt(now)) {
+            VerificationCode valid = matching.get();
+            // No wrong guess; but a check uses nothing up, so it is no success that resets the counts in a row.
+            counted.ifPresent(Attempt::noWrongGuess);
+            return new VerificationResult.Valid(valid.userId(), valid.codeType(), Optional.of(valid.expiresAt()));
+        }
+        FailureReason reason = matching.map(stored -> stored.used() ? FailureReason.USED
+                        : stored.isExpiredAt(now) ? FailureReason.EXPIRED
+                        // The condition failed although the item looked valid: it was used up concurrently.
+                        : FailureReason.USED)
+                .orElse(FailureReason.NOT_FOUND);
+        Optional<Subject> subject = attempt.subject(matching);
+        if (subject.isEmpty()) {
+            // A link code nobody issued: there is no user to audit.
+            return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
+        }
+        if (reason == FailureReason.USED) {
+            // The presented code is one of this user's own codes, already used (its digest holds the user, the
+            // type and the code): no wrong guess, and it never starts a lock-out.
+            counted.ifPresent(Attempt::noWrongGuess);
+            return failed(attempt, subject.get(), reason, false);
+        }
+        // The wrong guess that reaches a limit starts the lock-out.
+        boolean limitReached = counted.map(Attempt::wrongGuess).orElse(false);
+        return failed(attempt, subject.get(), limitReached ? FailureReason.TOO_MANY_ATTEMPTS : reason, limitReached);
+    }
+
+    /**
+     * Tests the code under each key of the ring, current key first; {@code place}, the attempt's window place, goes
+     * back in the consume's own write.
+     */
+    private Probe probe(Presented attempt, Optional<Place> place, Instant now) {
+        CodeExpectation expectation = attempt.expectation();
         Optional<String> context = attempt.request().context();
         List<String> digests = keys.candidateDigests(CodeDigests.input(attempt.format(),
                 expectation.userId().orElse(""), expectation.codeType().orElse(null), attempt.code(), context));
@@ -492,7 +552,7 @@ public final class CodeService {
                 CodeType type = expectation.codeType().orElseThrow();
                 ConsumeOutcome outcome = consume(digest, userId, type, attempt, place, now, contextDigest);
                 if (outcome instanceof ConsumeOutcome.Consumed) {
-                    return new VerificationResult.Valid(userId, type, Optional.empty());
+                    return new Probe.Consumed(userId, type);
                 }
                 found = ((ConsumeOutcome.Rejected) outcome).current();
             } else {
@@ -510,7 +570,7 @@ public final class CodeService {
                         ConsumeOutcome outcome = consume(digest, stored.userId(), stored.codeType(), attempt, place, now,
                                 contextDigest);
                         if (outcome instanceof ConsumeOutcome.Consumed) {
-                            return new VerificationResult.Valid(stored.userId(), stored.codeType(), Optional.empty());
+                            return new Probe.Consumed(stored.userId(), stored.codeType());
                         }
                         found = ((ConsumeOutcome.Rejected) outcome).current();
                     }
@@ -520,42 +580,16 @@ public final class CodeService {
                 break;
             }
         }
-
-        Optional<VerificationCode> matching = found.filter(expectation::matches);
-        if (attempt.operation() == Operation.CHECK && matching.isPresent() && matching.get().isActiveAt(now)) {
-            VerificationCode valid = matching.get();
-            place.ifPresent(rateLimiter::release);
-            return new VerificationResult.Valid(valid.userId(), valid.codeType(), Optional.of(valid.expiresAt()));
-        }
-        FailureReason reason = matching.map(stored -> stored.used() ? FailureReason.USED
-                        : stored.isExpiredAt(now) ? FailureReason.EXPIRED
-                        // The condition failed although the item looked valid: it was used up concurrently.
-                        : FailureReason.USED)
-                .orElse(FailureReason.NOT_FOUND);
-        Optional<Subject> subject = attempt.subject(matching);
-        if (subject.isEmpty()) {
-            // A link code nobody issued: there is no user to audit.
-            return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
-        }
-        if (reason == FailureReason.USED) {
-            // The presented code is one of this user's own codes, already used (its digest holds the user, the
-            // type and the code): no wrong guess, so its place goes back and it never starts a lock-out. Only
-            // a hit is given back: every other guess stays counted, and was counted before it was tested.
-            place.ifPresent(rateLimiter::release);
-            return failed(attempt, subject.get(), reason, false);
-        }
-        // The attempt whose place is the limit itself starts the lock-out.
-        boolean limitReached = place.map(RateLimitDecision::limitReached).orElse(false);
-        return failed(attempt, subject.get(), limitReached ? FailureReason.TOO_MANY_ATTEMPTS : reason, limitReached);
+        return new Probe.Found(found);
     }
 
     /** The one atomic write of a successful verification: code used, CODE_VERIFIED written, place given back. */
-    private ConsumeOutcome consume(String digest, String userId, CodeType type, Attempt attempt,
-                                   Optional<RateLimitDecision> place, Instant now, Optional<String> contextDigest) {
+    private ConsumeOutcome consume(String digest, String userId, CodeType type, Presented attempt,
+                                   Optional<Place> place, Instant now, Optional<String> contextDigest) {
         AuditEntry verified = audit.newEntry(userId, AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 details(type, attempt.format()), attempt.client());
         return codes.consumeCode(new CodeConsumption(digest, userId, type, now, tokens.attemptId(), verified,
-                place.flatMap(RateLimitDecision::place), contextDigest));
+                place, contextDigest));
     }
 
     /** Both absent, or equal (compared in constant time): a context is bound to the code it was sent with. */
@@ -566,7 +600,7 @@ public final class CodeService {
         return SecureTokens.constantTimeEquals(stored.get(), presented.get());
     }
 
-    private VerificationResult failed(Attempt attempt, Subject subject, FailureReason reason, boolean startsLockOut) {
+    private VerificationResult failed(Presented attempt, Subject subject, FailureReason reason, boolean startsLockOut) {
         Map<String, String> details = details(subject.type(), attempt.format());
         details.put("operation", attempt.operation().detail());
         audit.recordFailure(subject.userId(), AuditEventType.CODE_VERIFICATION_FAILED, reason.name(), details,

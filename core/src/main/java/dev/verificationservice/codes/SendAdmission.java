@@ -1,5 +1,6 @@
 package dev.verificationservice.codes;
 
+import dev.verificationservice.attempts.CountedFactor;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.Cooldown;
@@ -12,6 +13,7 @@ import dev.verificationservice.store.UnitOfWork;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -20,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Decides whether a code may be sent now, by every limit, each keyed by what it protects:
  * <ol>
- *   <li>the user is not locked out of guessing this type (NUMERIC codes only: a lock-out of guessing never
- *   stops a password-reset LINK);</li>
+ *   <li>the user is not locked out of guessing this type, by its window or its wrong answers in a row (NUMERIC
+ *   codes only: a lock-out of guessing never stops a password-reset LINK);</li>
  *   <li>{@code SEND_<type>}: requests of the user for the type;</li>
  *   <li>{@code SEND_TO_TARGET}: sends to the delivery target whatever the userId, counted under the HMAC of
  *   the mailbox the normalised target reaches ({@code target:<digest>}, {@link Mailboxes}), never in clear: cycling userIds cannot pump one number or
@@ -34,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * Each count is one atomic write, so every limit is exact under concurrency. In four steps:
  * <ol>
- *   <li>what concerns the user alone, at once (on DynamoDB one round trip): the lock-out read and the place of
+ *   <li>what concerns the user alone, at once (on DynamoDB one round trip): the lock-out reads and the place of
  *   item 2, with the caller's read of the user's earlier codes beside them ({@link RateLimiter#beside});</li>
  *   <li>only if those let the request through, the places shared with other users, at once: items 3 and 4. A
  *   user over its own limit, or locked out, never takes a place in a target's or an address's count, not even
@@ -68,7 +70,11 @@ final class SendAdmission {
     private final Clock clock;
     private final UnitOfWork units;
 
-    SendAdmission(CodePolicy policy, Foundation foundation) {
+    private final Map<CodeType, CountedFactor> factors;
+
+    /** @param factors each type's counted attempts, whose lock-outs stop a NUMERIC send */
+    SendAdmission(CodePolicy policy, Foundation foundation, Map<CodeType, CountedFactor> factors) {
+        this.factors = factors;
         this.rateLimiter = foundation.rateLimiter();
         this.policy = policy;
         this.keys = foundation.keys();
@@ -128,12 +134,13 @@ final class SendAdmission {
         Optional<RateLimitDecision> smsPlace = Optional.empty();
         Optional<RateLimitDecision> refused;
         try {
-            // The first step: what concerns the user alone (the lock-out read, the user's place) and the caller's
+            // The first step: what concerns the user alone (the lock-out reads, the user's place) and the caller's
             // read of the earlier codes, at once.
             List<Check> first = new ArrayList<>();
             if (send.format() == CodeFormat.NUMERIC) {
-                first.add(new Check(true, rateLimiter.beside(() -> rateLimiter.currentOverWindows(userId,
-                        CodeService.verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()))));
+                CountedFactor factor = factors.get(type);
+                first.add(new Check(true, rateLimiter.beside(() -> factor.windowState(userId))));
+                first.add(new Check(true, rateLimiter.beside(() -> factor.consecutiveState(userId))));
             }
             first.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(userId,
                     CodeService.sendAction(type), policy.sendLimit()))));

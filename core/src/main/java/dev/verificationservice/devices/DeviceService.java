@@ -1,5 +1,6 @@
 package dev.verificationservice.devices;
 
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
@@ -29,7 +30,8 @@ import java.util.regex.Pattern;
  * token created before a revoke-all's marker is refused (the store reads the marker after that write, or in the
  * same transaction). A token found under a previous key is moved to the current key in that same write, so that
  * devices in regular use do not keep an old key alive. A device expires at the earlier of
- * its last use plus the device lifetime and its registration plus the maximum life.
+ * its last use plus the device lifetime and its registration plus the maximum life. A valid use is a way in like a
+ * factor's success: it resets the user's wrong answers in a row ({@link CountedAttempts#succeeded}).
  *
  * <p>Revoke-all first records a per-user "revoked before now" marker, then deletes through the user index.
  * The index is eventually consistent, so a token registered a moment before can escape the deletion; the
@@ -47,6 +49,7 @@ public final class DeviceService {
     private final Duration deviceTtl;
     private final Duration maxLife;
     private final UnitOfWork units;
+    private final CountedAttempts attempts;
 
     /**
      * @param deviceTtl how long a device stays remembered after its last use
@@ -59,6 +62,7 @@ public final class DeviceService {
         this.tokens = foundation.tokens();
         this.clock = foundation.clock();
         this.units = foundation.units();
+        this.attempts = foundation.attempts();
         this.deviceTtl = deviceTtl;
         this.maxLife = maxLife;
     }
@@ -128,6 +132,7 @@ public final class DeviceService {
                 details.put("tokenId", after.tokenId());
                 rekeyTo.ifPresent(ignored -> details.put("rekeyedFrom", token.tokenId()));
                 audit.recordSuccess(after.userId(), AuditEventType.DEVICE_VERIFIED, details, context);
+                attempts.succeeded(after.userId());
                 return new DeviceVerification.Valid(after.userId(), after.deviceId(), expiryOf(after));
             }
             // Revoked by a revoke-all (its marker), or deleted or expired since the read: not a device any more.

@@ -1,18 +1,18 @@
 package dev.verificationservice.operator;
 
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeService;
-import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.LiveCode;
 import dev.verificationservice.devices.DeviceService;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
-import dev.verificationservice.recovery.RecoveryCodeService;
+import dev.verificationservice.ratelimit.UserLimit;
 import dev.verificationservice.totp.TotpService;
 import dev.verificationservice.validation.InvalidInputException;
 import dev.verificationservice.validation.Inputs;
@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * What support staff may do for a user ("why can't this user log in?"): see everything about the user at
@@ -37,38 +38,57 @@ public final class OperatorService {
     /** How many of the newest audit entries the overview shows. */
     public static final int OVERVIEW_AUDIT_ENTRIES = 20;
 
+    /**
+     * Action names an operator may still send that are no longer counted, each with what took its place: a lift of
+     * one is refused naming the replacement (its counters, never read any more, go with their ttl).
+     */
+    private static final Map<String, String> RETIRED_ACTIONS = Map.of(
+            "VERIFY_TOTP_DAILY", TotpService.VERIFY_ACTION + CountedAttempts.CONSECUTIVE_SUFFIX);
+
     private final CodeService codes;
     private final DeviceService devices;
     private final AuditLog audit;
     private final RateLimiter rateLimiter;
+    private final CountedAttempts attempts;
 
-    public OperatorService(CodeService codes, DeviceService devices, AuditLog audit, RateLimiter rateLimiter) {
+    public OperatorService(CodeService codes, DeviceService devices, AuditLog audit, RateLimiter rateLimiter,
+                           CountedAttempts attempts) {
         this.codes = codes;
         this.devices = devices;
         this.audit = audit;
         this.rateLimiter = rateLimiter;
+        this.attempts = attempts;
     }
 
     /**
-     * The user's rate-limit actions an operator may lift: the send and verify limits of every code type, and the
-     * guesses at authenticator and recovery codes.
+     * Every limit of a user that support sees and may lift: the code types' send limits, then each counted
+     * factor's window and wrong answers in a row (every code type, authenticator apps, recovery codes).
      */
-    public static Set<String> userActions() {
+    private List<UserLimit> userLimits() {
+        List<UserLimit> limits = new ArrayList<>(codes.sendLimits());
+        limits.addAll(attempts.limits());
+        return limits;
+    }
+
+    /** The user's rate-limit actions an operator may lift: those {@link #rateLimits} lists. */
+    public Set<String> userActions() {
         Set<String> actions = new TreeSet<>();
-        for (CodeType type : CodeType.values()) {
-            actions.add(CodeService.sendAction(type));
-            actions.add(CodeService.verifyAction(type));
-        }
-        actions.add(TotpService.VERIFY_ACTION);
-        actions.add(TotpService.VERIFY_DAILY_ACTION);
-        actions.add(RecoveryCodeService.VERIFY_ACTION);
+        userLimits().forEach(limit -> actions.add(limit.action()));
         return actions;
+    }
+
+    /** The state of every limit of the user ({@link #userActions}), read in parallel (independent reads). */
+    public List<RateLimitDecision> rateLimits(String userId) {
+        Inputs.userId(userId);
+        List<Supplier<RateLimitDecision>> reads = new ArrayList<>();
+        userLimits().forEach(limit -> reads.add(() -> limit.stateOf(userId)));
+        return rateLimiter.states(reads);
     }
 
     /** Devices, live codes, rate-limit state and the newest audit entries of one user. */
     public UserOverview overview(String userId) {
         Inputs.userId(userId);
-        return new UserOverview(userId, devices.list(userId), codes.liveCodes(userId), codes.rateLimits(userId),
+        return new UserOverview(userId, devices.list(userId), codes.liveCodes(userId), rateLimits(userId),
                 audit.query(userId, Optional.empty(), Optional.empty(), Optional.of(OVERVIEW_AUDIT_ENTRIES),
                         Optional.empty()).entries());
     }
@@ -79,6 +99,10 @@ public final class OperatorService {
      */
     public int liftRateLimit(String userId, String action, String operatorKeyId, ClientContext client) {
         Inputs.userId(userId);
+        if (action != null && RETIRED_ACTIONS.containsKey(action)) {
+            throw new InvalidInputException("action", action + " is no longer counted; its place took "
+                    + RETIRED_ACTIONS.get(action));
+        }
         if (action == null || !userActions().contains(action)) {
             throw new InvalidInputException("action", "must be one of " + userActions());
         }

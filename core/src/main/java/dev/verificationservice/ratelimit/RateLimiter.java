@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  *
  * <p><b>Independent store calls run in parallel</b> (each is a network round trip on DynamoDB): the read of the
  * earlier windows beside the place taken in the current one ({@link #acquireOverWindows}), the reads of a
- * user's states ({@link #states}), and the first step of a send (the lock-out read, the places and the read of
+ * user's states ({@link #states}), and the first step of a send (the lock-out reads, the places and the read of
  * the user's earlier codes, started with {@link #beside}). None of them depends on another's result, and none
  * of them is a condition of another: the decision is made from all the results, exactly as when they ran one
  * after the other.
@@ -143,8 +143,9 @@ public final class RateLimiter {
         Instant now = clock.instant();
         Duration window = policy.window();
         Instant windowStart = windowStart(now, window);
+        // The counter is read by the lookBack windows after its own, so it lives until the last of them ends.
         Place place = new Place(new CounterWindow(userId, action, windowStart,
-                windowStart.plus(window).plus(COUNTER_GRACE)), tokens.attemptId());
+                windowStart.plus(window.multipliedBy(lookBack + 1L)).plus(COUNTER_GRACE)), tokens.attemptId());
         // The earlier windows are read while the place is taken: two independent requests, one round trip.
         CompletableFuture<Map<Instant, Long>> reading = beside(() -> counts(userId, action,
                 windowStart.minus(window.multipliedBy(lookBack)), windowStart.minus(window), now));
@@ -321,7 +322,6 @@ public final class RateLimiter {
         acquired.place().ifPresent(counters::keepPlace);
     }
 
-    /** Forgets every window of the action for the user (an operator lifting a lock-out); how many were cleared. */
     /**
      * Claims a cooldown: empty when it was free (now claimed by {@code cooldown}'s attempt), otherwise when the
      * running one ends ({@link RateLimitRepository#claimCooldown}).
@@ -335,6 +335,7 @@ public final class RateLimiter {
         counters.releaseCooldown(cooldown);
     }
 
+    /** Forgets every window of the action for the user (an operator lifting a lock-out); how many were cleared. */
     public int reset(String userId, String action) {
         return counters.deleteCounters(userId, action);
     }

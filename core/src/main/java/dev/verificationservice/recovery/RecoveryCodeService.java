@@ -1,13 +1,14 @@
 package dev.verificationservice.recovery;
 
+import dev.verificationservice.attempts.Admission;
+import dev.verificationservice.attempts.Attempt;
+import dev.verificationservice.attempts.CountedFactor;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.foundation.Foundation;
-import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
-import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.time.Instants;
@@ -30,10 +31,10 @@ import java.util.Optional;
  *   {@code RECOVERY_CODES_ISSUED} written) on the condition that the set read is still the user's: of simultaneous
  *   issues one is written and the others are a {@link RecoveryCodeIssue.Conflict}, so no answer shows codes that
  *   never work.</li>
- *   <li><b>Verify</b> counts the attempt in {@value #VERIFY_ACTION} before it is tested, as numeric codes are
- *   counted: of any number of simultaneous guesses only the first {@code limit} of a window are tested. A code is
- *   used by one conditional write, with its audit entry and the attempt's place given back. A used code presented
- *   again answers USED and gives its place back: no wrong guess.</li>
+ *   <li><b>Verify</b> is a counted attempt at the factor {@value #VERIFY_ACTION}, under the rule every factor shares
+ *   ({@link dev.verificationservice.attempts.CountedAttempts}). A code is used by one conditional write, with its
+ *   audit entry and the attempt's window place given back. A used code presented again answers USED: no wrong
+ *   guess.</li>
  * </ul>
  */
 public final class RecoveryCodeService {
@@ -42,23 +43,21 @@ public final class RecoveryCodeService {
     public static final String VERIFY_ACTION = "VERIFY_RECOVERY";
 
     private final RecoveryCodeRepository repository;
-    private final RateLimiter rateLimiter;
+    private final CountedFactor factor;
     private final AuditLog audit;
     private final SecretKeyRing keys;
     private final SecureTokens tokens;
     private final RecoveryCodes generator;
     private final Clock clock;
-    private final RateLimitPolicy verifyLimit;
 
     public RecoveryCodeService(RecoveryCodeRepository repository, Foundation foundation, RateLimitPolicy verifyLimit) {
         this.repository = repository;
-        this.rateLimiter = foundation.rateLimiter();
+        this.factor = foundation.attempts().factor(VERIFY_ACTION, verifyLimit, 0);
         this.audit = foundation.audit();
         this.keys = foundation.keys();
         this.tokens = foundation.tokens();
         this.generator = new RecoveryCodes(tokens.random());
         this.clock = foundation.clock();
-        this.verifyLimit = verifyLimit;
     }
 
     /**
@@ -99,11 +98,42 @@ public final class RecoveryCodeService {
     public RecoveryVerification verify(String userId, String code, ClientContext client) {
         String user = Inputs.userId(userId);
         String normalised = RecoveryCodes.normalise(Inputs.required("code", code));
-        // Counted before it is tested; a success or a USED gives the place back.
-        RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, verifyLimit);
-        if (!place.allowed()) {
+        if (!(factor.begin(user) instanceof Admission.Admitted admitted)) {
             return failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client);
         }
+        Attempt attempt = admitted.attempt();
+        Tested tested = attempt.tested(() -> test(user, normalised, attempt, client));
+        if (tested instanceof Tested.Used used) {
+            attempt.succeeded(true);
+            return new RecoveryVerification.Valid(used.remaining());
+        }
+        if (tested instanceof Tested.UsedBefore before) {
+            // The user's own code, presented again: no wrong guess.
+            attempt.noWrongGuess();
+            return failed(user, RecoveryVerification.Reason.USED, before.remaining(), client);
+        }
+        return failed(user, attempt.wrongGuess() ? RecoveryVerification.Reason.TOO_MANY_ATTEMPTS
+                : RecoveryVerification.Reason.INVALID_CODE, tested.remaining(), client);
+    }
+
+    /** What testing a presented code found; {@code remaining} is how many unused codes the user has now. */
+    private sealed interface Tested {
+
+        int remaining();
+
+        /** One of the user's unused codes, now used by this attempt (its window place given back in the write). */
+        record Used(int remaining) implements Tested {
+        }
+
+        /** One of the user's codes, used before. */
+        record UsedBefore(int remaining) implements Tested {
+        }
+
+        record Wrong(int remaining) implements Tested {
+        }
+    }
+
+    private Tested test(String user, String normalised, Attempt attempt, ClientContext client) {
         List<RecoveryCode> current = currentSet(repository.findRecoveryCodes(user));
         int remaining = (int) unused(current);
         Optional<RecoveryCode> found = find(current, keys.candidateDigests(RecoveryCodes.digestInput(user, normalised)));
@@ -112,21 +142,18 @@ public final class RecoveryCodeService {
             AuditEntry used = audit.newEntry(user, AuditEventType.RECOVERY_CODE_USED, true, Optional.empty(),
                     Map.of("remaining", Integer.toString(remaining - 1)), client);
             RecoveryUseOutcome outcome = repository.useRecoveryCode(new RecoveryCodeUse(user, hit.digest(), hit.setId(),
-                    clock.instant(), tokens.attemptId(), used, place.place()));
+                    clock.instant(), tokens.attemptId(), used, attempt.place()));
             if (outcome instanceof RecoveryUseOutcome.Used) {
-                return new RecoveryVerification.Valid(remaining - 1);
+                return new Tested.Used(remaining - 1);
             }
             // Used by a concurrent attempt (or its set replaced) between the read and the write.
             found = ((RecoveryUseOutcome.Refused) outcome).current();
             remaining--;
         }
         if (found.isPresent() && found.get().used()) {
-            // The user's own code, presented again: no wrong guess.
-            rateLimiter.release(place);
-            return failed(user, RecoveryVerification.Reason.USED, Math.max(remaining, 0), client);
+            return new Tested.UsedBefore(Math.max(remaining, 0));
         }
-        return failed(user, place.limitReached() ? RecoveryVerification.Reason.TOO_MANY_ATTEMPTS
-                : RecoveryVerification.Reason.INVALID_CODE, Math.max(remaining, 0), client);
+        return new Tested.Wrong(Math.max(remaining, 0));
     }
 
     /** How many unused codes of the user's current set are left. */

@@ -1,12 +1,13 @@
 package dev.verificationservice.totp;
 
+import dev.verificationservice.attempts.Admission;
+import dev.verificationservice.attempts.Attempt;
+import dev.verificationservice.attempts.CountedFactor;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.foundation.Foundation;
-import dev.verificationservice.ratelimit.RateLimitDecision;
-import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
@@ -25,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -34,23 +34,21 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li><b>Enrol</b> draws a 160-bit secret, seals it (AES-256-GCM, the user and factor ids as associated data) and
  *   writes a pending factor with a ttl together with {@code TOTP_ENROLLED}; the secret leaves only in the answer.</li>
- *   <li><b>Confirm</b> and <b>verify</b> count the attempt in {@value #VERIFY_ACTION} before the code is tested (of any
- *   number of simultaneous guesses only the first {@code limit} of a window are tested; a success gives its place
- *   back), then test the code against each confirmed factor at the current step and one either side, every
- *   comparison in constant time, without stopping at the first match.</li>
+ *   <li><b>Confirm</b> and <b>verify</b> are counted attempts at the factor {@value #VERIFY_ACTION}, under the rule every
+ *   factor shares ({@link dev.verificationservice.attempts.CountedAttempts}); they test the code against each
+ *   confirmed factor at the current step and one either side, every comparison in constant time, without stopping
+ *   at the first match.</li>
  *   <li><b>The replay rule</b> is one conditional write per accepted code: accept step S for factor F only if
  *   {@code S > lastAcceptedStep}. It makes the same code twice, an older step after a newer one and fifty parallel
  *   submissions of one code all accept at most once, and a retry of the write is recognised by its attempt id. A
- *   right code whose step is not later answers REPLAYED and gives its place back: no wrong guess.</li>
+ *   right code whose step is not later answers REPLAYED: no wrong guess.</li>
  *   <li>A secret sealed under an older key is re-sealed under the current one in that same write.</li>
  * </ul>
  */
 public final class TotpService {
 
-    /** The rate-limit action that counts wrong TOTP codes (confirmations included). */
+    /** The counted factor of wrong TOTP codes (confirmations included): its rate-limit action. */
     public static final String VERIFY_ACTION = "VERIFY_TOTP";
-    /** The rate-limit action that counts the same wrong codes over a day ({@link TotpPolicy#dailyVerifyLimit()}). */
-    public static final String VERIFY_DAILY_ACTION = "VERIFY_TOTP_DAILY";
     /** How many factors, pending ones included, a user may have: bounds what one verification computes. */
     public static final int MAX_FACTORS = 10;
     /** Steps accepted either side of the current one: a clock off by up to one period still works. */
@@ -66,7 +64,7 @@ public final class TotpService {
 
     private final TotpRepository factors;
     private final RecoveryCodeService recovery;
-    private final RateLimiter rateLimiter;
+    private final CountedFactor counted;
     private final AuditLog audit;
     private final EncryptionKeyRing encryption;
     private final SecureTokens tokens;
@@ -78,7 +76,7 @@ public final class TotpService {
                        TotpPolicy policy, Foundation foundation) {
         this.factors = factors;
         this.recovery = recovery;
-        this.rateLimiter = foundation.rateLimiter();
+        this.counted = foundation.attempts().factor(VERIFY_ACTION, policy.verifyLimit(), 0);
         this.audit = foundation.audit();
         this.encryption = encryption;
         this.tokens = foundation.tokens();
@@ -122,67 +120,87 @@ public final class TotpService {
         String user = Inputs.userId(userId);
         String factor = factorId(factorId);
         String presented = code(code);
-        RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, policy.verifyLimit());
-        Optional<RateLimitDecision> daily = daily(user, place);
-        if (daily.isEmpty()) {
+        if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
             return notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client);
         }
+        Attempt attempt = admitted.attempt();
         Instant now = clock.instant();
-        Optional<TotpFactor> found = factors.findFactor(user, factor).filter(stored -> !stored.isExpiredAt(now));
-        if (found.isEmpty() || found.get().confirmed()) {
-            // Nothing was tested: no guess to count.
-            release(place, daily.get());
-            return notConfirmed(user, factor, found.isEmpty() ? Confirmation.Reason.NOT_FOUND
-                    : Confirmation.Reason.ALREADY_CONFIRMED, client);
+        // Empty: confirmed by this attempt, its window place given back in the confirming write.
+        Optional<Confirmation.Reason> refused = attempt.tested(() -> {
+            Optional<TotpFactor> found = factors.findFactor(user, factor).filter(stored -> !stored.isExpiredAt(now));
+            if (found.isEmpty() || found.get().confirmed()) {
+                return Optional.of(found.isEmpty() ? Confirmation.Reason.NOT_FOUND
+                        : Confirmation.Reason.ALREADY_CONFIRMED);
+            }
+            List<Match> matches = matches(List.of(found.get()), presented, now);
+            if (matches.isEmpty()) {
+                return Optional.of(Confirmation.Reason.INVALID_CODE);
+            }
+            AuditEntry confirmed = audit.newEntry(user, AuditEventType.TOTP_CONFIRMED, true, Optional.empty(),
+                    Map.of("factorId", factor), client);
+            StepOutcome outcome = factors.confirmFactor(acceptance(matches.get(0), now, confirmed, attempt));
+            if (outcome instanceof StepOutcome.Refused stale) {
+                // Confirmed or expired between the read and the write.
+                return Optional.of(stale.current().map(TotpFactor::confirmed).orElse(false)
+                        ? Confirmation.Reason.ALREADY_CONFIRMED : Confirmation.Reason.NOT_FOUND);
+            }
+            return Optional.empty();
+        });
+        if (refused.isEmpty()) {
+            attempt.succeeded(true);
+            // A conflict: a simultaneous issue's set is the user's, and shown in its answer; this one shows none.
+            RecoveryCodeIssue codes = recovery.issue(user, client);
+            return new Confirmation.Confirmed(factor, codes instanceof RecoveryCodeIssue.Issued issued
+                    ? Optional.of(issued.codes()) : Optional.empty());
         }
-        TotpFactor pending = found.get();
-        List<Match> matches = tested(place, daily.get(), () -> matches(List.of(pending), presented, now));
-        if (matches.isEmpty()) {
-            return notConfirmed(user, factor, limitReached(place, daily.get()) ? Confirmation.Reason.TOO_MANY_ATTEMPTS
+        if (refused.get() == Confirmation.Reason.INVALID_CODE) {
+            return notConfirmed(user, factor, attempt.wrongGuess() ? Confirmation.Reason.TOO_MANY_ATTEMPTS
                     : Confirmation.Reason.INVALID_CODE, client);
         }
-        Match match = matches.get(0);
-        AuditEntry confirmed = audit.newEntry(user, AuditEventType.TOTP_CONFIRMED, true, Optional.empty(),
-                Map.of("factorId", factor), client);
-        StepOutcome outcome = factors.confirmFactor(acceptance(match, now, confirmed, place));
-        if (outcome instanceof StepOutcome.Refused refused) {
-            // Confirmed or expired between the read and the write.
-            release(place, daily.get());
-            boolean alreadyConfirmed = refused.current().map(TotpFactor::confirmed).orElse(false);
-            return notConfirmed(user, factor, alreadyConfirmed ? Confirmation.Reason.ALREADY_CONFIRMED
-                    : Confirmation.Reason.NOT_FOUND, client);
-        }
-        // The 15-minute place went back in the write; the day's goes back now.
-        rateLimiter.release(daily.get());
-        // A conflict: a simultaneous issue's set is the user's, and shown in its answer; this one shows none.
-        RecoveryCodeIssue codes = recovery.issue(user, client);
-        return new Confirmation.Confirmed(factor, codes instanceof RecoveryCodeIssue.Issued issued
-                ? Optional.of(issued.codes()) : Optional.empty());
+        // Nothing was tested, or the factor changed under the attempt: no guess to count.
+        attempt.noWrongGuess();
+        return notConfirmed(user, factor, refused.get(), client);
     }
 
     /**
-     * Tests a code against every confirmed factor of the user; one submission counts once in {@value #VERIFY_ACTION},
-     * however many factors it is tested against.
+     * Tests a code against every confirmed factor of the user; one submission is one counted attempt at
+     * {@value #VERIFY_ACTION}, however many factors it is tested against.
      */
     public TotpVerification verify(String userId, String code, ClientContext client) {
         String user = Inputs.userId(userId);
         String presented = code(code);
-        RateLimitDecision place = rateLimiter.acquire(user, VERIFY_ACTION, policy.verifyLimit());
-        Optional<RateLimitDecision> daily = daily(user, place);
-        if (daily.isEmpty()) {
+        if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
             return invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client);
         }
+        Attempt attempt = admitted.attempt();
         Instant now = clock.instant();
+        Tested tested = attempt.tested(() -> test(user, presented, now, attempt, client));
+        if (tested.answer() instanceof TotpVerification.Valid valid) {
+            attempt.succeeded(true);
+            return valid;
+        }
+        TotpVerification.Reason reason = ((TotpVerification.Invalid) tested.answer()).reason();
+        if (reason == TotpVerification.Reason.INVALID_CODE) {
+            return invalid(user, attempt.wrongGuess() ? TotpVerification.Reason.TOO_MANY_ATTEMPTS : reason,
+                    Optional.empty(), client);
+        }
+        // NO_FACTOR (nothing to test against) or REPLAYED (the user's own code again): no wrong guess.
+        attempt.noWrongGuess();
+        return invalid(user, reason, tested.factorId(), client);
+    }
+
+    /** What testing a code found, and the factor a replay was of. */
+    private record Tested(TotpVerification answer, Optional<String> factorId) {
+    }
+
+    private Tested test(String user, String presented, Instant now, Attempt attempt, ClientContext client) {
         List<TotpFactor> confirmed = factors.findFactors(user).stream().filter(TotpFactor::confirmed).toList();
         if (confirmed.isEmpty()) {
-            // Nothing to test the code against: no guess to count.
-            release(place, daily.get());
-            return invalid(user, TotpVerification.Reason.NO_FACTOR, Optional.empty(), client);
+            return new Tested(new TotpVerification.Invalid(TotpVerification.Reason.NO_FACTOR), Optional.empty());
         }
-        List<Match> matches = tested(place, daily.get(), () -> matches(confirmed, presented, now));
+        List<Match> matches = matches(confirmed, presented, now);
         if (matches.isEmpty()) {
-            return invalid(user, limitReached(place, daily.get()) ? TotpVerification.Reason.TOO_MANY_ATTEMPTS
-                    : TotpVerification.Reason.INVALID_CODE, Optional.empty(), client);
+            return new Tested(new TotpVerification.Invalid(TotpVerification.Reason.INVALID_CODE), Optional.empty());
         }
         // The latest step first: of two matches (one code valid for two steps), the newer one is the app's.
         for (Match match : matches) {
@@ -194,16 +212,14 @@ public final class TotpService {
             details.put("step", Long.toString(match.step()));
             AuditEntry verified = audit.newEntry(user, AuditEventType.TOTP_VERIFIED, true, Optional.empty(), details,
                     client);
-            if (factors.acceptStep(acceptance(match, now, verified, place)) instanceof StepOutcome.Accepted) {
-                // The 15-minute place went back in the write; the day's goes back now.
-                rateLimiter.release(daily.get());
-                return new TotpVerification.Valid(match.factor().factorId());
+            if (factors.acceptStep(acceptance(match, now, verified, attempt)) instanceof StepOutcome.Accepted) {
+                return new Tested(new TotpVerification.Valid(match.factor().factorId()), Optional.empty());
             }
             // Another submission of this step (or a later one) won the write: a replay.
         }
-        // A right code, but of a step already accepted: the user's own code again, no wrong guess.
-        release(place, daily.get());
-        return invalid(user, TotpVerification.Reason.REPLAYED, Optional.of(matches.get(0).factor().factorId()), client);
+        // A right code, but of a step already accepted: the user's own code again.
+        return new Tested(new TotpVerification.Invalid(TotpVerification.Reason.REPLAYED),
+                Optional.of(matches.get(0).factor().factorId()));
     }
 
     /** The user's factors that are confirmed or still pending, oldest first; never a secret. */
@@ -285,49 +301,14 @@ public final class TotpService {
         return matches;
     }
 
-    /**
-     * The matches, or the failure to compute them (a secret that no key of the ring opens) with the attempt's places
-     * given back first: a server fault must not count against the user, let alone lock them out.
-     */
-    private List<Match> tested(RateLimitDecision place, RateLimitDecision daily, Supplier<List<Match>> matching) {
-        return RateLimiter.undoneOnFailure(matching, () -> release(place, daily));
-    }
-
-    /**
-     * The attempt's place in the day's count of wrong codes ({@value #VERIFY_DAILY_ACTION}), taken once it has one
-     * in the 15-minute count; empty when either limit refuses it, with the 15-minute place given back: nothing will
-     * be tested. The day's limit is what bounds guessing over time: the 15-minute one alone allows 480 a day.
-     */
-    private Optional<RateLimitDecision> daily(String userId, RateLimitDecision place) {
-        if (!place.allowed()) {
-            return Optional.empty();
-        }
-        RateLimitDecision daily = rateLimiter.acquire(userId, VERIFY_DAILY_ACTION, policy.dailyVerifyLimit());
-        if (!daily.allowed()) {
-            rateLimiter.release(place);
-            return Optional.empty();
-        }
-        return Optional.of(daily);
-    }
-
-    private void release(RateLimitDecision place, RateLimitDecision daily) {
-        rateLimiter.release(place);
-        rateLimiter.release(daily);
-    }
-
-    /** This attempt reached one of the limits: it and every later one in that window are refused. */
-    private static boolean limitReached(RateLimitDecision place, RateLimitDecision daily) {
-        return place.limitReached() || daily.limitReached();
-    }
-
-    private StepAcceptance acceptance(Match match, Instant now, AuditEntry entry, RateLimitDecision place) {
+    private StepAcceptance acceptance(Match match, Instant now, AuditEntry entry, Attempt attempt) {
         TotpFactor factor = match.factor();
         // Rotation on use: a secret sealed under an older key is sealed anew under the current one in this write.
         Optional<SealedSecret> resealed = encryption.isCurrent(factor.secret()) ? Optional.empty()
                 : Optional.of(encryption.seal(match.secret(), TotpFactor.associatedData(factor.userId(),
                 factor.factorId())));
         return new StepAcceptance(factor.userId(), factor.factorId(), match.step(), Instants.toMillis(now),
-                tokens.attemptId(), entry, place.place(), resealed);
+                tokens.attemptId(), entry, attempt.place(), resealed);
     }
 
     private Confirmation notConfirmed(String userId, String factorId, Confirmation.Reason reason, ClientContext client) {

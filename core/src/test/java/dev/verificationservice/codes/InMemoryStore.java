@@ -65,6 +65,7 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     private Runnable afterRecoverySetRead = () -> { };
     private final List<String> givenBack = new ArrayList<>();
     private final List<String> placeRequests = new ArrayList<>();
+    private final List<String> counterDeletions = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
     private final Set<String> losingAnswers = new HashSet<>();
     private volatile Gate gate = Gate.OPEN;
@@ -78,8 +79,8 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     }
 
     /**
-     * Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCodes}, {@code findCounters},
-     * {@code insertCode}.
+     * Makes every later call of this kind fail: {@code takePlace:<action>}, {@code findCode}, {@code findCodes},
+     * {@code findCounters}, {@code insertCode}.
      */
     synchronized void fail(String call) {
         failing.add(call);
@@ -94,6 +95,11 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
     /** How many places of an action were asked for so far, granted or not. */
     public synchronized long placeRequests(String action) {
         return placeRequests.stream().filter(action::equals).count();
+    }
+
+    /** The actions whose counters were deleted so far (a reset or a lift), in order. */
+    public synchronized List<String> counterDeletions() {
+        return List.copyOf(counterDeletions);
     }
 
     /** The actions of the places given back so far, in order. */
@@ -182,6 +188,7 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
 
     @Override
     public synchronized int deleteCounters(String userId, String action) {
+        counterDeletions.add(action);
         int before = counters.size();
         counters.keySet().removeIf(key -> key.subject().equals(userId) && key.action().equals(action));
         return before - counters.size();
@@ -251,6 +258,7 @@ public final class InMemoryStore implements CodeRepository, RateLimitRepository,
 
     @Override
     public synchronized Optional<VerificationCode> findCode(String digest) {
+        failIfAsked("findCode");
         return Optional.ofNullable(codes.get(digest));
     }
 

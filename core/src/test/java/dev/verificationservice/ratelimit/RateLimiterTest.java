@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.VerificationSettings;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class RateLimiterTest {
@@ -69,5 +73,62 @@ class RateLimiterTest {
         assertThat(List.of(split.placesBefore(0), split.placesBefore(1), split.placesBefore(2))).containsExactly(0, 3, 5);
         assertThat(RateLimiter.shardSubject("global", 0)).isEqualTo("global");
         assertThat(RateLimiter.shardSubject("global", 2)).isEqualTo("global#2");
+    }
+
+    /** A counter read by the windows after its own lives until the last of them ends, and an hour more. */
+    @Test
+    void aCounterReadOverLaterWindowsLivesUntilTheLastOfThemEnds() {
+        List<Instant> expiries = new ArrayList<>();
+        RateLimitRepository recording = new RateLimitRepository() {
+            @Override
+            public long takePlace(Place place, long ceiling) {
+                expiries.add(place.window().expiresAt());
+                return 1;
+            }
+
+            @Override
+            public void givePlaceBack(Place place) {
+            }
+
+            @Override
+            public void keepPlace(Place place) {
+            }
+
+            @Override
+            public int deleteCounters(String userId, String action) {
+                return 0;
+            }
+
+            @Override
+            public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart,
+                                                                    Instant now) {
+                return Optional.empty();
+            }
+
+            @Override
+            public List<RateLimitCounter> findCounters(String userId, String action, Instant from, Instant to,
+                                                       Instant now) {
+                return List.of();
+            }
+
+            @Override
+            public Optional<Instant> claimCooldown(Cooldown cooldown) {
+                return Optional.empty();
+            }
+
+            @Override
+            public void releaseCooldown(Cooldown cooldown) {
+            }
+        };
+        Instant now = Instant.parse("2026-11-30T10:05:00Z");
+        RateLimiter limiter = new RateLimiter(recording, Clock.fixed(now, ZoneOffset.UTC));
+        Duration thirtyDays = Duration.ofDays(30);
+        Instant windowStart = RateLimiter.windowStart(now, thirtyDays);
+
+        limiter.acquireOverWindows("u", "VERIFY_X", new RateLimitPolicy(100, thirtyDays), 1);
+        limiter.acquireOverWindows("u", "VERIFY_Y", new RateLimitPolicy(5, Duration.ofMinutes(15)), 0);
+
+        assertThat(expiries).containsExactly(windowStart.plus(thirtyDays.multipliedBy(2)).plus(RateLimiter.COUNTER_GRACE),
+                Instant.parse("2026-11-30T10:15:00Z").plus(RateLimiter.COUNTER_GRACE));
     }
 }

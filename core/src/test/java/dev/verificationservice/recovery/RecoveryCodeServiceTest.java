@@ -2,6 +2,7 @@ package dev.verificationservice.recovery;
 
 import dev.verificationservice.Concurrently;
 import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
@@ -26,6 +27,8 @@ class RecoveryCodeServiceTest {
 
     private static final String USER = "ada";
     private static final ClientContext CLIENT = ClientContext.none();
+    private static final String CONSECUTIVE = RecoveryCodeService.VERIFY_ACTION
+            + CountedAttempts.CONSECUTIVE_SUFFIX;
     private static final String CODE_SHAPE = "[2-9a-hjkmnp-z]{5}-[2-9a-hjkmnp-z]{5}";
 
     private final SecureRandom random = new SecureRandom();
@@ -134,6 +137,31 @@ class RecoveryCodeServiceTest {
                 .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, 10));
         assertThat(store.auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODE_FAILED)
                 .hasSize(6);
+    }
+
+    /** A window's lock-out ends with the window: a third party keeps the user out 15 minutes at a time. */
+    @Test
+    void aLockOutEndsWithItsWindow() {
+        String right = service.issue(USER, CLIENT).codes().get(0);
+        for (int attempt = 0; attempt < 5; attempt++) {
+            service.verify(USER, "abcde-fghjk", CLIENT);
+        }
+        Clock windowEnd = Clock.fixed(Instant.parse("2026-12-01T10:15:00Z"), ZoneOffset.UTC);
+        RecoveryCodeService later = service(SecretKeyRing.fromBase64(List.of(oldKey)), windowEnd);
+
+        assertThat(later.verify(USER, right, CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
+        assertThat(store.held(CONSECUTIVE)).as("the success reset the wrong codes in a row").isZero();
+    }
+
+    @Test
+    void aWrongCodeCountsInARowAndAUsedOneDoesNot() {
+        List<String> codes = service.issue(USER, CLIENT).codes();
+        assertThat(service.verify(USER, codes.get(0), CLIENT).valid()).isTrue();
+
+        assertThat(service.verify(USER, codes.get(0), CLIENT).valid()).isFalse();
+        assertThat(store.held(CONSECUTIVE)).as("USED").isZero();
+        assertThat(service.verify(USER, "abcde-fghjk", CLIENT).valid()).isFalse();
+        assertThat(store.held(CONSECUTIVE)).isOne();
     }
 
     @Test

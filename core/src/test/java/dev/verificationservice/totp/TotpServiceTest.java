@@ -1,6 +1,7 @@
 package dev.verificationservice.totp;
 
 import dev.verificationservice.Concurrently;
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
@@ -38,6 +39,7 @@ class TotpServiceTest {
     private static final Instant NOW = Instant.parse("2026-12-01T10:00:10Z");
     private static final String USER = "ada";
     private static final ClientContext CLIENT = ClientContext.none();
+    private static final String CONSECUTIVE = TotpService.VERIFY_ACTION + CountedAttempts.CONSECUTIVE_SUFFIX;
 
     private final SecureRandom random = new SecureRandom();
     private final InMemoryStore store = new InMemoryStore();
@@ -51,13 +53,33 @@ class TotpServiceTest {
     }
 
     private TotpService service(Instant now, EncryptionKeyRing ring) {
+        return services(now, ring).totp();
+    }
+
+    /** Both factors on one foundation, so that a success of either resets the wrong answers in a row of both. */
+    private record Services(TotpService totp, RecoveryCodeService recovery, RateLimiter rateLimiter) {
+    }
+
+    private Services services(Instant now) {
+        return services(now, encryption);
+    }
+
+    private Services services(Instant now, EncryptionKeyRing ring) {
         Clock clock = Clock.fixed(now, ZoneOffset.UTC);
         RateLimiter rateLimiter = new RateLimiter(store, clock, tokens);
         AuditLog audit = new AuditLog(store, clock, Optional.empty(), tokens);
         TotpPolicy policy = TotpPolicy.defaults();
         Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, clock);
         RecoveryCodeService recovery = new RecoveryCodeService(store, foundation, policy.recoveryLimit());
-        return new TotpService(store, recovery, ring, policy, foundation);
+        return new Services(new TotpService(store, recovery, ring, policy, foundation), recovery, rateLimiter);
+    }
+
+    /** Wrong answers in a row counted elsewhere (another instance, another day of this window). */
+    private void countInARow(String user, Instant at, int wrong) {
+        RateLimiter rateLimiter = services(at).rateLimiter();
+        for (int i = 0; i < wrong; i++) {
+            rateLimiter.acquireOverWindows(user, CONSECUTIVE, CountedAttempts.DEFAULT_CONSECUTIVE_LIMIT, 1);
+        }
     }
 
     /** Enrols as an app would (scanning the QR code) and confirms at NOW. */
@@ -210,44 +232,139 @@ class TotpServiceTest {
     }
 
     /**
-     * The review's finding: 5 wrong codes per 15 minutes alone is 480 guesses a day against a secret that never
-     * expires. A day's window (default 20) bounds them across the 15-minute windows; the lock-out lasts until the day
-     * ends, or an operator lifts it. On the injected clock.
+     * The finding: four bursts of 5 wrong codes, one in each of four 15-minute windows (20 requests), left the right
+     * code refused until UTC midnight. A window's lock-out now ends with its window. On the injected clock.
      */
     @Test
-    void wrongCodesSpreadOverFifteenMinuteWindowsLockOutForTheRestOfTheDay() throws Exception {
+    void fourBurstsOfWrongCodesAcrossWindowsLeaveTheRightCodeWorkingInTheNextWindow() throws Exception {
         Authenticator app = enrolAndConfirm(USER);
-        int daily = TotpPolicy.defaults().dailyVerifyLimit().limit();
         int perWindow = TotpPolicy.defaults().verifyLimit().limit();
         Instant at = NOW;
-        int tested = 0;
-        while (tested < daily) {
+        for (int burst = 1; burst <= 4; burst++) {
             at = at.plus(Duration.ofMinutes(15));
-            for (int attempt = 0; attempt < perWindow && tested < daily; attempt++, tested++) {
-                String wrong = app.codeAt(at).equals("000000") ? "111111" : "000000";
-                assertThat(service(at).verify(USER, wrong, CLIENT).valid()).isFalse();
+            for (int attempt = 0; attempt < perWindow; attempt++) {
+                assertThat(service(at).verify(USER, wrongFor(app.codeAt(at)), CLIENT).valid()).isFalse();
             }
+            assertThat(service(at).verify(USER, app.codeAt(at), CLIENT)).as("burst %d: the rest of its window", burst)
+                    .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
         }
         Instant nextWindow = at.plus(Duration.ofMinutes(15));
 
-        assertThat(service(nextWindow).verify(USER, app.codeAt(nextWindow), CLIENT))
-                .as("a fresh 15-minute window, but the day's limit is reached: the right code is not tested")
-                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
-        assertThat(store.held(TotpService.VERIFY_DAILY_ACTION)).as("the refused attempt took no place").isEqualTo(daily);
-        Instant nextDay = RateLimiter.windowStart(NOW, Duration.ofDays(1)).plus(Duration.ofDays(1)).plusSeconds(10);
-        assertThat(service(nextDay).verify(USER, app.codeAt(nextDay), CLIENT).valid()).as("the next day").isTrue();
+        assertThat(service(nextWindow).verify(USER, app.codeAt(nextWindow), CLIENT).valid())
+                .as("the window after the fourth burst, the same day").isTrue();
     }
 
+    /**
+     * NIST SP 800-63B-4's bound: the hundredth wrong code in a row (twenty windows of five) closes the factor past
+     * its window, untested, until a success of another factor of the user; a recovery code is one.
+     */
     @Test
-    void aRightCodeGivesItsPlaceInTheDaysCountBack() throws Exception {
+    void theHundredthWrongCodeInARowClosesTheFactorUntilARecoveryCodeSucceeds() throws Exception {
+        Authenticator app = enrolAndConfirm(USER);
+        List<String> recoveryCodes = service(NOW).regenerateRecoveryCodes(USER, CLIENT).orElseThrow().codes();
+        int inARow = CountedAttempts.DEFAULT_CONSECUTIVE_LIMIT.limit();
+        int perWindow = TotpPolicy.defaults().verifyLimit().limit();
+        Instant at = NOW;
+        TotpVerification last = null;
+        for (int wrong = 0; wrong < inARow; ) {
+            at = at.plus(Duration.ofMinutes(15));
+            for (int attempt = 0; attempt < perWindow && wrong < inARow; attempt++, wrong++) {
+                last = service(at).verify(USER, wrongFor(app.codeAt(at)), CLIENT);
+            }
+        }
+        assertThat(store.held(CONSECUTIVE)).isEqualTo(inARow);
+        assertThat(last).as("the hundredth").isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
+        Instant later = at.plus(Duration.ofHours(6));
+
+        assertThat(service(later).verify(USER, app.codeAt(later), CLIENT))
+                .as("a fresh window, but a hundred wrong codes in a row: not tested")
+                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
+        assertThat(store.held(TotpService.VERIFY_ACTION)).as("the refusal holds no window place").isEqualTo(perWindow * 20L);
+        Services services = services(later);
+        assertThat(services.recovery().verify(USER, recoveryCodes.get(0), CLIENT).valid()).isTrue();
+
+        assertThat(store.held(CONSECUTIVE)).as("reset by the recovery code").isZero();
+        assertThat(services.totp().verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
+    }
+
+    /** Counted before the test there too: of twenty simultaneous wrong codes at 98 in a row, two are tested. */
+    @Test
+    void ofTwentySimultaneousWrongCodesJustBelowTheBoundInARowOnlyTheLastPlacesAreTested() throws Exception {
+        Authenticator app = enrolAndConfirm(USER);
+        Instant later = NOW.plus(Duration.ofMinutes(5));
+        countInARow(USER, later, 98);
+        TotpService service = service(later);
+        String wrong = wrongFor(app.codeAt(later));
+
+        List<TotpVerification> answers = Concurrently.run(20, () -> service.verify(USER, wrong, CLIENT));
+
+        // The 99th is tested and wrong, the 100th is tested and closes the factor; the others are never tested.
+        assertThat(answers).extracting(answer -> ((TotpVerification.Invalid) answer).reason())
+                .filteredOn(reason -> reason == TotpVerification.Reason.INVALID_CODE).hasSize(1);
+        assertThat(store.held(CONSECUTIVE)).isEqualTo(100);
+        assertThat(store.held(TotpService.VERIFY_ACTION)).as("only the two tested keep a window place").isEqualTo(2);
+    }
+
+    /** A right code is no wrong guess and resets nothing it need not: no write beyond the window place's. */
+    @Test
+    void aRightCodeWithNothingCountedInARowWritesNothingMore() throws Exception {
         Authenticator app = enrolAndConfirm(USER);
         Instant later = NOW.plusSeconds(30);
 
         assertThat(service(later).verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
-        assertThat(service(later).verify(USER, app.codeAt(later), CLIENT))
-                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.REPLAYED));
 
-        assertThat(store.held(TotpService.VERIFY_DAILY_ACTION)).as("a success and a replay count nothing").isZero();
+        assertThat(store.placeRequests(CONSECUTIVE)).isZero();
+        assertThat(store.counterDeletions()).isEmpty();
+        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
+    }
+
+    /** A wrong code counts in a row; the right one afterwards resets it, and a replay or no factor counts nothing. */
+    @Test
+    void onlyAWrongCodeCountsInARowAndTheRightOneResetsIt() throws Exception {
+        Authenticator app = enrolAndConfirm(USER);
+        Instant later = NOW.plus(Duration.ofMinutes(5));
+        TotpService service = service(later);
+
+        assertThat(service.verify(USER, wrongFor(app.codeAt(later)), CLIENT).valid()).isFalse();
+        assertThat(store.held(CONSECUTIVE)).isOne();
+        assertThat(service.verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
+        assertThat(store.held(CONSECUTIVE)).isZero();
+        assertThat(service.verify(USER, app.codeAt(later), CLIENT))
+                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.REPLAYED));
+        assertThat(service.verify("nobody", "123456", CLIENT))
+                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.NO_FACTOR));
+
+        assertThat(store.held(CONSECUTIVE)).isZero();
+        assertThat(store.held(TotpService.VERIFY_ACTION)).as("the wrong code's window place").isOne();
+    }
+
+    /** A server fault counts nothing, also when the attempt took its place in a row before the test. */
+    @Test
+    void aServerFaultGivesBackThePlaceInARowToo() throws Exception {
+        enrolAndConfirm(USER);
+        copySecretToMallory();
+        countInARow("mallory", NOW, 3);
+
+        assertThatThrownBy(() -> service(NOW).verify("mallory", "123456", CLIENT))
+                .isInstanceOf(UnreadableSecretException.class);
+
+        assertThat(store.placeRequests(CONSECUTIVE)).as("its place in a row was taken before the test").isEqualTo(4);
+        assertThat(store.held(CONSECUTIVE)).as("and given back").isEqualTo(3);
+        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
+    }
+
+    /** Another user's item, holding the first factor's sealed secret (a copy within the table); the original. */
+    private TotpFactor copySecretToMallory() {
+        TotpFactor original = store.allFactors().get(0);
+        store.insertFactor(new TotpFactor("mallory", original.factorId(), "mallory", original.issuer(),
+                original.algorithm(), original.digits(), original.period(), original.secret(), true,
+                original.createdAt(), Optional.empty(), TotpFactor.NO_STEP, Optional.empty()),
+                store.auditEntries().get(0), TotpService.MAX_FACTORS);
+        return original;
+    }
+
+    private static String wrongFor(String right) {
+        return right.equals("000000") ? "111111" : "000000";
     }
 
     @Test
@@ -307,12 +424,7 @@ class TotpServiceTest {
     @Test
     void aSecretCopiedToAnotherUsersFactorDoesNotOpenAndCountsNothing() throws Exception {
         enrolAndConfirm(USER);
-        TotpFactor original = store.allFactors().get(0);
-        // Another user's item, holding Ada's sealed secret (a copy within the table).
-        store.insertFactor(new TotpFactor("mallory", original.factorId(), "mallory", original.issuer(),
-                original.algorithm(), original.digits(), original.period(), original.secret(), true,
-                original.createdAt(), Optional.empty(), TotpFactor.NO_STEP, Optional.empty()),
-                store.auditEntries().get(0), TotpService.MAX_FACTORS);
+        TotpFactor original = copySecretToMallory();
 
         assertThatThrownBy(() -> service(NOW).verify("mallory", "123456", CLIENT))
                 .isInstanceOf(UnreadableSecretException.class).hasMessageNotContaining(original.secret().ciphertext());

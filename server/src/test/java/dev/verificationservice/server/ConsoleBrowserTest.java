@@ -133,6 +133,22 @@ class ConsoleBrowserTest {
         throw new AssertionError("no outbox message to " + emailOf(userId));
     }
 
+    /** An authenticator app enrolled (by its QR code) and confirmed, and the recovery codes it came with. */
+    record ConfirmedFactor(AuthenticatorApp app, List<String> recoveryCodes) {
+    }
+
+    ConfirmedFactor confirmedFactor(String userId, String label) {
+        Answer enrolled = api.post("/v1/users/" + userId + "/totp", Map.of("label", label));
+        secrets.add(enrolled.text("secret"));
+        AuthenticatorApp app = AuthenticatorApp.scan(enrolled.text("qrCode"));
+        Answer confirmed = api.post("/v1/users/" + userId + "/totp/" + enrolled.text("factorId") + "/confirm",
+                Map.of("code", app.codeAt(clock.instant())));
+        List<String> recoveryCodes = new ArrayList<>();
+        confirmed.json().get("recoveryCodes").forEach(code -> recoveryCodes.add(code.asString()));
+        secrets.addAll(recoveryCodes);
+        return new ConfirmedFactor(app, recoveryCodes);
+    }
+
     Answer verify(String userId, String code) {
         return api.post("/v1/codes/verify", Map.of("code", code, "userId", userId, "codeType", "EMAIL_VERIFICATION"));
     }
@@ -377,14 +393,7 @@ class ConsoleBrowserTest {
     @Test
     void aUserWithAnAuthenticatorAppShowsItsFactorsAndTheRecoveryCodesLeftWithoutSecrets() throws IOException {
         String user = newUser();
-        Answer enrolled = api.post("/v1/users/" + user + "/totp", Map.of("label", "Jane's phone"));
-        secrets.add(enrolled.text("secret"));
-        AuthenticatorApp app = AuthenticatorApp.scan(enrolled.text("qrCode"));
-        Answer confirmed = api.post("/v1/users/" + user + "/totp/" + enrolled.text("factorId") + "/confirm",
-                Map.of("code", app.codeAt(clock.instant())));
-        List<String> recoveryCodes = new ArrayList<>();
-        confirmed.json().get("recoveryCodes").forEach(code -> recoveryCodes.add(code.asString()));
-        secrets.addAll(recoveryCodes);
+        List<String> recoveryCodes = confirmedFactor(user, "Jane's phone").recoveryCodes();
         assertThat(api.post("/v1/users/" + user + "/recovery-codes/verify", Map.of("code", recoveryCodes.get(0)))
                 .json().get("valid").asBoolean()).isTrue();
         clock.advance(Duration.ofSeconds(1));
@@ -455,6 +464,56 @@ class ConsoleBrowserTest {
         assertThat(find("#from-error").getText()).contains("Write a UTC time");
         assertThat(find("#filter-from").getAttribute("aria-invalid")).isEqualTo("true");
         browser.screenshot("timeline-bad-range");
+    }
+
+    /**
+     * Every factor's lock-outs are listed with their Lift buttons: here a hundred wrong recovery codes in a row (over
+     * twenty windows) and five wrong authenticator codes in the current window.
+     */
+    @Test
+    void theAuthenticatorsAndTheRecoveryCodesLockOutsAreListedAndLiftedInTheConsole() throws IOException {
+        String user = newUser();
+        ConfirmedFactor factor = confirmedFactor(user, "phone");
+        AuthenticatorApp app = factor.app();
+        String recoveryCode = factor.recoveryCodes().get(0);
+        for (int window = 1; window <= 20; window++) {
+            clock.advance(Duration.ofMinutes(15));
+            for (int guess = 1; guess <= 5; guess++) {
+                api.post("/v1/users/" + user + "/recovery-codes/verify", Map.of("code", "abcde-fghjk"));
+            }
+        }
+        clock.advance(Duration.ofMinutes(15));
+        String right = app.codeAt(clock.instant());
+        for (int guess = 1; guess <= 5; guess++) {
+            api.post("/v1/users/" + user + "/totp/verify", Map.of("code", wrong(right)));
+        }
+
+        signIn();
+        lookUp(user);
+
+        assertThat(find("#lock-outs").getText()).contains("Wrong guesses: TOTP")
+                .contains("Wrong guesses in a row: recovery").contains("100 of 100 wrong guesses in a row")
+                .contains("or when the user signs in with another factor or a remembered device");
+        for (String action : List.of("VERIFY_TOTP", "VERIFY_RECOVERY_CONSECUTIVE")) {
+            WebElement row = find("#limit-table tr[data-action='" + action + "']");
+            assertThat(row.getAttribute("class")).as(action).contains("locked");
+            assertThat(row.findElements(By.cssSelector("button.lift"))).as(action).hasSize(1);
+        }
+        assertThat(browser.driver.findElements(By.cssSelector(
+                "#limit-table tr[data-action='VERIFY_RECOVERY'] button.lift"))).as("its window is over").isEmpty();
+        browser.screenshot("user-factors-locked");
+
+        leavingThePage(() -> find("#limit-table tr[data-action='VERIFY_RECOVERY_CONSECUTIVE'] button.lift").click());
+
+        assertThat(find("#result").getText()).contains("Lifted VERIFY_RECOVERY_CONSECUTIVE");
+        assertThat(api.post("/v1/users/" + user + "/recovery-codes/verify", Map.of("code", recoveryCode)).json()
+                .get("valid").asBoolean()).isTrue();
+        open("/console/users/" + user);
+        leavingThePage(() -> find("#limit-table tr[data-action='VERIFY_TOTP'] button.lift").click());
+        assertThat(find("#result").getText()).contains("Lifted VERIFY_TOTP");
+        assertThat(find("#lock-outs").getText()).contains("None");
+        assertThat(api.post("/v1/users/" + user + "/totp/verify", Map.of("code", right)).json().get("valid")
+                .asBoolean()).isTrue();
     }
 
     @Test
@@ -592,8 +651,9 @@ class ConsoleBrowserTest {
         // Without the session, the token alone does nothing either.
         assertThat(plain("POST", lift, Map.of(), form(Map.of("_csrf", token))).statusCode()).isEqualTo(403);
 
+        // The send, the wrong guess in its window and the same guess in a row: all still counted.
         JsonNode limits = api.get("/v1/users/" + user + "/rate-limits").json().get("limits");
-        assertThat(limits.findValues("count").stream().mapToLong(JsonNode::asLong).sum()).isEqualTo(2);
+        assertThat(limits.findValues("count").stream().mapToLong(JsonNode::asLong).sum()).isEqualTo(3);
         assertThat(api.get("/v1/users/" + user + "/audit").raw().body()).doesNotContain("RATE_LIMIT_RESET");
 
         // The same request with the session's token goes through: the token was all that was missing.

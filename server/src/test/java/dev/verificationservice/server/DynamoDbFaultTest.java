@@ -218,6 +218,28 @@ class DynamoDbFaultTest {
         assertThat(count(user, "VERIFY_EMAIL_VERIFICATION")).isEqualTo(1);
     }
 
+    /**
+     * The count of wrong answers in a row, taken after the test while nothing is counted and before it once something
+     * is: a lost answer to either write (the SDK sends it again) counts the wrong answer once.
+     */
+    @Test
+    void aLostAnswerToTheCountInARowCountsTheWrongAnswerOnce() {
+        String user = newUser();
+        send(user);
+        String code = latestCode();
+        String wrongCode = code.equals("000000") ? "111111" : "000000";
+        for (int wrong = 1; wrong <= 2; wrong++) {
+            FaultHandle drop = proxy.inject(Fault.dropAnswer("UpdateItem")
+                    .whenBodyContains("VERIFY_EMAIL_VERIFICATION_CONSECUTIVE"));
+
+            assertThat(verify(user, wrongCode).json().get("reason").asString()).isEqualTo("NOT_FOUND");
+
+            assertThat(drop.applied()).isEqualTo(1);
+            assertThat(count(user, "VERIFY_EMAIL_VERIFICATION_CONSECUTIVE")).isEqualTo(wrong);
+        }
+        assertThat(count(user, "VERIFY_EMAIL_VERIFICATION")).isEqualTo(2);
+    }
+
     @Test
     void aLostAnswerToTheConsumeStillAnswersValidWithOneAuditEntryAndTheCodeUsedOnce() {
         String user = newUser();

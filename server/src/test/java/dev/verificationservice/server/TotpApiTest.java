@@ -182,6 +182,64 @@ class TotpApiTest extends EmbeddedOnlyApiTest {
         assertThat(verifyTotp(user, right).json().get("valid").asBoolean()).isTrue();
     }
 
+    /**
+     * Support sees every lock-out of every factor: the rate-limit state and the operator overview list the
+     * authenticator's and the recovery codes' windows and wrong guesses in a row, each lifted by its DELETE.
+     */
+    @Test
+    void theRateLimitStateAndTheOverviewListTotpAndRecoveryLockOutsAndEachIsLifted() {
+        String user = newUser();
+        Answer enrolled = enrol(user, Map.of());
+        AuthenticatorApp app = AuthenticatorApp.fromUri(enrolled.text("otpauthUri"));
+        List<String> codes = recoveryCodes(confirm(user, enrolled.text("factorId"), app.codeAt(clock.instant())));
+        clock.advance(Duration.ofSeconds(30));
+        String right = app.codeAt(clock.instant());
+        for (int guess = 1; guess <= 5; guess++) {
+            verifyTotp(user, wrongFor(right));
+            recoveryVerify(user, "abcde-fghjk");
+        }
+
+        JsonNode limits = api.get("/v1/users/" + user + "/rate-limits").json().get("limits");
+        JsonNode listed = admin().get("/v1/admin/users/" + user).json().get("rateLimits");
+
+        assertThat(listed).isEqualTo(limits);
+        for (String action : List.of("VERIFY_TOTP", "VERIFY_RECOVERY")) {
+            assertThat(limits).as(action).filteredOn(limit -> limit.get("action").asString().equals(action))
+                    .singleElement().satisfies(limit -> {
+                        assertThat(limit.get("count").asLong()).isEqualTo(5);
+                        assertThat(limit.get("limit").asInt()).isEqualTo(5);
+                        assertThat(limit.get("resetsAt").asString()).isEqualTo("2026-11-30T10:15:00.000Z");
+                    });
+            assertThat(limits).as(action + " in a row").filteredOn(limit -> limit.get("action").asString()
+                    .equals(action + "_CONSECUTIVE")).singleElement().satisfies(limit -> {
+                        assertThat(limit.get("count").asLong()).isEqualTo(5);
+                        assertThat(limit.get("limit").asInt()).isEqualTo(100);
+                    });
+        }
+        Answer lifted = admin().delete("/v1/admin/users/" + user + "/rate-limits/VERIFY_RECOVERY_CONSECUTIVE");
+        assertThat(lifted.status()).isEqualTo(200);
+        assertThat(lifted.json().get("windowsCleared").asInt()).isEqualTo(1);
+        assertThat(admin().delete("/v1/admin/users/" + user + "/rate-limits/VERIFY_RECOVERY").status()).isEqualTo(200);
+        assertThat(recoveryVerify(user, codes.get(0)).json().get("valid").asBoolean()).isTrue();
+        assertThat(api.get("/v1/users/" + user + "/rate-limits").json().get("limits"))
+                .filteredOn(limit -> limit.get("action").asString().equals("VERIFY_TOTP_CONSECUTIVE"))
+                .singleElement().satisfies(limit -> assertThat(limit.get("count").asLong())
+                        .as("the recovery code's success reset the wrong TOTP codes in a row").isZero());
+    }
+
+    /** The day's limit is gone; a lift of its old name is refused naming what took its place, and changes nothing. */
+    @Test
+    void aLiftOfTheRetiredDailyLimitNamesItsReplacement() {
+        String user = newUser();
+
+        Answer refused = admin().delete("/v1/admin/users/" + user + "/rate-limits/VERIFY_TOTP_DAILY");
+
+        assertInvalid(refused, "action");
+        assertThat(refused.text("detail")).contains("VERIFY_TOTP_DAILY is no longer counted")
+                .contains("VERIFY_TOTP_CONSECUTIVE");
+        assertThat(auditEventTypes(user)).isEmpty();
+    }
+
     @Test
     void recoveryCodesWorkOnceAndANewSetVoidsTheOld() {
         String user = newUser();

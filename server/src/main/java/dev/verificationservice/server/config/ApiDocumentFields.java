@@ -9,7 +9,6 @@ import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.events.WebhookSecret;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.validation.Inputs;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.media.IntegerSchema;
@@ -77,6 +76,13 @@ final class ApiDocumentFields implements OpenApiCustomizer {
     private static final List<String> INSTANTS = List.of("expiresAt", "createdAt", "lastActiveAt", "timestamp",
             "windowStart", "resetsAt", "sentAt", "lastUsedAt", "issuedAt");
 
+    /** The rate-limit actions an operator may lift ({@code OperatorService#userActions}). */
+    private final List<String> actions;
+
+    ApiDocumentFields(List<String> actions) {
+        this.actions = List.copyOf(actions);
+    }
+
     @Override
     public void customise(OpenAPI openApi) {
         openApi.getComponents().getSchemas().forEach(ApiDocumentFields::describe);
@@ -133,7 +139,7 @@ final class ApiDocumentFields implements OpenApiCustomizer {
     }
 
     /** Path and query parameters: the same field rules, and the audit page's and the operator API's own. */
-    private static void describe(String path, Parameter parameter) {
+    private void describe(String path, Parameter parameter) {
         if (parameter.getSchema() == null || !"string".equals(parameter.getSchema().getType())) {
             return;
         }
@@ -148,7 +154,7 @@ final class ApiDocumentFields implements OpenApiCustomizer {
             parameter.setSchema(new IntegerSchema().minimum(BigDecimal.ONE).maximum(BigDecimal.valueOf(100))
                     ._default(50));
         } else if (name.equals("action")) {
-            strings(schema, List.copyOf(OperatorService.userActions()));
+            strings(schema, actions);
         } else {
             describeField(name, schema); // path ids, and the outbox's ?userId= (?to= is an address: no rule)
         }

@@ -1,10 +1,12 @@
 package dev.verificationservice.server.config;
 
+import dev.verificationservice.Verification;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
+import java.util.List;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -37,8 +39,8 @@ public class OpenApiConfiguration {
 
     /** The rules of every field and parameter, from the core's constants and enums. */
     @Bean
-    public OpenApiCustomizer fieldRules() {
-        return new ApiDocumentFields();
+    public OpenApiCustomizer fieldRules(Verification verification) {
+        return new ApiDocumentFields(List.copyOf(verification.operator().userActions()));
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.verificationservice.codes.DeliveryTargets;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.LiveCode;
 import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.totp.FactorSummary;
@@ -84,9 +85,17 @@ public final class ConsoleViews {
             return count > 0;
         }
 
-        /** A lock-out of verification (wrong guesses) or a send limit reached. */
+        /** A lock-out of verification (wrong guesses, in a window or in a row) or a send limit reached. */
         public String kind() {
+            if (action.endsWith(CountedAttempts.CONSECUTIVE_SUFFIX)) {
+                return "wrong guesses in a row";
+            }
             return action.startsWith("VERIFY_") ? "wrong guesses" : "code requests";
+        }
+
+        /** Wrong guesses in a row end sooner than {@link #resetsAt}: at the user's next success of any factor. */
+        public boolean inARow() {
+            return action.endsWith(CountedAttempts.CONSECUTIVE_SUFFIX);
         }
     }
 

@@ -12,7 +12,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET /v1/users/{userId}/rate-limits}: the current window of every limit of the user. */
+/**
+ * {@code GET /v1/users/{userId}/rate-limits}: every limit of the user, as the operator overview lists it (the code
+ * types' send limits; each factor's window and wrong answers in a row).
+ */
 @RestController
 public class RateLimitsController {
 
@@ -38,6 +41,6 @@ public class RateLimitsController {
 
     @GetMapping(path = "/v1/users/{userId}/rate-limits", produces = MediaType.APPLICATION_JSON_VALUE)
     public LimitsResponse limits(@PathVariable String userId) {
-        return new LimitsResponse(verification.codes().rateLimits(userId).stream().map(LimitView::of).toList());
+        return new LimitsResponse(verification.operator().rateLimits(userId).stream().map(LimitView::of).toList());
     }
 }

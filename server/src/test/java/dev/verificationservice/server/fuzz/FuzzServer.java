@@ -2,6 +2,7 @@ package dev.verificationservice.server.fuzz;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.verificationservice.Verification;
 import dev.verificationservice.server.ProjectFiles;
 import dev.verificationservice.server.TestClockConfiguration;
 import dev.verificationservice.server.VerificationServerApplication;
@@ -100,7 +101,8 @@ final class FuzzServer implements AutoCloseable {
         this.document = new OpenApiDocument(JSON.readTree(documentAnswer.body()));
         this.contract = ApiContract.of(port);
         checkAgainstReadme(document.operations());
-        this.values = new Values(new Random(0), TestClockConfiguration.START);
+        this.values = new Values(new Random(0), TestClockConfiguration.START,
+                List.copyOf(context.getBean(Verification.class).operator().userActions()));
         keys.put("apiKey", API_KEY);
         keys.put("adminKey", ADMIN_KEY);
     }

@@ -37,14 +37,17 @@ final class Values {
     private final Instant start;
     private final List<String> users = new ArrayList<>();
     private final List<String> devices = new ArrayList<>();
+    private final List<String> actions;
     /** String values seen in answers, by lower-case field name. */
     private final Map<String, List<String>> seen = new HashMap<>();
     /** Objects seen in answers (their string members), to reuse values that belong together: a deviceId and its secret. */
     private final List<Map<String, String>> seenObjects = new ArrayList<>();
 
-    Values(Random random, Instant start) {
+    /** @param actions the rate-limit actions an operator may lift, in a fixed order (a seed replays its picks) */
+    Values(Random random, Instant start, List<String> actions) {
         this.random = random;
         this.start = start;
+        this.actions = List.copyOf(actions);
         for (int i = 0; i < 8; i++) {
             users.add("fuzz-user-" + i);
         }
@@ -56,6 +59,7 @@ final class Values {
     private Values(Random random, Values learned) {
         this.random = random;
         this.start = learned.start;
+        this.actions = learned.actions;
         this.users.addAll(learned.users);
         this.devices.addAll(learned.devices);
         this.seen.putAll(learned.seen);
@@ -305,7 +309,7 @@ final class Values {
             case "to" -> instant(start.plus(Duration.ofDays(1 + random.nextInt(30))));
             case "limit" -> Integer.toString(1 + random.nextInt(100));
             case "action" -> random.nextInt(10) == 0 ? randomString(TYPE_ALPHABET, 1 + random.nextInt(30))
-                    : pick(new ArrayList<>(dev.verificationservice.operator.OperatorService.userActions()));
+                    : pick(actions);
             case "cursor" -> randomString(BASE64URL, 20 + random.nextInt(60));
             case "locale" -> pick(new String[] {"en", "pt-BR", "de-AT", "ja", "PT-br", "zh-Hant-TW", "sw", "tr-TR",
                     "en-US-u-ca-gregory", "pt_BR", "x-private", "not a tag"});

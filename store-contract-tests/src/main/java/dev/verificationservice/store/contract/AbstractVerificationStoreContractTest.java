@@ -231,6 +231,13 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
     }
 
     @Nested
+    class CountedAttempts extends CountedAttemptsContract {
+        CountedAttempts() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
+
+    @Nested
     class Authenticators extends TotpContract {
         Authenticators() {
             super(AbstractVerificationStoreContractTest.this);

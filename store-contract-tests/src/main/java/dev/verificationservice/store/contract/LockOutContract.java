@@ -86,7 +86,7 @@ public abstract class LockOutContract extends ContractPart {
                 .isTrue();
         assertThat(verifyEmailCode("alice", code).valid()).isTrue();
 
-        assertThat(verification().codes().rateLimits("alice"))
+        assertThat(verification().operator().rateLimits("alice"))
                 .filteredOn(limit -> limit.action().equals("VERIFY_EMAIL_VERIFICATION"))
                 .extracting(RateLimitDecision::count).containsExactly(4L);
     }
@@ -103,7 +103,7 @@ public abstract class LockOutContract extends ContractPart {
         }
 
         // Not one of them counts as a wrong guess; wrong guesses still do, and lock out at the fifth.
-        assertThat(verification().codes().rateLimits("uma")).filteredOn(limit -> limit.action().equals(
+        assertThat(verification().operator().rateLimits("uma")).filteredOn(limit -> limit.action().equals(
                 "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(0L);
         for (int guess = 1; guess <= 4; guess++) {
             assertThat(reasonOf(verifyEmailCode("uma", wrongCode(code)))).isEqualTo(FailureReason.NOT_FOUND);
@@ -127,7 +127,7 @@ public abstract class LockOutContract extends ContractPart {
         // counted, and the user is not locked out.
         assertThat(results).filteredOn(result -> !result.valid()).extracting(ContractPart::reasonOf)
                 .hasSize(19).containsAnyOf(FailureReason.USED).doesNotContain(FailureReason.NOT_FOUND);
-        assertThat(verification().codes().rateLimits("abe")).filteredOn(limit -> limit.action().equals(
+        assertThat(verification().operator().rateLimits("abe")).filteredOn(limit -> limit.action().equals(
                 "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(0L);
         clock().advance(Duration.ofSeconds(30));
         assertThat(verifyEmailCode("abe", sendEmailCode("abe")).valid()).isTrue();

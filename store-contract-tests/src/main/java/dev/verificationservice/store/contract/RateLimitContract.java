@@ -62,8 +62,11 @@ public abstract class RateLimitContract extends ContractPart {
         sendEmailCode("hal");
         verifyEmailCode("hal", "000000");
 
-        List<RateLimitDecision> limits = verification().codes().rateLimits("hal");
-        assertThat(limits).as("send and verify of each of the four code types").hasSize(8);
+        List<RateLimitDecision> limits = verification().operator().rateLimits("hal");
+        assertThat(limits).as("send, verify and verify in a row of each of the four code types; TOTP and recovery "
+                + "codes' verify and verify in a row").hasSize(16);
+        assertThat(limits).extracting(RateLimitDecision::action)
+                .containsExactlyInAnyOrderElementsOf(verification().operator().userActions());
         assertThat(limits).filteredOn(limit -> limit.action().equals("SEND_EMAIL_VERIFICATION")).singleElement()
                 .satisfies(limit -> {
                     assertThat(limit.count()).isEqualTo(2);
@@ -74,13 +77,18 @@ public abstract class RateLimitContract extends ContractPart {
                 .extracting(RateLimitDecision::count).containsExactly(1L);
 
         clock().advance(Duration.ofMinutes(15));
-        assertThat(verification().codes().rateLimits("hal")).filteredOn(limit -> limit.action().startsWith("SEND_"))
+        assertThat(verification().operator().rateLimits("hal")).filteredOn(limit -> limit.action().startsWith("SEND_"))
                 .extracting(RateLimitDecision::count).containsOnly(0L);
         // A failure counts over the windows a live code may span: the one it happened in and the next.
-        assertThat(verification().codes().rateLimits("hal")).filteredOn(limit -> limit.action().equals(
+        assertThat(verification().operator().rateLimits("hal")).filteredOn(limit -> limit.action().equals(
                 "VERIFY_EMAIL_VERIFICATION")).extracting(RateLimitDecision::count).containsExactly(1L);
         clock().advance(Duration.ofMinutes(15));
-        assertThat(verification().codes().rateLimits("hal")).extracting(RateLimitDecision::count).containsOnly(0L);
+        assertThat(verification().operator().rateLimits("hal"))
+                .filteredOn(limit -> !limit.action().equals("VERIFY_EMAIL_VERIFICATION_CONSECUTIVE"))
+                .extracting(RateLimitDecision::count).containsOnly(0L);
+        assertThat(verification().operator().rateLimits("hal")).as("wrong answers in a row count over 30 days")
+                .filteredOn(limit -> limit.action().equals("VERIFY_EMAIL_VERIFICATION_CONSECUTIVE"))
+                .extracting(RateLimitDecision::count).containsExactly(1L);
     }
 
     @Test

@@ -57,7 +57,7 @@ public abstract class UnitOfWorkContract extends ContractPart {
     }
 
     private long count(String userId, String action) {
-        return verification().codes().rateLimits(userId).stream().filter(state -> state.action().equals(action))
+        return verification().operator().rateLimits(userId).stream().filter(state -> state.action().equals(action))
                 .mapToLong(RateLimitDecision::count).findFirst().orElseThrow();
     }
 

@@ -158,7 +158,7 @@ class IamActionsTest {
         assertThat(verification.codes().verify(VerifyRequest.link(link))).isInstanceOf(VerificationResult.Valid.class);
         assertThat(verification.codes().issue(CodeRequest.of("iam-other", CodeType.EMAIL_VERIFICATION,
                 DeliveryMethod.EMAIL, "bounce@example.com"))).isInstanceOf(IssueResult.DeliveryFailed.class);
-        verification.codes().rateLimits(user);
+        verification.operator().rateLimits(user);
 
         // Devices: registered, used, listed, revoked one by one and all at once.
         RegisteredDevice laptop = verification.devices().register(DeviceRegistration.of(user, "laptop", "WEB"));

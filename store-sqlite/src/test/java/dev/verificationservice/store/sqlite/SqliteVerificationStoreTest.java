@@ -117,11 +117,12 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
 
         // Now 12:45. The code (ttl 10:15), the 10:00 SEND window (ttl 11:15) and the resend cooldown (ttl
         // 11:00:30) are past the one-hour grace and go; the 10:00 per-target window (an hour long, ttl 12:00), the
-        // 10:45 VERIFY window (ttl 12:00) and both audit entries (90 days) stay.
+        // 10:45 VERIFY window (read by the window after it: ttl 12:15), its count in a row (30 days) and both audit
+        // entries (90 days) stay.
         clock.advance(Duration.ofHours(2));
         int swept = sqlite.sweepExpired(clock.instant());
         assertThat(swept).isEqualTo(3);
-        assertThat(allRawItems()).hasSize(4)
+        assertThat(allRawItems()).hasSize(5)
                 .noneSatisfy(item -> assertThat(item.get("codeType")).isEqualTo(CodeType.EMAIL_VERIFICATION.name()));
     }
 

@@ -1,0 +1,111 @@
+package dev.verificationservice.attempts;
+
+import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.ratelimit.RateLimiter;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One factor under the rule of {@link CountedAttempts}: its window limit ({@link #action()}) and its count of wrong
+ * answers in a row ({@link #consecutiveAction()}), per user.
+ */
+public final class CountedFactor {
+
+    private final CountedAttempts attempts;
+    private final String action;
+    private final RateLimitPolicy limit;
+    private final int lookBack;
+
+    CountedFactor(CountedAttempts attempts, String action, RateLimitPolicy limit, int lookBack) {
+        if (lookBack < 0) {
+            throw new IllegalArgumentException("lookBack must be zero or more, not " + lookBack);
+        }
+        this.attempts = attempts;
+        this.action = action;
+        this.limit = limit;
+        this.lookBack = lookBack;
+    }
+
+    /** The action of the window limit, such as {@code VERIFY_TOTP}. */
+    public String action() {
+        return action;
+    }
+
+    /** The action of the wrong answers in a row, such as {@code VERIFY_TOTP_CONSECUTIVE}. */
+    public String consecutiveAction() {
+        return action + CountedAttempts.CONSECUTIVE_SUFFIX;
+    }
+
+    public RateLimitPolicy limit() {
+        return limit;
+    }
+
+    public int lookBack() {
+        return lookBack;
+    }
+
+    /** The window limit's state for the user, counting nothing; {@code resetsAt} is when a lock-out of it ends. */
+    public RateLimitDecision windowState(String userId) {
+        return attempts.rateLimiter().currentOverWindows(userId, action, limit, lookBack);
+    }
+
+    /** The count of wrong answers in a row, counting nothing; {@code resetsAt} is when a lock-out of it ends. */
+    public RateLimitDecision consecutiveState(String userId) {
+        return attempts.rateLimiter().currentOverWindows(userId, consecutiveAction(), attempts.consecutiveLimit(),
+                CountedAttempts.CONSECUTIVE_LOOK_BACK);
+    }
+
+    /**
+     * Starts an attempt of the user, before anything is tested: its place in the window, with the count in a row read
+     * beside it (and, when that count holds something, its place there too). Refused when either limit is reached;
+     * a refused attempt holds no place.
+     */
+    public Admission begin(String userId) {
+        RateLimiter rateLimiter = attempts.rateLimiter();
+        CompletableFuture<RateLimitDecision> reading = rateLimiter.beside(() -> consecutiveState(userId));
+        RateLimitDecision place;
+        try {
+            place = rateLimiter.acquireOverWindows(userId, action, limit, lookBack);
+        } catch (RuntimeException e) {
+            reading.cancel(false);
+            throw e;
+        }
+        if (!place.allowed()) {
+            reading.cancel(false);
+            return new Admission.Refused(place);
+        }
+        RateLimitDecision inARow = RateLimiter.undoneOnFailure(() -> RateLimiter.join(reading),
+                () -> rateLimiter.release(place));
+        if (inARow.limitReached()) {
+            rateLimiter.release(place);
+            return new Admission.Refused(inARow);
+        }
+        Optional<RateLimitDecision> consecutivePlace = Optional.empty();
+        if (inARow.count() > 0) {
+            RateLimitDecision taken = RateLimiter.undoneOnFailure(() -> takeConsecutive(userId),
+                    () -> rateLimiter.release(place));
+            if (!taken.allowed()) {
+                rateLimiter.release(place);
+                return new Admission.Refused(taken);
+            }
+            consecutivePlace = Optional.of(taken);
+        }
+        return new Admission.Admitted(new Attempt(this, userId, place, inARow, consecutivePlace));
+    }
+
+    /** A place in the count of wrong answers in a row. */
+    RateLimitDecision takeConsecutive(String userId) {
+        return attempts.rateLimiter().acquireOverWindows(userId, consecutiveAction(), attempts.consecutiveLimit(),
+                CountedAttempts.CONSECUTIVE_LOOK_BACK);
+    }
+
+    CountedAttempts attempts() {
+        return attempts;
+    }
+
+    @Override
+    public String toString() {
+        return "CountedFactor[" + action + ", " + limit.limit() + " per " + limit.window() + "]";
+    }
+}
