@@ -17,15 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * docs/conformance.md's tables hold: every row has an id of its standard and a verdict; a row that says "met"
  * names the tests that prove it, each a test method of that module's sources ({@code `core: TotpTest#step…`}); a
- * setting it names is one of docs/configuration.md; a "not met" row says what to do. A row marked
- * {@value #PENDING_MARKER} may name tests of {@value #PENDING_CLASS} in {@value #PENDING_MODULE} that do not exist
- * yet, and no other missing test.
+ * setting it names is one of docs/configuration.md; a "not met" row says what to do.
  */
 class ConformanceTableTest {
-
-    static final String PENDING_MARKER = "<!-- TODO lockout tests -->";
-    static final String PENDING_MODULE = "core";
-    static final String PENDING_CLASS = "CountedAttemptTest";
 
     private static final Pattern ID = Pattern.compile("(§\\d+(\\.\\d+)+|V\\d+(\\.\\d+)+)( \\(id not verified\\))?");
     private static final Pattern VERDICT = Pattern.compile("met|not met|met with a setting: `([A-Z][A-Z0-9_]+)=[^`]+`");
@@ -71,18 +65,6 @@ class ConformanceTableTest {
     }
 
     @Test
-    void onlyTheLockoutTestsOfARowMarkedPendingMayBeMissing(@TempDir Path root) throws IOException {
-        assertThat(problemsOfTable(root,
-                "| §3.2.2 | \"…\" | met | `core: CountedAttemptTest#theHundredthWrongAnswer` " + PENDING_MARKER + " | |",
-                "| §3.2.2 | \"…\" | met | `core: CountedAttemptTest#theHundredthWrongAnswer` | |",
-                "| §3.2.2 | \"…\" | met | `core: CountedAttemptTest#x`, `core: GoneTest#anything` " + PENDING_MARKER + " | |",
-                "| §3.2.2 | \"…\" | met | `core: StepTest#stepsLastThirtySeconds` " + PENDING_MARKER + " | |"))
-                .containsExactly("line 4: core: CountedAttemptTest#theHundredthWrongAnswer is no test method of the module's sources",
-                        "line 5: core: GoneTest#anything is no test method of the module's sources",
-                        "line 6: marked " + PENDING_MARKER + " but names no test of " + PENDING_CLASS);
-    }
-
-    @Test
     void aSettingMustBeDocumentedAndANotMetRowMustSayWhatToDo(@TempDir Path root) throws IOException {
         assertThat(problemsOfTable(root,
                 "| V6.5.5 | \"…\" | met with a setting: `VERIFICATION_CODE_TTL=PT10M` | `core: StepTest#stepsLastThirtySeconds` | |",
@@ -109,24 +91,17 @@ class ConformanceTableTest {
             } else if (verdict.group(1) != null && !configuration.contains("| `" + verdict.group(1) + "` |")) {
                 problems.add(where + verdict.group(1) + " is no setting of docs/configuration.md");
             }
-            boolean pending = row.tests().contains(PENDING_MARKER);
-            boolean namesPending = false;
             int named = 0;
             Matcher test = TEST.matcher(row.tests());
             while (test.find()) {
                 named++;
-                boolean pendingTest = test.group(1).equals(PENDING_MODULE) && test.group(2).equals(PENDING_CLASS);
-                namesPending |= pendingTest;
-                if (!(pending && pendingTest) && !isTestMethod(root.resolve(test.group(1)), test.group(2), test.group(3))) {
+                if (!isTestMethod(root.resolve(test.group(1)), test.group(2), test.group(3))) {
                     problems.add(where + test.group().replace("`", "") + " is no test method of the module's sources");
                 }
             }
-            String rest = TEST.matcher(row.tests().replace(PENDING_MARKER, "")).replaceAll("");
+            String rest = TEST.matcher(row.tests()).replaceAll("");
             if (!rest.matches("[\\s,]*")) {
                 problems.add(where + "the tests cell holds more than test names: '" + rest.strip() + "'");
-            }
-            if (pending && !namesPending) {
-                problems.add(where + "marked " + PENDING_MARKER + " but names no test of " + PENDING_CLASS);
             }
             if (verdict.matches() && row.verdict().startsWith("met") && named == 0) {
                 problems.add(where + "'" + row.verdict() + "' names no test");
