@@ -142,7 +142,7 @@ class RecoveryCodeServiceTest {
     /** A window's lock-out ends with the window: a third party keeps the user out 15 minutes at a time. */
     @Test
     void aLockOutEndsWithItsWindow() {
-        String right = service.issue(USER, CLIENT).codes().get(0);
+        String right = issued(service).get(0);
         for (int attempt = 0; attempt < 5; attempt++) {
             service.verify(USER, "abcde-fghjk", CLIENT);
         }
@@ -155,7 +155,7 @@ class RecoveryCodeServiceTest {
 
     @Test
     void aWrongCodeCountsInARowAndAUsedOneDoesNot() {
-        List<String> codes = service.issue(USER, CLIENT).codes();
+        List<String> codes = issued(service);
         assertThat(service.verify(USER, codes.get(0), CLIENT).valid()).isTrue();
 
         assertThat(service.verify(USER, codes.get(0), CLIENT).valid()).isFalse();

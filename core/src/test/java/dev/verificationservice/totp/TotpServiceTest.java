@@ -261,7 +261,8 @@ class TotpServiceTest {
     @Test
     void theHundredthWrongCodeInARowClosesTheFactorUntilARecoveryCodeSucceeds() throws Exception {
         Authenticator app = enrolAndConfirm(USER);
-        List<String> recoveryCodes = service(NOW).regenerateRecoveryCodes(USER, CLIENT).orElseThrow().codes();
+        List<String> recoveryCodes = ((RecoveryCodeIssue.Issued) service(NOW).regenerateRecoveryCodes(USER, CLIENT).orElseThrow())
+                .codes().codes();
         int inARow = CountedAttempts.DEFAULT_CONSECUTIVE_LIMIT.limit();
         int perWindow = TotpPolicy.defaults().verifyLimit().limit();
         Instant at = NOW;

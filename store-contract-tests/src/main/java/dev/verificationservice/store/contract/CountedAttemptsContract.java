@@ -231,7 +231,7 @@ public abstract class CountedAttemptsContract extends ContractPart {
         Enrolment enrolment = verification().totp().enrol(userId, Optional.empty(), Optional.empty(), NONE);
         Confirmation confirmation = verification().totp().confirm(userId, enrolment.factorId(), totpNow(enrolment), NONE);
         assertThat(confirmation).isInstanceOf(Confirmation.Confirmed.class);
-        return new Factors(enrolment, ((Confirmation.Confirmed) confirmation).recoveryCodes().codes());
+        return new Factors(enrolment, ((Confirmation.Confirmed) confirmation).recoveryCodes().orElseThrow().codes());
     }
 
     /** Wrong answers in a row counted elsewhere (another instance, earlier in the window). */
