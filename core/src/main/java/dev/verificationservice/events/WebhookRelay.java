@@ -27,25 +27,27 @@ import java.util.function.Function;
  *
  * <p><b>Fan out</b> ({@link #fanOut}):
  * <ol>
- *   <li>read undelivered events from the outbox, and the endpoints;</li>
+ *   <li>read a batch of undelivered events from the outbox, and the endpoints;</li>
  *   <li>for each event, one delivery per subscribed endpoint (pending, or failed for a disabled endpoint so that a
  *   redelivery after enabling finds it), its body fixed now so that every retry signs the same bytes, each written
  *   only if absent;</li>
  *   <li>then the event's outbox attributes removed: deliveries first, so a crash between the two repeats
- *   harmlessly, and a stale event fans out to nothing new.</li>
+ *   harmlessly, and a stale event fans out to nothing new. The whole batch is one store step (on SQLite one
+ *   transaction).</li>
  * </ol>
  *
- * <p><b>Attempt a delivery</b> ({@link #attempt}):
+ * <p><b>Deliver</b> ({@link #claim}, {@link #send}, {@link #record}; {@link #attempt} makes the three for one):
  * <ol>
- *   <li>claim its lease ({@link #LEASE}, longer than a request may take) by a conditional write: still pending, due,
- *   and unleased or its lease run out. A claim that fails (a stale hint, another relay) sends nothing
+ *   <li>claim leases ({@link #LEASE}, longer than a request may take) by a conditional write each: still pending,
+ *   due, and unleased or its lease run out. A claim that fails (a stale hint, another relay) sends nothing
  *   ({@code NOT_CLAIMED});</li>
- *   <li>a deleted or disabled endpoint: the delivery is recorded failed;</li>
- *   <li>check the addresses the endpoint's name resolves to now ({@link EndpointUrls}), sign, POST;</li>
- *   <li>write the outcome (delivered, due again by the {@link RetrySchedule}, or failed, and the endpoint disabled
- *   when it answered 410 or has failed for too long) on the condition that this relay still owns the lease. When
- *   another relay took it over (the lease ran out), nothing is written and the attempt counts {@code LEASE_LOST}:
- *   the delivery may go out twice.</li>
+ *   <li>a deleted or disabled endpoint: the delivery fails at once;</li>
+ *   <li>check the addresses the endpoint's name resolves to now ({@link EndpointUrls}), sign, POST, and work out
+ *   what the answer means (delivered, due again by the {@link RetrySchedule}, or failed, and the endpoint disabled
+ *   when it answered 410 or has failed for too long);</li>
+ *   <li>write outcomes on the condition that this relay still owns each lease, in one store step with the claims of
+ *   the endpoint's next deliveries. When another relay took a lease over (it ran out), nothing is written for it and
+ *   the attempt counts {@code LEASE_LOST}: the delivery may go out twice.</li>
  * </ol>
  */
 public final class WebhookRelay {
