@@ -145,7 +145,7 @@ final class CostProbe {
     private Cost relayCost() {
         Clock clock = Clock.systemUTC();
         EndpointUrls urls = new EndpointUrls(false, AddressResolver.system());
-        Webhooks webhooks = new Webhooks(store.webhooks(), store, EncryptionKeyRing.fromBase64(
+        Webhooks webhooks = new Webhooks(store.webhooks(), EncryptionKeyRing.fromBase64(
                 List.of(EncryptionKeyRing.generateBase64Key(new SecureRandom()))), urls, new SecureTokens(), clock);
         WebhookRelay relay = new WebhookRelay(store.webhooks(), webhooks, urls,
                 (url, headers, body, timeout) -> java.util.concurrent.CompletableFuture.completedFuture(

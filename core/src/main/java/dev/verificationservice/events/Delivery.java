@@ -47,6 +47,12 @@ public record Delivery(
                 Optional.of(owner), Optional.of(until));
     }
 
+    /** The delivery as it was before its claim: its lease given back, unsent (a relay that stops). */
+    Delivery released() {
+        return new Delivery(endpointId, event, status, attempts, nextAttemptAt, lastAttemptAt, lastStatus, lastError,
+                Optional.empty(), Optional.empty());
+    }
+
     Delivery delivered(Instant at, int status) {
         return new Delivery(endpointId, event, DeliveryStatus.DELIVERED, attempts + 1, Optional.empty(),
                 Optional.of(at), Optional.of(status), Optional.empty(), Optional.empty(), Optional.empty());

@@ -1,55 +1,72 @@
 package dev.verificationservice.events;
 
 import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.InvalidInputException;
-import dev.verificationservice.validation.Inputs;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.Base64;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * An event's id ({@code webhook-id}): {@code evt_} and the base64url of the audit entry's user, time and entry id,
- * so the id names the entry (redelivery by id reads it back by key) and stays the same across retries. Only ids
- * this service could have issued are read back: anything else is refused naming {@code eventId}, so a crafted id
+ * An event's id ({@code webhook-id}): {@code evt_} and the base64url of the event's time (milliseconds, 6 bytes)
+ * followed by 16 bytes of the SHA-256 of its audit entry's key (user, time, entry id). Receivers and the proxies in
+ * between log this header, so it carries nothing personal: the digest cannot be turned back into the user id
+ * without the entry id's 64 random bits, which leave the service in no event. It is a function of the entry alone,
+ * so every retry and every repeated fan-out of the event give the same id, with no key to keep or rotate. The time
+ * lets the service find the event's delivery by key; only ids of this exact shape are read back, so a crafted id
  * never becomes a key.
  */
 public final class EventIds {
 
     public static final String PREFIX = "evt_";
-    private static final Pattern PARTS = Pattern.compile(
-            "([A-Za-z0-9._@+:-]{1,128})\\|(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z)\\|([0-9a-f]{1,64})");
+    private static final int TIME_BYTES = 6;
+    private static final int DIGEST_BYTES = 16;
+    private static final Pattern SHAPE = Pattern.compile("evt_[A-Za-z0-9_-]{30}");
 
     private EventIds() {
     }
 
-    /** Where an event id points: the audit entry's key parts. */
-    public record EventKey(String userId, Instant occurredAt, String entryId) {
+    /** Where an event id points: the event's time (a delivery's key holds it) and the id itself. */
+    public record EventKey(String eventId, Instant occurredAt) {
     }
 
     public static String of(AuditEntry entry) {
-        String text = entry.userId() + "|" + Instants.iso(entry.timestamp()) + "|" + entry.entryId();
-        return PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+        long millis = Instants.toMillis(entry.timestamp()).toEpochMilli();
+        String key = entry.userId() + "|" + Instants.iso(entry.timestamp()) + "|" + entry.entryId();
+        ByteBuffer id = ByteBuffer.allocate(TIME_BYTES + DIGEST_BYTES);
+        for (int shift = 8 * (TIME_BYTES - 1); shift >= 0; shift -= 8) {
+            id.put((byte) (millis >>> shift));
+        }
+        id.put(sha256(key.getBytes(StandardCharsets.UTF_8)), 0, DIGEST_BYTES);
+        return PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(id.array());
     }
 
     public static EventKey parse(String eventId) {
-        if (eventId != null && eventId.startsWith(PREFIX) && eventId.length() < 400) {
-            try {
-                String text = new String(Base64.getUrlDecoder().decode(eventId.substring(PREFIX.length())),
-                        StandardCharsets.UTF_8);
-                Matcher matcher = PARTS.matcher(text);
-                if (matcher.matches()) {
-                    return new EventKey(Inputs.userId(matcher.group(1)), Instant.parse(matcher.group(2)),
-                            matcher.group(3));
-                }
-            } catch (IllegalArgumentException | DateTimeParseException e) {
-                // falls through to the refusal below
-            }
+        if (eventId == null || !SHAPE.matcher(eventId).matches()) {
+            throw new InvalidInputException("eventId", "is not an event id this service issued; copy the webhook-id "
+                    + "header of a delivery, or the eventId of GET .../deliveries");
         }
-        throw new InvalidInputException("eventId", "is not an event id this service issued; copy the webhook-id "
-                + "header of a delivery, or the eventId of GET .../deliveries");
+        byte[] bytes = Base64.getUrlDecoder().decode(eventId.substring(PREFIX.length()));
+        long millis = 0;
+        for (byte b : Arrays.copyOf(bytes, TIME_BYTES)) {
+            millis = (millis << 8) | (b & 0xFF);
+        }
+        Instant occurredAt = Instant.ofEpochMilli(millis);
+        AuditLog.requireStorable("eventId", occurredAt);
+        return new EventKey(eventId, occurredAt);
+    }
+
+    private static byte[] sha256(byte[] input) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(input);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
     }
 }

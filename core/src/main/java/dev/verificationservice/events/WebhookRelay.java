@@ -9,13 +9,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -26,25 +27,27 @@ import java.util.function.Function;
  *
  * <p><b>Fan out</b> ({@link #fanOut}):
  * <ol>
- *   <li>read undelivered events from the outbox, and the endpoints;</li>
+ *   <li>read a batch of undelivered events from the outbox, and the endpoints;</li>
  *   <li>for each event, one delivery per subscribed endpoint (pending, or failed for a disabled endpoint so that a
  *   redelivery after enabling finds it), its body fixed now so that every retry signs the same bytes, each written
  *   only if absent;</li>
  *   <li>then the event's outbox attributes removed: deliveries first, so a crash between the two repeats
- *   harmlessly, and a stale event fans out to nothing new.</li>
+ *   harmlessly, and a stale event fans out to nothing new. The whole batch is one store step (on SQLite one
+ *   transaction).</li>
  * </ol>
  *
- * <p><b>Attempt a delivery</b> ({@link #attempt}):
+ * <p><b>Deliver</b> ({@link #claim}, {@link #send}, {@link #record}; {@link #attempt} makes the three for one):
  * <ol>
- *   <li>claim its lease ({@link #LEASE}, longer than a request may take) by a conditional write: still pending, due,
- *   and unleased or its lease run out. A claim that fails (a stale hint, another relay) sends nothing
+ *   <li>claim leases ({@link #LEASE}, longer than a request may take) by a conditional write each: still pending,
+ *   due, and unleased or its lease run out. A claim that fails (a stale hint, another relay) sends nothing
  *   ({@code NOT_CLAIMED});</li>
- *   <li>a deleted or disabled endpoint: the delivery is recorded failed;</li>
- *   <li>check the addresses the endpoint's name resolves to now ({@link EndpointUrls}), sign, POST;</li>
- *   <li>write the outcome (delivered, due again by the {@link RetrySchedule}, or failed, and the endpoint disabled
- *   when it answered 410 or has failed for too long) on the condition that this relay still owns the lease. When
- *   another relay took it over (the lease ran out), nothing is written and the attempt counts {@code LEASE_LOST}:
- *   the delivery may go out twice.</li>
+ *   <li>a deleted or disabled endpoint: the delivery fails at once;</li>
+ *   <li>check the addresses the endpoint's name resolves to now ({@link EndpointUrls}), sign, POST, and work out
+ *   what the answer means (delivered, due again by the {@link RetrySchedule}, or failed, and the endpoint disabled
+ *   when it answered 410 or has failed for too long);</li>
+ *   <li>write outcomes on the condition that this relay still owns each lease, in one store step with the claims of
+ *   the endpoint's next deliveries. When another relay took a lease over (it ran out), nothing is written for it and
+ *   the attempt counts {@code LEASE_LOST}: the delivery may go out twice.</li>
  * </ol>
  */
 public final class WebhookRelay {
@@ -78,7 +81,8 @@ public final class WebhookRelay {
 
     /**
      * Takes up to {@code limit} undelivered events out of the outbox, each with one delivery per subscribed endpoint
-     * (written FAILED for a disabled one, so a redelivery after enabling finds it). Answers how many it took.
+     * (written FAILED for a disabled one, so a redelivery after enabling finds it), in one store step. Answers how
+     * many it took.
      */
     public int fanOut(int limit) {
         List<AuditEntry> events = store.undeliveredEvents(limit);
@@ -87,6 +91,7 @@ public final class WebhookRelay {
         }
         List<WebhookEndpoint> endpoints = store.listEndpoints();
         Instant now = clock.instant();
+        List<WebhookRepository.FanOut> batch = new ArrayList<>();
         for (AuditEntry entry : events) {
             WebhookEvent event = WebhookEvent.of(entry);
             List<Delivery> deliveries = new ArrayList<>();
@@ -96,9 +101,15 @@ public final class WebhookRelay {
                             : Delivery.skipped(endpoint.endpointId(), event));
                 }
             }
-            store.fanOut(entry, deliveries);
+            batch.add(new WebhookRepository.FanOut(entry, deliveries));
         }
+        store.fanOut(batch);
         return events.size();
+    }
+
+    /** Calls {@code listener} when the store has written new events (see {@link WebhookRepository#onNewEvents}). */
+    public Runnable onNewEvents(Runnable listener) {
+        return store.onNewEvents(listener);
     }
 
     /** The endpoints whose due deliveries to look for, enabled or not (a disabled one's are failed by attempts). */
@@ -111,51 +122,128 @@ public final class WebhookRelay {
         return endpointIds().stream().flatMap(endpointId -> due(endpointId, perEndpoint).stream()).toList();
     }
 
-    /** Up to {@code limit} of an endpoint's deliveries due now (hints: {@link #attempt} checks them under the lease). */
+    /** Up to {@code limit} of an endpoint's deliveries due now (hints: {@link #claim} checks them under the lease). */
     public List<Delivery> due(String endpointId, int limit) {
         return store.dueDeliveries(endpointId, clock.instant(), limit);
     }
 
-    /** One attempt at a delivery: claim its lease, send it signed, write the outcome. */
+    /** One attempt at a delivery, on this thread: claim its lease, send it signed, write the outcome. */
     public DeliveryOutcome attempt(Delivery due) {
+        List<Delivery> claimed = claim(List.of(due));
+        if (claimed.isEmpty()) {
+            return DeliveryOutcome.NOT_CLAIMED;
+        }
+        Attempted attempted;
         try {
-            return attempt(due, Runnable::run).join();
+            attempted = send(claimed.get(0)).join();
         } catch (CompletionException e) {
             // The store's own exception, as the steps before the answer throw it.
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }
+        return record(List.of(attempted), List.of()).outcomes().get(0);
     }
 
     /**
-     * The same attempt without a thread waiting for the receiver: claims the lease and sends on the calling thread,
-     * then writes the outcome on {@code afterAnswer} once the answer (or its timeout) has come. The future fails
-     * only when the store does; the lease then runs out and the delivery is due again.
+     * Takes the leases of these due deliveries in one store step: the ones claimed, in order. The others (another
+     * relay has them, or they are no longer due) are counted {@link DeliveryOutcome#NOT_CLAIMED}; nothing is sent.
      */
-    public CompletableFuture<DeliveryOutcome> attempt(Delivery due, Executor afterAnswer) {
-        Instant now = clock.instant();
-        Optional<Delivery> claimed = store.claimDelivery(due, owner, now, now.plus(LEASE));
-        if (claimed.isEmpty()) {
-            return CompletableFuture.completedFuture(counted(due, DeliveryOutcome.NOT_CLAIMED));
+    public List<Delivery> claim(List<Delivery> due) {
+        if (due.isEmpty()) {
+            return List.of();
         }
-        Delivery delivery = claimed.get();
-        Optional<WebhookEndpoint> found = store.findEndpoint(delivery.endpointId());
+        Instant now = clock.instant();
+        List<Delivery> claimed = store.claimDeliveries(due, owner, now, now.plus(LEASE));
+        countUnclaimed(due, claimed);
+        return claimed;
+    }
+
+    /** Whether a claimed delivery's lease lasts at least {@code needed} from now, on this relay's clock. */
+    public boolean leaseLasts(Delivery claimed, Duration needed) {
+        Instant by = clock.instant().plus(needed);
+        return claimed.leaseUntil().map(until -> !until.isBefore(by)).orElse(false);
+    }
+
+    /** What an attempt came to, before it is written: the delivery as the outcome leaves it, and the outcome. */
+    public record Attempted(Delivery outcome, DeliveryOutcome result) {
+    }
+
+    /** What {@link #record} wrote: each attempt's outcome as counted, in order, and the deliveries it claimed. */
+    public record Recorded(List<DeliveryOutcome> outcomes, List<Delivery> claimed) {
+    }
+
+    /**
+     * Sends a delivery this relay has claimed, signed, without a thread waiting for the answer; once the answer (or
+     * its timeout) has come, works out what it means on the thread that completes it, changing the endpoint's state
+     * where it must (failing, disabled, well again). The delivery's outcome is not written here: {@link #record}
+     * writes it.
+     */
+    public CompletableFuture<Attempted> send(Delivery claimed) {
+        Instant now = clock.instant();
+        Optional<WebhookEndpoint> found = store.findEndpoint(claimed.endpointId());
         if (found.isEmpty() || !found.get().isEnabled()) {
             String why = found.isEmpty() ? "the endpoint was deleted" : "the endpoint was disabled";
-            return CompletableFuture.completedFuture(
-                    record(delivery.failed(now, Optional.empty(), why, Optional.empty()), DeliveryOutcome.FAILED));
+            return CompletableFuture.completedFuture(new Attempted(
+                    claimed.failed(now, Optional.empty(), why, Optional.empty()), DeliveryOutcome.FAILED));
         }
         WebhookEndpoint endpoint = found.get();
         Optional<String> refused = urls.checkDelivery(endpoint.url());
         if (refused.isPresent()) {
             return CompletableFuture.completedFuture(
-                    settle(endpoint, delivery, new WebhookTransport.NoAnswer(refused.get())));
+                    outcomeOf(endpoint, claimed, new WebhookTransport.NoAnswer(refused.get())));
         }
-        return send(endpoint, delivery, now).thenApplyAsync(response -> settle(endpoint, delivery, response),
-                afterAnswer);
+        return send(endpoint, claimed, now).thenApply(response -> outcomeOf(endpoint, claimed, response));
     }
 
-    /** Writes what the receiver's answer means: delivered, tried again later, or failed (and the endpoint's state). */
-    private DeliveryOutcome settle(WebhookEndpoint endpoint, Delivery delivery, WebhookTransport.Response response) {
+    /**
+     * Writes attempts' outcomes, each if this relay still holds its lease, and claims {@code next} in the same store
+     * step: outcomes and the endpoint's next deliveries share one write (on SQLite one sync). An outcome written
+     * after its lease ran out is counted {@link DeliveryOutcome#LEASE_LOST}.
+     */
+    public Recorded record(List<Attempted> attempted, List<Delivery> next) {
+        if (attempted.isEmpty() && next.isEmpty()) {
+            return new Recorded(List.of(), List.of());
+        }
+        Instant now = clock.instant();
+        WebhookRepository.Settled settled = store.recordAndClaim(
+                attempted.stream().map(Attempted::outcome).toList(), owner, next, now, now.plus(LEASE));
+        Set<String> written = new HashSet<>();
+        settled.recorded().forEach(outcome -> written.add(keyOf(outcome)));
+        List<DeliveryOutcome> outcomes = new ArrayList<>();
+        for (Attempted each : attempted) {
+            outcomes.add(counted(each.outcome(), written.contains(keyOf(each.outcome())) ? each.result()
+                    : DeliveryOutcome.LEASE_LOST));
+        }
+        countUnclaimed(next, settled.claimed());
+        return new Recorded(outcomes, settled.claimed());
+    }
+
+    /**
+     * Gives back the leases of claimed deliveries that were never sent (a runner that stops), so they are due again
+     * at once, not when their leases run out. Nothing is counted: no attempt was made.
+     */
+    public void release(List<Delivery> claimed) {
+        if (!claimed.isEmpty()) {
+            Instant now = clock.instant();
+            store.recordAndClaim(claimed.stream().map(Delivery::released).toList(), owner, List.of(), now, now);
+        }
+    }
+
+    private static String keyOf(Delivery delivery) {
+        return delivery.endpointId() + " " + delivery.eventId();
+    }
+
+    private void countUnclaimed(List<Delivery> asked, List<Delivery> claimed) {
+        Set<String> taken = new HashSet<>();
+        claimed.forEach(delivery -> taken.add(keyOf(delivery)));
+        for (Delivery delivery : asked) {
+            if (!taken.contains(keyOf(delivery))) {
+                counted(delivery, DeliveryOutcome.NOT_CLAIMED);
+            }
+        }
+    }
+
+    /** What the receiver's answer means: delivered, tried again later, or failed (and the endpoint's state). */
+    private Attempted outcomeOf(WebhookEndpoint endpoint, Delivery delivery, WebhookTransport.Response response) {
         Instant after = clock.instant();
         if (response instanceof WebhookTransport.Answered answered && answered.status() / 100 == 2) {
             if (endpoint.failingSince().isPresent()) {
@@ -163,7 +251,7 @@ public final class WebhookRelay {
                         ? Optional.of(current.withStatus(EndpointStatus.ENABLED, Optional.empty(), Optional.empty()))
                         : Optional.empty());
             }
-            return record(delivery.delivered(after, answered.status()), DeliveryOutcome.DELIVERED);
+            return new Attempted(delivery.delivered(after, answered.status()), DeliveryOutcome.DELIVERED);
         }
         Optional<Integer> status = response instanceof WebhookTransport.Answered answered
                 ? Optional.of(answered.status()) : Optional.empty();
@@ -171,12 +259,12 @@ public final class WebhookRelay {
                 .orElseGet(() -> ((WebhookTransport.NoAnswer) response).why());
         if (status.equals(Optional.of(410))) {
             disable(endpoint.endpointId(), "answered 410 Gone");
-            return record(delivery.failed(after, status, error, Optional.empty()), DeliveryOutcome.FAILED);
+            return new Attempted(delivery.failed(after, status, error, Optional.empty()), DeliveryOutcome.FAILED);
         }
         Instant failingSince = endpoint.failingSince().orElse(after);
         if (!failingSince.plus(RetrySchedule.DISABLE_AFTER).isAfter(after)) {
             disable(endpoint.endpointId(), "failed for " + RetrySchedule.DISABLE_AFTER.toDays() + " days");
-            return record(delivery.failed(after, status, error, Optional.empty()), DeliveryOutcome.FAILED);
+            return new Attempted(delivery.failed(after, status, error, Optional.empty()), DeliveryOutcome.FAILED);
         }
         if (endpoint.failingSince().isEmpty()) {
             changeEndpoint(endpoint.endpointId(), current -> current.failingSince().isEmpty()
@@ -184,7 +272,7 @@ public final class WebhookRelay {
                     : Optional.empty());
         }
         Optional<Instant> retryAt = RetrySchedule.nextAttempt(delivery.attempts() + 1, after);
-        return record(delivery.failed(after, status, error, retryAt),
+        return new Attempted(delivery.failed(after, status, error, retryAt),
                 retryAt.isPresent() ? DeliveryOutcome.RETRYING : DeliveryOutcome.FAILED);
     }
 
@@ -199,10 +287,6 @@ public final class WebhookRelay {
         headers.put("webhook-signature", WebhookSignatures.header(webhooks.signingSecrets(endpoint, now),
                 delivery.eventId(), timestamp, body));
         return transport.send(endpoint.url(), headers, body, RetrySchedule.TIMEOUT);
-    }
-
-    private DeliveryOutcome record(Delivery outcome, DeliveryOutcome result) {
-        return counted(outcome, store.recordAttempt(outcome, owner) ? result : DeliveryOutcome.LEASE_LOST);
     }
 
     private DeliveryOutcome counted(Delivery delivery, DeliveryOutcome outcome) {

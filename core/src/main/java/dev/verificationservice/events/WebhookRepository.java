@@ -2,6 +2,7 @@ package dev.verificationservice.events;
 
 import dev.verificationservice.audit.AuditEntry;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -39,11 +40,19 @@ public interface WebhookRepository {
     List<AuditEntry> undeliveredEvents(int limit);
 
     /**
-     * Writes each delivery whose item does not exist yet, then takes the entry out of the outbox (SQLite in one
-     * transaction; DynamoDB in that order, so a crash between leaves the entry in the outbox). Safe to repeat (a
-     * second relay, a stale index, a retry after a lost answer): existing deliveries are left as they are.
+     * For each event in turn, writes each of its deliveries whose item does not exist yet, then takes its entry out
+     * of the outbox (SQLite: the whole batch in one transaction; DynamoDB: in that order, so a crash between leaves
+     * the entry in the outbox). Safe to repeat (a second relay, a stale index, a retry after a lost answer):
+     * existing deliveries are left as they are.
      */
-    void fanOut(AuditEntry entry, List<Delivery> deliveries);
+    void fanOut(List<FanOut> events);
+
+    /** One event of a fan-out: its audit entry and a delivery per subscribed endpoint. */
+    record FanOut(AuditEntry entry, List<Delivery> deliveries) {
+        public FanOut {
+            deliveries = List.copyOf(deliveries);
+        }
+    }
 
     /**
      * Up to {@code limit} of one endpoint's PENDING deliveries whose next attempt is due at {@code now}, oldest
@@ -51,7 +60,8 @@ public interface WebhookRepository {
      */
     List<Delivery> dueDeliveries(String endpointId, Instant now, int limit);
 
-    Optional<Delivery> findDelivery(String endpointId, WebhookEvent event);
+    /** An endpoint's delivery of the event with this id and time, if one is kept. */
+    Optional<Delivery> findDelivery(String endpointId, Instant occurredAt, String eventId);
 
     /**
      * Takes the lease of a PENDING delivery due at {@code now}, if nobody holds it or the holder's lease ran out
@@ -59,8 +69,54 @@ public interface WebhookRepository {
      */
     Optional<Delivery> claimDelivery(Delivery delivery, String owner, Instant now, Instant leaseUntil);
 
+    /**
+     * {@link #claimDelivery} for each delivery given, in one step where the store can (SQLite: one transaction, so
+     * one sync); the deliveries claimed, in the order given.
+     */
+    default List<Delivery> claimDeliveries(List<Delivery> deliveries, String owner, Instant now, Instant leaseUntil) {
+        List<Delivery> claimed = new ArrayList<>();
+        for (Delivery delivery : deliveries) {
+            claimDelivery(delivery, owner, now, leaseUntil).ifPresent(claimed::add);
+        }
+        return claimed;
+    }
+
     /** Writes an attempt's outcome if {@code owner} still holds the lease; {@code false} when it was lost. */
     boolean recordAttempt(Delivery outcome, String owner);
+
+    /**
+     * {@link #recordAttempt} of each outcome, then {@link #claimDeliveries} of {@code next}, in one step where the
+     * store can (SQLite: one transaction, so one sync covers them all): the outcomes written (the lease was still
+     * {@code owner}'s) and the deliveries claimed, each in the order given.
+     */
+    default Settled recordAndClaim(List<Delivery> outcomes, String owner, List<Delivery> next, Instant now,
+                                   Instant leaseUntil) {
+        List<Delivery> recorded = new ArrayList<>();
+        for (Delivery outcome : outcomes) {
+            if (recordAttempt(outcome, owner)) {
+                recorded.add(outcome);
+            }
+        }
+        return new Settled(recorded, claimDeliveries(next, owner, now, leaseUntil));
+    }
+
+    /** What {@link #recordAndClaim} wrote: the outcomes (their leases were still held), and the claims. */
+    record Settled(List<Delivery> recorded, List<Delivery> claimed) {
+        public Settled {
+            recorded = List.copyOf(recorded);
+            claimed = List.copyOf(claimed);
+        }
+    }
+
+    /**
+     * Calls {@code listener} after each write that put a new event in the outbox is durable, on the store's own
+     * thread (it must return at once); the answer removes the listener. A store may call nothing, and then the poll
+     * finds new events: DynamoDB does not call, since its outbox index lags and a read at once would not find them.
+     */
+    default Runnable onNewEvents(Runnable listener) {
+        return () -> {
+        };
+    }
 
     /** Writes the delivery as given, whatever is stored (a redelivery puts it back in the outbox). */
     void putDelivery(Delivery delivery);

@@ -6,9 +6,10 @@ import java.time.Duration;
  * The relay's settings.
  *
  * @param allowPrivateAddresses  deliver to loopback, private and link-local addresses too (an internal receiver)
- * @param workers                threads sending requests, across all endpoints
- * @param perEndpointConcurrency requests in flight to one endpoint at most, so one slow endpoint holds at most this
- *                               many workers and never all of them
+ * @param workers                threads that write outcomes and claim deliveries (each endpoint's store steps),
+ *                               across all endpoints; none waits for a receiver's answer
+ * @param perEndpointConcurrency requests in flight to one endpoint at most: an endpoint is sent to at most this many
+ *                               requests per round trip of its receiver
  * @param pollInterval           how often the relay looks for undelivered events and due retries
  * @param batchSize              events and deliveries read per look
  */
@@ -25,6 +26,6 @@ public record WebhookSettings(boolean allowPrivateAddresses, int workers, int pe
     }
 
     public static WebhookSettings defaults() {
-        return new WebhookSettings(false, 8, 2, Duration.ofSeconds(1), 100);
+        return new WebhookSettings(false, 8, 8, Duration.ofSeconds(1), 100);
     }
 }

@@ -2,7 +2,6 @@ package dev.verificationservice.events;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditLog;
-import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.security.SecureTokens;
@@ -37,16 +36,14 @@ public final class Webhooks {
     private static final int MAX_UPDATE_ATTEMPTS = 5;
 
     private final WebhookRepository store;
-    private final AuditRepository audit;
     private final EncryptionKeyRing keys;
     private final EndpointUrls urls;
     private final SecureTokens tokens;
     private final Clock clock;
 
-    public Webhooks(WebhookRepository store, AuditRepository audit, EncryptionKeyRing keys, EndpointUrls urls,
+    public Webhooks(WebhookRepository store, EncryptionKeyRing keys, EndpointUrls urls,
                     SecureTokens tokens, Clock clock) {
         this.store = store;
-        this.audit = audit;
         this.keys = keys;
         this.urls = urls;
         this.tokens = tokens;
@@ -166,20 +163,21 @@ public final class Webhooks {
 
     /**
      * Sends one event to the endpoint again; also an event it never had a delivery of (registered later, or not
-     * subscribed then), as long as the audit entry is still retained.
+     * subscribed then), as long as another endpoint's delivery of it is still kept: an event id names no user, so a
+     * delivery, which holds the event as sent, is where it is found.
      */
     public Delivery redeliver(String endpointId, String eventId) {
         WebhookEndpoint endpoint = get(endpointId);
         EventIds.EventKey key = EventIds.parse(eventId);
         Instant now = clock.instant();
-        WebhookEvent event = audit.queryAudit(key.userId(), key.occurredAt(), key.occurredAt(), Optional.empty(),
-                        ENTRIES_PER_MILLISECOND, now).stream()
-                .filter(entry -> entry.entryId().equals(key.entryId()))
-                .findFirst().map(WebhookEvent::of)
-                .orElseThrow(() -> new InvalidInputException("eventId", "names no event that is still retained"));
-        Delivery again = store.findDelivery(endpoint.endpointId(), event)
+        Delivery again = store.findDelivery(endpoint.endpointId(), key.occurredAt(), key.eventId())
                 .map(existing -> existing.redelivered(now))
-                .orElse(Delivery.pending(endpoint.endpointId(), event, now));
+                .or(() -> store.listEndpoints().stream()
+                        .map(other -> store.findDelivery(other.endpointId(), key.occurredAt(), key.eventId()))
+                        .flatMap(Optional::stream).findFirst()
+                        .map(elsewhere -> Delivery.pending(endpoint.endpointId(), elsewhere.event(), now)))
+                .orElseThrow(() -> new InvalidInputException("eventId", "names no event of which a delivery is "
+                        + "still kept"));
         store.putDelivery(again);
         return again;
     }
@@ -191,13 +189,10 @@ public final class Webhooks {
     public List<Delivery> deliveriesOf(AuditEntry entry) {
         WebhookEvent event = WebhookEvent.of(entry);
         return store.listEndpoints().stream()
-                .map(endpoint -> store.findDelivery(endpoint.endpointId(), event))
+                .map(endpoint -> store.findDelivery(endpoint.endpointId(), event.occurredAt(), event.eventId()))
                 .flatMap(Optional::stream)
                 .toList();
     }
-
-    /** How many entries of one user in one millisecond a lookup by event id reads through. */
-    private static final int ENTRIES_PER_MILLISECOND = 100;
 
     private WebhookEndpoint update(String endpointId, UnaryOperator<WebhookEndpoint> change) {
         for (int attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {

@@ -24,25 +24,48 @@ class EventIdsTest {
             Optional.empty(), Optional.empty());
 
     @Test
-    void anEventIdNamesItsAuditEntry() {
-        EventIds.EventKey key = EventIds.parse(EventIds.of(ENTRY));
+    void anEventIdNamesItsTimeAndNothingOfItsUser() {
+        String id = EventIds.of(ENTRY);
 
-        assertThat(key).isEqualTo(new EventIds.EventKey(ENTRY.userId(), ENTRY.timestamp(), ENTRY.entryId()));
+        assertThat(EventIds.parse(id)).isEqualTo(new EventIds.EventKey(id, ENTRY.timestamp()));
+        assertThat(id).matches("evt_[A-Za-z0-9_-]{30}").doesNotContainIgnoringCase("user")
+                .doesNotContain(base64("user@example.com")).doesNotContain(ENTRY.entryId());
+        assertThat(new String(Base64.getUrlDecoder().decode(id.substring(4)), StandardCharsets.ISO_8859_1))
+                .doesNotContain("user", "example", ENTRY.entryId());
+        assertThat(EventIds.of(ENTRY)).as("a function of the entry alone").isEqualTo(id);
+    }
+
+    @Test
+    void entriesThatDifferOnlyInTheirUserHaveDifferentIds() {
+        AuditEntry other = new AuditEntry("user@example.org", ENTRY.timestamp(), ENTRY.entryId(), ENTRY.eventType(),
+                ENTRY.details(), ENTRY.ipAddress(), ENTRY.userAgent(), ENTRY.deviceId(), ENTRY.success(),
+                ENTRY.failureReason(), ENTRY.expiresAt());
+
+        assertThat(EventIds.of(other)).isNotEqualTo(EventIds.of(ENTRY));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"evt_", "msg_abc", "evt_!!!!", "evt_dXNlciNQSyMxfDIwMjYtMTEtMzBUMTA6MDA6MDAuMDAwWnwwMGZm"})
+    @ValueSource(strings = {"evt_", "msg_abc", "evt_!!!!", "evt_dXNlciNQSyMxfDIwMjYtMTEtMzBUMTA6MDA6MDAuMDAwWnwwMGZm",
+            // the readable form of earlier versions: base64url of user, time and entry id
+            "evt_dXNlckBleGFtcGxlLmNvbXwyMDI2LTExLTMwVDEwOjAwOjAwLjEyM1p8MDAwMDAwMDAwMDAxNjhhZDYyYzc4Y2JjOTIxMg",
+            "evt_AZTcAAAAAAAAAAAAAAAAAAAAAAAAA#", "evt_AZTcAAAAAAAAAAAAAAAAAAAAAAAAAAA"})
     void anythingElseIsRefusedNamingEventId(String forged) {
         assertThatThrownBy(() -> EventIds.parse(forged)).isInstanceOfSatisfying(InvalidInputException.class,
                 e -> assertThat(e.field()).isEqualTo("eventId"));
     }
 
     @Test
-    void anIdWhoseUserWouldForgeAKeyIsRefused() {
-        String forged = "evt_" + Base64.getUrlEncoder().withoutPadding().encodeToString(
-                "u#AUDIT#x|2026-11-30T10:00:00.000Z|00ff".getBytes(StandardCharsets.UTF_8));
+    void anIdWhoseTimeNoEntryCanHaveIsRefused() {
+        String beyond = "evt_" + Base64.getUrlEncoder().withoutPadding().encodeToString(new byte[] {
+                (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
 
-        assertThatThrownBy(() -> EventIds.parse(forged)).isInstanceOf(InvalidInputException.class);
+        assertThatThrownBy(() -> EventIds.parse(beyond)).isInstanceOfSatisfying(InvalidInputException.class,
+                e -> assertThat(e.field()).isEqualTo("eventId"));
+    }
+
+    private static String base64(String text) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -21,12 +21,14 @@ import java.util.stream.Stream;
  * <p><b>Algorithm.</b>
  * <ol>
  *   <li>Endpoints by id; a replacement is written only while the stored version is the expected one.</li>
- *   <li>Fan-out: each delivery not stored yet is stored (an existing one is left as it is), then the entry is marked
- *   delivered; repeated, it changes nothing.</li>
+ *   <li>Fan-out, event after event of a batch, under one hold of the lock: each delivery not stored yet is stored
+ *   (an existing one is left as it is), then the entry is marked delivered; repeated, it changes nothing.</li>
  *   <li>Due deliveries: one endpoint's PENDING deliveries whose next attempt (to the millisecond) is not after
  *   {@code now}, by that time.</li>
  *   <li>Claim: only a PENDING delivery, due at {@code now}, with no lease or a lease ended before {@code now}, is
- *   leased to the owner. An attempt's outcome is written only while the owner still holds the lease.</li>
+ *   leased to the owner. An attempt's outcome is written only while the owner still holds the lease. Claims of a
+ *   batch, and outcomes with the next claims, under one hold of the lock.</li>
+ *   <li>New events: no call to a listener; the relay's poll finds them.</li>
  *   <li>Listing: an endpoint's deliveries of events in {@code [from, to]}, newest event first.</li>
  * </ol>
  */
@@ -105,10 +107,12 @@ final class MemoryWebhooks implements WebhookRepository {
     }
 
     @Override
-    public void fanOut(AuditEntry entry, List<Delivery> fannedOut) {
+    public void fanOut(List<FanOut> events) {
         synchronized (lock) {
-            fannedOut.forEach(delivery -> deliveries.putIfAbsent(Key.of(delivery), delivery));
-            audit.markDelivered(entry);
+            for (FanOut event : events) {
+                event.deliveries().forEach(delivery -> deliveries.putIfAbsent(Key.of(delivery), delivery));
+                audit.markDelivered(event.entry());
+            }
         }
     }
 
@@ -131,9 +135,9 @@ final class MemoryWebhooks implements WebhookRepository {
     }
 
     @Override
-    public Optional<Delivery> findDelivery(String endpointId, WebhookEvent event) {
+    public Optional<Delivery> findDelivery(String endpointId, Instant occurredAt, String eventId) {
         synchronized (lock) {
-            return Optional.ofNullable(deliveries.get(Key.of(endpointId, event)));
+            return Optional.ofNullable(deliveries.get(new Key(endpointId, Instants.toMillis(occurredAt), eventId)));
         }
     }
 
@@ -147,6 +151,21 @@ final class MemoryWebhooks implements WebhookRepository {
                     .map(current -> current.leasedTo(owner, leaseUntil));
             claimed.ifPresent(this::putDelivery);
             return claimed;
+        }
+    }
+
+    @Override
+    public List<Delivery> claimDeliveries(List<Delivery> due, String owner, Instant now, Instant leaseUntil) {
+        synchronized (lock) {
+            return WebhookRepository.super.claimDeliveries(due, owner, now, leaseUntil);
+        }
+    }
+
+    @Override
+    public Settled recordAndClaim(List<Delivery> outcomes, String owner, List<Delivery> next, Instant now,
+                                  Instant leaseUntil) {
+        synchronized (lock) {
+            return WebhookRepository.super.recordAndClaim(outcomes, owner, next, now, leaseUntil);
         }
     }
 

@@ -121,7 +121,8 @@ public class WebhooksController {
 
     public record WebhookRedeliverBody(@Schema(description = "With 'to': every delivery of events in [from, to]") String from,
                                 String to,
-                                @Schema(description = "Instead of from/to: one event, also one the endpoint never had")
+                                @Schema(description = "Instead of from/to: one event by its webhook-id, also one the "
+                                        + "endpoint never had while another endpoint's delivery of it is kept")
                                 String eventId) {
     }
 

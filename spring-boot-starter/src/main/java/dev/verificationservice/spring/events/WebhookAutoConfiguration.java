@@ -82,7 +82,7 @@ public class WebhookAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Webhooks webhooks(VerificationStore store, EncryptionKeyRing keys, EndpointUrls urls, Clock clock) {
-        return new Webhooks(store.webhooks(), store, keys, urls, new SecureTokens(), clock);
+        return new Webhooks(store.webhooks(), keys, urls, new SecureTokens(), clock);
     }
 
     @Bean

@@ -14,8 +14,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                               them); {@code true} requires the keys there; {@code false} runs no relay
  * @param allowPrivateAddresses  deliver to loopback, private and link-local addresses too (an internal receiver);
  *                               off, only public addresses and http(s)://localhost are accepted
- * @param workers                threads sending webhook requests, across all endpoints
- * @param perEndpointConcurrency requests in flight to one endpoint at most (a slow endpoint holds no more workers)
+ * @param workers                threads that write outcomes and claim deliveries, across all endpoints
+ * @param perEndpointConcurrency requests in flight to one endpoint at most
  * @param pollInterval           how often the relay looks for undelivered events and due retries
  * @param batchSize              events and deliveries read per look
  */
@@ -23,7 +23,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record WebhookProperties(@DefaultValue("auto") String enabled,
                                 @DefaultValue("false") boolean allowPrivateAddresses,
                                 @DefaultValue("8") int workers,
-                                @DefaultValue("2") int perEndpointConcurrency,
+                                @DefaultValue("8") int perEndpointConcurrency,
                                 @DefaultValue("PT1S") Duration pollInterval,
                                 @DefaultValue("100") int batchSize) {
 
@@ -34,7 +34,7 @@ public record WebhookProperties(@DefaultValue("auto") String enabled,
         } catch (IllegalArgumentException e) {
             throw new StartupException("The webhook relay's settings are not usable: " + e.getMessage() + ".",
                     "Set VERIFICATION_WEBHOOKS_WORKERS, VERIFICATION_WEBHOOKS_PER_ENDPOINT_CONCURRENCY and "
-                            + "VERIFICATION_WEBHOOKS_BATCH_SIZE to 1 or more (defaults 8, 2, 100), and "
+                            + "VERIFICATION_WEBHOOKS_BATCH_SIZE to 1 or more (defaults 8, 8, 100), and "
                             + "VERIFICATION_WEBHOOKS_POLL_INTERVAL to a positive duration such as PT1S.", e);
         }
     }

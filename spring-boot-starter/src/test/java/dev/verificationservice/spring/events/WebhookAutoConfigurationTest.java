@@ -68,6 +68,14 @@ class WebhookAutoConfigurationTest {
     }
 
     @Test
+    void theStartersDefaultsAreTheRelaysOwn() {
+        WebhookProperties bound = new Binder(new MapConfigurationPropertySource(Map.of()))
+                .bindOrCreate("verification.webhooks", WebhookProperties.class);
+
+        assertThat(bound.settings()).isEqualTo(dev.verificationservice.events.WebhookSettings.defaults());
+    }
+
+    @Test
     void onDynamoDbWithoutEncryptionKeysTheRelayIsOffSoAnUpgradeStartsUnchanged() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(WebhookAutoConfiguration.class))

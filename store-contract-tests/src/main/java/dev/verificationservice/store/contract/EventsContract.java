@@ -62,7 +62,7 @@ public abstract class EventsContract extends ContractPart {
         byte[] key = new byte[EncryptionKeyRing.KEY_BYTES];
         RANDOM.nextBytes(key);
         urls = new EndpointUrls(false, AddressResolver.system());
-        webhooks = new Webhooks(store().webhooks(), store(), EncryptionKeyRing.ofKeys(List.of(key)), urls,
+        webhooks = new Webhooks(store().webhooks(), EncryptionKeyRing.ofKeys(List.of(key)), urls,
                 new SecureTokens(), clock());
     }
 
@@ -122,7 +122,8 @@ public abstract class EventsContract extends ContractPart {
         assertThat(request.contentType()).isEqualTo("application/json");
         assertThat(request.bodyText()).startsWith("{\"type\":\"code.sent\",\"timestamp\":\"")
                 .contains("\"userId\":\"ann\"").doesNotContain(latestCode()).doesNotContain("ann@example.com");
-        assertThat(EventIds.parse(request.id()).userId()).isEqualTo("ann");
+        assertThat(request.id()).isEqualTo(EventIds.of(verification().audit().query("ann", Optional.empty(),
+                Optional.empty(), Optional.empty(), Optional.empty()).entries().get(0)));
         List<Delivery> deliveries = webhooks.deliveries(endpoint.endpoint().endpointId(), Optional.empty(),
                 Optional.empty(), Optional.empty());
         assertThat(deliveries).singleElement().satisfies(delivery -> {
@@ -236,12 +237,61 @@ public abstract class EventsContract extends ContractPart {
         assertThat(verifies(rotated, after)).isTrue();
     }
 
+    /**
+     * Receivers and the proxies before them log {@code webhook-id}: it holds nothing of the user, in any encoding, and
+     * is the same on every attempt and in the operator's listing, which is what a receiver drops duplicates by.
+     */
+    @Test
+    void theEventIdNamesNoUserAndIsTheSameOnEveryRetry() {
+        WebhookReceiver receiver = receiver().answering(503);
+        String endpointId = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint()
+                .endpointId();
+        String user = "quinn.opaque@example.com";
+        verification().audit().recordSuccess(user, AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none());
+
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.RETRYING);
+        clock().advance(RetrySchedule.DELAYS.get(0));
+        assertThat(relayAll(relay("other"))).containsExactly(DeliveryOutcome.DELIVERED);
+
+        assertThat(receiver.received()).hasSize(2);
+        String id = receiver.received().get(0).id();
+        assertThat(receiver.received().get(1).id()).as("the retry's id").isEqualTo(id);
+        assertThat(webhooks.deliveries(endpointId, Optional.empty(), Optional.empty(), Optional.empty()))
+                .extracting(Delivery::eventId).containsExactly(id);
+        assertThat(id).startsWith(EventIds.PREFIX);
+        assertThat(revealed(id)).noneSatisfy(text -> assertThat(text).containsIgnoringCase("quinn"))
+                .noneSatisfy(text -> assertThat(text).containsIgnoringCase("example"));
+    }
+
+    /** The id as text, and every way it could carry text: base64url or base64 from each of the first offsets. */
+    private static List<String> revealed(String id) {
+        List<String> forms = new ArrayList<>(List.of(id));
+        String encoded = id.substring(EventIds.PREFIX.length());
+        for (int offset = 0; offset < 4; offset++) {
+            String part = encoded.substring(offset);
+            part = part.substring(0, part.length() - part.length() % 4);
+            for (java.util.Base64.Decoder decoder : List.of(java.util.Base64.getUrlDecoder(),
+                    java.util.Base64.getDecoder())) {
+                try {
+                    forms.add(new String(decoder.decode(part), java.nio.charset.StandardCharsets.ISO_8859_1));
+                } catch (IllegalArgumentException notThisAlphabet) {
+                    // not text in this encoding
+                }
+            }
+        }
+        return forms;
+    }
+
     @Test
     void oneEventIsRedeliveredByItsIdAlsoToAnEndpointRegisteredAfterIt() {
+        String unsent = EventIds.of(verification().audit().recordSuccess("kai", AuditEventType.DEVICE_REVOKED,
+                Map.of(), ClientContext.none()));
+        relayAll(relay("one"));
+        WebhookReceiver first = receiver();
+        webhooks.register(first.url().toString(), List.of(), Optional.empty());
         sendEmailCode("kai");
         relayAll(relay("one"));
-        String eventId = EventIds.of(verification().audit().query("kai", Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty()).entries().get(0));
+        String eventId = first.received().get(0).id();
         WebhookReceiver receiver = receiver();
         String id = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint().endpointId();
 
@@ -251,8 +301,60 @@ public abstract class EventsContract extends ContractPart {
         assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
 
         assertThat(receiver.received()).extracting(WebhookReceiver.Received::id).containsExactly(eventId, eventId);
+        assertThat(receiver.received()).extracting(WebhookReceiver.Received::bodyText)
+                .containsOnly(first.received().get(0).bodyText());
+        assertField(() -> webhooks.redeliver(id, unsent), "eventId");
         assertField(() -> webhooks.redeliver(id, "evt_" + eventId.substring(5, 12)), "eventId");
         assertField(() -> webhooks.redeliver("ep_PK#x", eventId), "endpointId");
+    }
+
+    /**
+     * Outcomes and the claims of the endpoint's next deliveries are written in one store step, each under its own
+     * condition: an outcome whose lease was lost is not written, and only due, unleased deliveries are claimed. A
+     * claim given back unsent is due again at once.
+     */
+    @Test
+    void outcomesAreWrittenWithTheNextClaimsEachUnderItsOwnCondition() {
+        WebhookReceiver receiver = receiver();
+        String endpointId = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint()
+                .endpointId();
+        for (int i = 0; i < 5; i++) {
+            verification().audit().recordSuccess("next-" + i, AuditEventType.DEVICE_REVOKED, Map.of(),
+                    ClientContext.none());
+        }
+        WebhookRelay one = relay("one");
+        WebhookRelay other = relay("other");
+        indexCatchesUp();
+        assertThat(one.fanOut(100)).isEqualTo(5);
+        indexCatchesUp();
+        List<Delivery> due = one.due(endpointId, 10);
+        assertThat(due).hasSize(5);
+        List<Delivery> mine = one.claim(due.subList(0, 3));
+        assertThat(mine).hasSize(3);
+        assertThat(other.claim(due.subList(2, 3))).as("leased to the first relay").isEmpty();
+
+        WebhookRelay.Attempted first = one.send(mine.get(0)).join();
+        WebhookRelay.Attempted second = one.send(mine.get(1)).join();
+        clock().advance(WebhookRelay.LEASE.plusSeconds(1));
+        assertThat(other.claim(List.of(due.get(1), due.get(3)))).as("the second's lease ran out").hasSize(2);
+        WebhookRelay.Recorded recorded = one.record(List.of(first, second), due.subList(2, 5));
+        assertThat(recorded.outcomes()).containsExactly(DeliveryOutcome.DELIVERED, DeliveryOutcome.LEASE_LOST);
+        assertThat(recorded.claimed()).as("its own expired lease and the free one; not the other relay's")
+                .extracting(Delivery::eventId).containsExactly(due.get(2).eventId(), due.get(4).eventId());
+
+        one.release(recorded.claimed());
+        assertThat(other.claim(recorded.claimed())).as("given back, due at once").hasSize(2);
+        assertThat(status(endpointId, due.get(0))).isEqualTo(DeliveryStatus.DELIVERED);
+        assertThat(store().webhooks().findDelivery(endpointId, due.get(1).event().occurredAt(), due.get(1).eventId()))
+                .hasValueSatisfying(delivery -> {
+                    assertThat(delivery.status()).isEqualTo(DeliveryStatus.PENDING);
+                    assertThat(delivery.leaseOwner()).contains("other");
+                });
+    }
+
+    private DeliveryStatus status(String endpointId, Delivery delivery) {
+        return store().webhooks().findDelivery(endpointId, delivery.event().occurredAt(), delivery.eventId())
+                .orElseThrow().status();
     }
 
     @Test

@@ -9,7 +9,6 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.DeliveryStatus;
 import dev.verificationservice.events.WebhookEndpoint;
-import dev.verificationservice.events.WebhookEvent;
 import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.table.EventItems;
 import dev.verificationservice.table.ItemAttributes;
@@ -28,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.Select;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -42,11 +42,18 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   <li>undelivered events: Query the index, each of the {@value TableKeys#OUTBOX_SHARDS} shard partitions, oldest
  *   first; due deliveries: Query the endpoint's own partition ({@code OUTBOXSK <= :now}), oldest first. The index
  *   lags: what it answers is a hint, and every decision is a conditional write on the table;</li>
- *   <li>fan-out: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an existing one is left as it is),
- *   then UpdateItem REMOVE of the entry's outbox attributes on {@code attribute_exists(PK)}. Deliveries go first:
- *   a crash between the two leaves the entry in the outbox and the next fan-out repeats harmlessly;</li>
+ *   <li>fan-out, event after event of the batch: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an
+ *   existing one is left as it is), then UpdateItem REMOVE of the entry's outbox attributes on
+ *   {@code attribute_exists(PK)}. Deliveries go first: a crash between the two leaves the entry in the outbox and
+ *   the next fan-out repeats harmlessly;</li>
  *   <li>claim: UpdateItem SET lease on {@value #CLAIMABLE}, answering ALL_NEW; outcome: PutItem of the delivery
- *   on {@value #LEASE_HELD} (a PENDING outcome carries its new outbox key, a final one none, leaving the index);</li>
+ *   on {@value #LEASE_HELD} (a PENDING outcome carries its new outbox key, a final one none, leaving the index).
+ *   A refused one that the item shows as this relay's own (the SDK resent it after a lost answer: the same lease,
+ *   the same outcome) counts as done;
+ *   claims of a batch, and an outcome with the next claims, are these requests one after another (the SPI's
+ *   defaults): DynamoDB has no sync to share, and a transaction would cost twice the write units;</li>
+ *   <li>no listener for new events: the index lags, so a read right after the write would not find them; the
+ *   poll does;</li>
  *   <li>endpoints: the partition {@code WEBHOOKS}, read consistently; a change is a PutItem on {@value #SAME_VERSION}.</li>
  * </ul>
  */
@@ -120,18 +127,22 @@ final class DynamoDbWebhooks implements WebhookRepository {
     }
 
     @Override
-    public void fanOut(AuditEntry entry, List<Delivery> deliveries) {
-        for (Delivery delivery : deliveries) {
-            table.putIfNew(EventItems.deliveryItem(delivery), EventItems.deliveryKey(delivery), AccessPattern.FAN_OUT);
+    public void fanOut(List<FanOut> events) {
+        for (FanOut event : events) {
+            for (Delivery delivery : event.deliveries()) {
+                table.putIfNew(EventItems.deliveryItem(delivery), EventItems.deliveryKey(delivery),
+                        AccessPattern.FAN_OUT);
+            }
+            AuditEntry entry = event.entry();
+            TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
+            table.updateUnlessConditionFails(UpdateItemRequest.builder()
+                    .tableName(table.tableName)
+                    .key(DynamoDbTable.keyOf(key))
+                    .updateExpression("REMOVE OUTBOXPK, OUTBOXSK")
+                    .conditionExpression("attribute_exists(PK)")
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                    .build(), AccessPattern.FAN_OUT, "take an event out of the outbox");
         }
-        TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
-        table.updateUnlessConditionFails(UpdateItemRequest.builder()
-                .tableName(table.tableName)
-                .key(DynamoDbTable.keyOf(key))
-                .updateExpression("REMOVE OUTBOXPK, OUTBOXSK")
-                .conditionExpression("attribute_exists(PK)")
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .build(), AccessPattern.FAN_OUT, "take an event out of the outbox");
     }
 
     @Override
@@ -155,8 +166,8 @@ final class DynamoDbWebhooks implements WebhookRepository {
     }
 
     @Override
-    public Optional<Delivery> findDelivery(String endpointId, WebhookEvent event) {
-        return table.getItem(TableKeys.delivery(endpointId, event.occurredAt(), event.eventId()),
+    public Optional<Delivery> findDelivery(String endpointId, Instant occurredAt, String eventId) {
+        return table.getItem(TableKeys.delivery(endpointId, occurredAt, eventId),
                 AccessPattern.DELIVERY).map(EventItems::delivery);
     }
 
@@ -173,18 +184,43 @@ final class DynamoDbWebhooks implements WebhookRepository {
                 .expressionAttributeValues(Map.of(":pending", s(DeliveryStatus.PENDING.name()),
                         ":now", n(now.toEpochMilli()), ":owner", s(owner), ":until", n(leaseUntil.toEpochMilli())))
                 .returnValues(ReturnValue.ALL_NEW)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
-        // A refused claim needs no read: another relay has it, or it is done, or not due yet.
+        // Refused: another relay has it, it is done or not due yet, or this very claim was retried after its answer
+        // was lost (the lease is this owner's, to the millisecond), which is claimed all the same.
         return table.conditionalUpdate(request, key, AccessPattern.DELIVERY,
-                item -> Optional.of(EventItems.delivery(item)), refused -> Optional.empty());
+                item -> Optional.of(EventItems.delivery(item)), refused -> refused.map(EventItems::delivery)
+                        .filter(stored -> stored.status() == DeliveryStatus.PENDING
+                                && stored.leaseOwner().equals(Optional.of(owner))
+                                && stored.leaseUntil().map(Instant::toEpochMilli)
+                                .equals(Optional.of(leaseUntil.toEpochMilli()))));
     }
 
     @Override
     public boolean recordAttempt(Delivery outcome, String owner) {
-        return conditionalPut(EventItems.deliveryItem(outcome), LEASE_HELD,
-                Map.of("#owner", ItemAttributes.LEASE_OWNER), Map.of(":owner", s(owner)),
-                AccessPattern.DELIVERY, "record a webhook delivery attempt");
+        Map<String, Object> item = EventItems.deliveryItem(outcome);
+        try {
+            var response = table.client.putItem(request -> request
+                    .tableName(table.tableName)
+                    .item(DynamoDbItems.toAttributeValues(item))
+                    .conditionExpression(LEASE_HELD)
+                    .expressionAttributeNames(Map.of("#owner", ItemAttributes.LEASE_OWNER))
+                    .expressionAttributeValues(Map.of(":owner", s(owner)))
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+            table.capacity.record(AccessPattern.DELIVERY, WRITE, response.consumedCapacity());
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            table.capacity.record(AccessPattern.DELIVERY, WRITE, List.of());
+            // The lease was lost, or this very outcome was written by a first try whose answer was lost.
+            Optional<Map<String, Object>> stored = e.hasItem() && !e.item().isEmpty()
+                    ? Optional.of(DynamoDbItems.fromAttributeValues(e.item()))
+                    : table.getItem(EventItems.deliveryKey(outcome), AccessPattern.DELIVERY);
+            return stored.map(EventItems::delivery).equals(Optional.of(EventItems.delivery(item)));
+        } catch (SdkException e) {
+            throw table.failure("record a webhook delivery attempt", e);
+        }
     }
 
     @Override

@@ -115,6 +115,11 @@ final class GroupCommitWriter implements AutoCloseable {
     private boolean unitRunning;
     /** The writer's connection as a unit's steps read through it: closing it does nothing. */
     private final Connection unitConnection;
+    /** The transaction whose body runs now: read and written on the writer's thread only. */
+    private Job<?> current;
+    /** Runs once a batch holding a marked transaction is durable (see {@link #mark}). */
+    private volatile Runnable afterMarked = () -> {
+    };
 
     private static final class Job<T> {
         final String what;
@@ -123,6 +128,8 @@ final class GroupCommitWriter implements AutoCloseable {
         final CompletableFuture<T> outcome = new CompletableFuture<>();
         T result;
         Throwable failure;
+        /** Whether its body asked for {@link #afterMarked} once it is durable ({@link #mark}). */
+        boolean marked;
 
         Job(String what, Body<T> body) {
             this.what = what;
@@ -204,6 +211,21 @@ final class GroupCommitWriter implements AutoCloseable {
                 unitRunning = false;
             }
         });
+    }
+
+    /**
+     * Called by a body: once its transaction is durable, and before its caller is answered, the listener of
+     * {@link #afterMarkedDurable} runs (on the writer's or the syncer's thread). A body that fails leaves no mark.
+     */
+    void mark() {
+        if (Thread.currentThread() == thread && current != null) {
+            current.marked = true;
+        }
+    }
+
+    /** What runs after a batch with a marked transaction is durable; it must return at once. */
+    void afterMarkedDurable(Runnable listener) {
+        afterMarked = listener;
     }
 
     /** Whether the calling thread is the writer's, running a unit: its store calls are the unit's steps. */
@@ -439,6 +461,10 @@ final class GroupCommitWriter implements AutoCloseable {
         try {
             durability.force();
             syncs.incrementAndGet();
+            // Before the answers: a caller that has its answer knows the listener has run.
+            if (committed.stream().anyMatch(job -> job.marked && job.failure == null)) {
+                notifyMarked();
+            }
             committed.forEach(Job::deliver);
         } catch (IOException | RuntimeException e) {
             LOG.error("The embedded store could not force its write-ahead log to disk: {}", e.toString());
@@ -455,15 +481,27 @@ final class GroupCommitWriter implements AutoCloseable {
         }
     }
 
+    private void notifyMarked() {
+        try {
+            afterMarked.run();
+        } catch (RuntimeException e) {
+            LOG.warn("A listener of the embedded store's writes failed: {}", e.toString());
+        }
+    }
+
     /** Runs one body in a savepoint; its own failure is kept for it and undone. A failing savepoint fails the batch. */
     private <T> void runInSavepoint(Job<T> job) throws SQLException {
         execute("SAVEPOINT job");
+        current = job;
         try {
             job.result = job.body.run(connection);
         } catch (SQLException | RuntimeException e) {
             job.failure = e instanceof SQLException sql
                     ? SqliteTable.failure(job.what, sql) : e;
+            job.marked = false;
             execute("ROLLBACK TO job");
+        } finally {
+            current = null;
         }
         execute("RELEASE job");
     }

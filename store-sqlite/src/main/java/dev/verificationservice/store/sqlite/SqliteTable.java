@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
@@ -81,6 +82,7 @@ final class SqliteTable implements AutoCloseable {
     private static final ObjectWriter ITEM_WRITER = JSON.writerFor(new TypeReference<Map<String, Object>>() {
     });
     private final GroupCommitWriter writer;
+    private final List<Runnable> eventListeners = new CopyOnWriteArrayList<>();
 
     private SqliteTable(Path databaseFile, Duration lockWait) {
         SQLiteConfig config = new SQLiteConfig();
@@ -124,6 +126,7 @@ final class SqliteTable implements AutoCloseable {
             }
             this.writer = new GroupCommitWriter(writerConnection, lockWait, "verification-sqlite-writer",
                     new WriteAheadLog(databaseFile));
+            writer.afterMarkedDurable(() -> eventListeners.forEach(Runnable::run));
         } catch (SQLException e) {
             dataSource.close();
             throw cannotOpen(databaseFile, e);
@@ -244,6 +247,23 @@ final class SqliteTable implements AutoCloseable {
             bindItem(put, item);
             put.executeUpdate();
         }
+        markIfNewEvent(item);
+    }
+
+    /**
+     * Calls {@code listener} each time a transaction that wrote an audit item into the outbox is durable; the answer
+     * removes it. The listeners run on the writer's threads and must return at once.
+     */
+    Runnable onNewEvents(Runnable listener) {
+        eventListeners.add(listener);
+        return () -> eventListeners.remove(listener);
+    }
+
+    private void markIfNewEvent(Map<String, Object> item) {
+        if (item.get(ItemAttributes.OUTBOX_PK) instanceof String outbox
+                && outbox.startsWith(TableKeys.outboxEventsPrefix())) {
+            writer.mark();
+        }
     }
 
     /**
@@ -258,7 +278,11 @@ final class SqliteTable implements AutoCloseable {
     int insertIfAbsent(Connection connection, Map<String, Object> item) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(INSERT_IF_ABSENT)) {
             bindItem(insert, item);
-            return insert.executeUpdate();
+            int inserted = insert.executeUpdate();
+            if (inserted == 1) {
+                markIfNewEvent(item);
+            }
+            return inserted;
         }
     }
 

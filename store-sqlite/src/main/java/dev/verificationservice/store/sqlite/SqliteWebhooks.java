@@ -4,7 +4,6 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.DeliveryStatus;
 import dev.verificationservice.events.WebhookEndpoint;
-import dev.verificationservice.events.WebhookEvent;
 import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.table.EventItems;
 import dev.verificationservice.table.ItemAttributes;
@@ -16,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,10 +29,13 @@ import java.util.Optional;
  *   <li>the outbox: every audit item carries OUTBOXPK/OUTBOXSK from the write that inserted it (the same
  *   transaction as the change it reports); the partial index {@link SqliteSchema#CREATE_OUTBOX_INDEX} holds only
  *   items that have them, like the sparse index on DynamoDB;</li>
- *   <li>fan-out: one transaction inserts each delivery that does not exist yet and rewrites the audit item without
- *   its outbox attributes;</li>
- *   <li>claim and outcome: one transaction each, reading the delivery and writing it only if the condition holds
- *   (due and unleased or lease expired; still leased to this owner), as DynamoDB's conditional UpdateItem does;</li>
+ *   <li>fan-out: one transaction for a batch of events inserts each delivery that does not exist yet and rewrites
+ *   each audit item without its outbox attributes;</li>
+ *   <li>claim and outcome: each reads the delivery and writes it only if the condition holds (due and unleased or
+ *   lease expired; still leased to this owner), as DynamoDB's conditional UpdateItem does; the claims of a batch,
+ *   or outcomes with the claims of the endpoint's next deliveries, in one transaction (one sync);</li>
+ *   <li>new events: the table calls the listeners once a transaction that wrote an audit item into the outbox is
+ *   durable ({@link SqliteTable#onNewEvents});</li>
  *   <li>endpoints: one partition; a replacement is written only if the stored version is the expected one.</li>
  * </ul>
  */
@@ -110,18 +113,21 @@ final class SqliteWebhooks implements WebhookRepository {
     }
 
     @Override
-    public void fanOut(AuditEntry entry, List<Delivery> deliveries) {
-        TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
-        table.inTransaction("fan an event out to the webhook endpoints", connection -> {
-            for (Delivery delivery : deliveries) {
-                table.insertIfAbsent(connection, EventItems.deliveryItem(delivery));
-            }
-            Optional<Map<String, Object>> stored = table.selectItem(connection, key);
-            if (stored.isPresent() && stored.get().containsKey(ItemAttributes.OUTBOX_PK)) {
-                Map<String, Object> delivered = new LinkedHashMap<>(stored.get());
-                delivered.remove(ItemAttributes.OUTBOX_PK);
-                delivered.remove(ItemAttributes.OUTBOX_SK);
-                table.putItem(connection, delivered);
+    public void fanOut(List<FanOut> events) {
+        table.inTransaction("fan events out to the webhook endpoints", connection -> {
+            for (FanOut event : events) {
+                for (Delivery delivery : event.deliveries()) {
+                    table.insertIfAbsent(connection, EventItems.deliveryItem(delivery));
+                }
+                AuditEntry entry = event.entry();
+                TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
+                Optional<Map<String, Object>> stored = table.selectItem(connection, key);
+                if (stored.isPresent() && stored.get().containsKey(ItemAttributes.OUTBOX_PK)) {
+                    Map<String, Object> delivered = new LinkedHashMap<>(stored.get());
+                    delivered.remove(ItemAttributes.OUTBOX_PK);
+                    delivered.remove(ItemAttributes.OUTBOX_SK);
+                    table.putItem(connection, delivered);
+                }
             }
             return null;
         });
@@ -153,38 +159,80 @@ final class SqliteWebhooks implements WebhookRepository {
     }
 
     @Override
-    public Optional<Delivery> findDelivery(String endpointId, WebhookEvent event) {
+    public Optional<Delivery> findDelivery(String endpointId, Instant occurredAt, String eventId) {
         return read("read a webhook delivery", connection -> table.selectItem(connection,
-                TableKeys.delivery(endpointId, event.occurredAt(), event.eventId())).map(EventItems::delivery));
+                TableKeys.delivery(endpointId, occurredAt, eventId)).map(EventItems::delivery));
     }
 
     @Override
     public Optional<Delivery> claimDelivery(Delivery delivery, String owner, Instant now, Instant leaseUntil) {
-        return table.inTransaction("claim a webhook delivery", connection -> {
-            Optional<Delivery> stored = table.selectItem(connection, EventItems.deliveryKey(delivery))
-                    .map(EventItems::delivery)
-                    .filter(current -> current.status() == DeliveryStatus.PENDING)
-                    .filter(current -> current.nextAttemptAt().map(due -> !due.isAfter(now)).orElse(true))
-                    .filter(current -> current.leaseUntil().map(until -> until.isBefore(now)).orElse(true));
-            if (stored.isEmpty()) {
-                return Optional.<Delivery>empty();
-            }
-            Delivery claimed = stored.get().leasedTo(owner, leaseUntil);
-            table.putItem(connection, EventItems.deliveryItem(claimed));
-            return Optional.of(claimed);
-        });
+        return table.inTransaction("claim a webhook delivery",
+                connection -> claim(connection, delivery, owner, now, leaseUntil));
+    }
+
+    @Override
+    public List<Delivery> claimDeliveries(List<Delivery> deliveries, String owner, Instant now, Instant leaseUntil) {
+        return table.inTransaction("claim webhook deliveries",
+                connection -> claimAll(connection, deliveries, owner, now, leaseUntil));
     }
 
     @Override
     public boolean recordAttempt(Delivery outcome, String owner) {
-        return table.inTransaction("record a webhook delivery attempt", connection -> {
-            boolean held = table.selectItem(connection, EventItems.deliveryKey(outcome)).map(EventItems::delivery)
-                    .flatMap(Delivery::leaseOwner).filter(owner::equals).isPresent();
-            if (held) {
-                table.putItem(connection, EventItems.deliveryItem(outcome));
+        return table.inTransaction("record a webhook delivery attempt",
+                connection -> record(connection, outcome, owner));
+    }
+
+    @Override
+    public Settled recordAndClaim(List<Delivery> outcomes, String owner, List<Delivery> next, Instant now,
+                                  Instant leaseUntil) {
+        return table.inTransaction("record webhook delivery attempts and claim the next", connection -> {
+            List<Delivery> recorded = new ArrayList<>();
+            for (Delivery outcome : outcomes) {
+                if (record(connection, outcome, owner)) {
+                    recorded.add(outcome);
+                }
             }
-            return held;
+            return new Settled(recorded, claimAll(connection, next, owner, now, leaseUntil));
         });
+    }
+
+    @Override
+    public Runnable onNewEvents(Runnable listener) {
+        return table.onNewEvents(listener);
+    }
+
+    private List<Delivery> claimAll(Connection connection, List<Delivery> deliveries, String owner, Instant now,
+                                    Instant leaseUntil) throws SQLException {
+        List<Delivery> claimed = new ArrayList<>();
+        for (Delivery delivery : deliveries) {
+            claim(connection, delivery, owner, now, leaseUntil).ifPresent(claimed::add);
+        }
+        return claimed;
+    }
+
+    /** The claim's condition and write, as DynamoDB's conditional UpdateItem makes them. */
+    private Optional<Delivery> claim(Connection connection, Delivery delivery, String owner, Instant now,
+                                     Instant leaseUntil) throws SQLException {
+        Optional<Delivery> stored = table.selectItem(connection, EventItems.deliveryKey(delivery))
+                .map(EventItems::delivery)
+                .filter(current -> current.status() == DeliveryStatus.PENDING)
+                .filter(current -> current.nextAttemptAt().map(due -> !due.isAfter(now)).orElse(true))
+                .filter(current -> current.leaseUntil().map(until -> until.isBefore(now)).orElse(true));
+        if (stored.isEmpty()) {
+            return Optional.empty();
+        }
+        Delivery claimed = stored.get().leasedTo(owner, leaseUntil);
+        table.putItem(connection, EventItems.deliveryItem(claimed));
+        return Optional.of(claimed);
+    }
+
+    private boolean record(Connection connection, Delivery outcome, String owner) throws SQLException {
+        boolean held = table.selectItem(connection, EventItems.deliveryKey(outcome)).map(EventItems::delivery)
+                .flatMap(Delivery::leaseOwner).filter(owner::equals).isPresent();
+        if (held) {
+            table.putItem(connection, EventItems.deliveryItem(outcome));
+        }
+        return held;
     }
 
     @Override

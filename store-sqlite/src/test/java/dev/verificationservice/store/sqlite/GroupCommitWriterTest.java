@@ -362,6 +362,33 @@ class GroupCommitWriterTest {
     }
 
     @Test
+    void aMarkedTransactionsListenerRunsOnceItIsDurableBeforeItsCallerIsAnswered() throws Exception {
+        writer.close();
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        writer = new GroupCommitWriter(openConnection(), Duration.ofSeconds(5), "test-writer",
+                () -> order.add("sync"));
+        writer.afterMarkedDurable(() -> order.add("listener"));
+
+        writer.run("insert marked", connection -> {
+            writer.mark();
+            return insert(connection, "marked");
+        });
+        assertThat(order).containsExactly("sync", "listener");
+
+        assertThatThrownBy(() -> writer.run("insert marked, then fail", connection -> {
+            writer.mark();
+            insert(connection, "undone");
+            throw new SQLException("refused");
+        })).isInstanceOf(StoreException.class);
+        writer.run("insert unmarked", connection -> insert(connection, "unmarked"));
+        writer.mark();
+
+        assertThat(order).as("a failed body and an unmarked one call nothing; a mark outside a body is no mark")
+                .containsExactly("sync", "listener", "sync", "sync");
+        assertThat(committedRows()).containsExactly("marked", "unmarked");
+    }
+
+    @Test
     void whenTheLogCannotBeSyncedItsCallersAreToldTheWriteMayOrMayNotHaveLanded() throws Exception {
         writer.close();
         writer = new GroupCommitWriter(openConnection(), Duration.ofSeconds(5), "test-writer", () -> {

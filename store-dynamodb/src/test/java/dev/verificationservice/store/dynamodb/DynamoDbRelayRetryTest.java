@@ -1,0 +1,129 @@
+package dev.verificationservice.store.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationStore;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.events.AddressResolver;
+import dev.verificationservice.events.Delivery;
+import dev.verificationservice.events.DeliveryOutcome;
+import dev.verificationservice.events.DeliveryStatus;
+import dev.verificationservice.events.EndpointUrls;
+import dev.verificationservice.events.JdkWebhookTransport;
+import dev.verificationservice.events.RelayMetrics;
+import dev.verificationservice.events.WebhookRelay;
+import dev.verificationservice.events.Webhooks;
+import dev.verificationservice.security.EncryptionKeyRing;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.testsupport.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.testsupport.dynamodb.faults.Exchange;
+import dev.verificationservice.testsupport.dynamodb.faults.Fault;
+import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * The relay's writes on DynamoDB when their answers are lost and the SDK sends them again: the fault proxy drops
+ * the answer after the engine applied the request. A batch fan-out still writes one delivery per event and takes
+ * each out of the outbox; a resent claim is recognised as this relay's own lease, and a resent outcome as its own
+ * write, so nothing waits for a lease to run out and the receiver gets each event once.
+ */
+class DynamoDbRelayRetryTest {
+
+    @RegisterExtension
+    static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Instant START = Instant.parse("2026-12-01T10:00:00Z");
+
+    private final MutableClock clock = new MutableClock(START);
+    private final List<AutoCloseable> closeAfterTest = new ArrayList<>();
+    private final WebhookReceiver receiver = new WebhookReceiver();
+
+    @AfterEach
+    void close() throws Exception {
+        receiver.close();
+        for (AutoCloseable closeable : closeAfterTest) {
+            closeable.close();
+        }
+    }
+
+    @Test
+    void theRelaysWritesRunTwiceAfterLostAnswersLeaveOneDeliveryEachAndSendEachEventOnce() {
+        String tableName = "verification-" + UUID.randomUUID();
+        new DynamoDbTableAdmin(DYNALITE.get().transactional().client(), tableName).createTable();
+        Verification verification = Verification.builder()
+                .store(new DynamoDbVerificationStore(DYNALITE.get().transactional().client(), tableName,
+                        new ConsumedCapacityRecorder(), false))
+                .keys(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(RANDOM))))
+                .sender(new DevelopmentOutbox(clock)).clock(clock).build();
+        DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(),
+                DynamoDbFaultProxy.Options.defaults());
+        closeAfterTest.add(0, proxy);
+        DynamoDbClient client = Dynalite.client(proxy.endpoint());
+        closeAfterTest.add(0, client);
+        VerificationStore lossy = new DynamoDbVerificationStore(client, tableName, new ConsumedCapacityRecorder(),
+                false);
+        EndpointUrls urls = new EndpointUrls(false, AddressResolver.system());
+        Webhooks webhooks = new Webhooks(lossy.webhooks(), EncryptionKeyRing.fromBase64(List.of(
+                EncryptionKeyRing.generateBase64Key(RANDOM))), urls, new SecureTokens(), clock);
+        String endpointId = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint()
+                .endpointId();
+        WebhookRelay relay = new WebhookRelay(lossy.webhooks(), webhooks, urls, new JdkWebhookTransport(),
+                verification.audit(), RelayMetrics.none(), clock, "lossy-relay");
+        for (String user : List.of("wes", "xia", "yan")) {
+            verification.audit().recordSuccess(user, AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none());
+        }
+
+        proxy.inject(Fault.dropAnswer("PutItem").whenBodyContains("DELIVERY#"));
+        proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains("REMOVE OUTBOXPK"));
+        assertThat(relay.fanOut(100)).isEqualTo(3);
+        assertThat(dropped(proxy)).as("both answers were lost and the requests sent again").isEqualTo(2);
+        assertThat(lossy.webhooks().undeliveredEvents(100)).isEmpty();
+        List<Delivery> due = relay.due(endpointId, 10);
+        assertThat(due).hasSize(3);
+
+        proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains(":until"));
+        List<Delivery> claimed = relay.claim(due.subList(0, 1));
+        assertThat(claimed).as("the resent claim is this relay's own lease").hasSize(1);
+
+        WebhookRelay.Attempted first = relay.send(claimed.get(0)).join();
+        proxy.inject(Fault.dropAnswer("PutItem").whenBodyContains(DeliveryStatus.DELIVERED.name()));
+        proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains(":until"));
+        WebhookRelay.Recorded recorded = relay.record(List.of(first), due.subList(1, 3));
+        assertThat(recorded.outcomes()).as("the resent outcome is this relay's own write")
+                .containsExactly(DeliveryOutcome.DELIVERED);
+        assertThat(recorded.claimed()).hasSize(2);
+        assertThat(dropped(proxy)).isEqualTo(5);
+        for (Delivery next : recorded.claimed()) {
+            assertThat(relay.record(List.of(relay.send(next).join()), List.of()).outcomes())
+                    .containsExactly(DeliveryOutcome.DELIVERED);
+        }
+
+        assertThat(receiver.distinctIds()).isEqualTo(3);
+        assertThat(receiver.duplicates()).isZero();
+        assertThat(lossy.webhooks().deliveries(endpointId, START, clock.instant(), 10)).hasSize(3)
+                .allSatisfy(delivery -> assertThat(delivery.status()).isEqualTo(DeliveryStatus.DELIVERED));
+        assertThat(relay.due(endpointId, 10)).isEmpty();
+    }
+
+    private static long dropped(DynamoDbFaultProxy proxy) {
+        return proxy.exchanges().stream().filter(exchange -> exchange.outcome() == Exchange.Outcome.ANSWER_DROPPED)
+                .count();
+    }
+}
