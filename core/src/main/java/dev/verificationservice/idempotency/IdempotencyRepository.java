@@ -8,8 +8,9 @@ public interface IdempotencyRepository {
 
     /**
      * Claims the key for {@code pending} in one conditional write: when no item has it, or the item is a claim
-     * still pending from before {@code staleBefore} (its request died), or the item is this very claim (a retry).
-     * Empty when claimed; otherwise the record that holds the key.
+     * still pending from before {@code staleBefore} (its request died), or this very claim still pending (a retry).
+     * Once answered, this claim arriving again gets the record with its answer and writes nothing. Empty when
+     * claimed; otherwise the record that holds the key.
      */
     Optional<IdempotencyRecord> claimIdempotencyKey(IdempotencyRecord pending, Instant staleBefore);
 

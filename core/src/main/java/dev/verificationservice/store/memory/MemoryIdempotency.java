@@ -14,7 +14,7 @@ import java.util.Optional;
  * <p><b>Algorithm.</b>
  * <ol>
  *   <li>Claim: the key is free when no record holds it (or only one expired at the claim's time), when this very
- *   claim holds it (a retry), or when a claim still pending was made before {@code staleBefore} (its request died);
+ *   claim holds it still pending (a retry), or when a claim still pending was made before {@code staleBefore} (its request died);
  *   a free key takes the claim, unless it is this claim already. Otherwise the record holding it is answered.</li>
  *   <li>Complete: the answer is stored only while this claim holds the key. Release: the key is removed only while
  *   this claim holds it and has no answer.</li>
@@ -40,8 +40,9 @@ final class MemoryIdempotency implements IdempotencyRepository {
             Optional<IdempotencyRecord> current = Optional.ofNullable(records.get(pending.keyDigest()))
                     .filter(record -> isLiveAt(record, pending.claimedAt()));
             boolean mine = current.filter(record -> record.claimedBy().equals(pending.claimedBy())).isPresent();
-            boolean free = current.isEmpty() || mine
-                    || (!current.get().done() && current.get().claimedAt().isBefore(staleBefore));
+            // This very claim again is free only while it is pending: once answered, the answer is what it gets.
+            boolean free = current.isEmpty() || (!current.get().done()
+                    && (mine || current.get().claimedAt().isBefore(staleBefore)));
             if (!free) {
                 return current;
             }

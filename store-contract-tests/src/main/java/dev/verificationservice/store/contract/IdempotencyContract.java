@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.idempotency.IdempotentRequests;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +49,28 @@ public abstract class IdempotencyContract extends ContractPart {
                 Duration.ofSeconds(5))).isInstanceOf(IdempotentRequests.Begin.KeyReused.class);
         // Nothing of the answer is stored, sealed or not: only that the request ran.
         assertThat(allRawItems().toString()).contains(IdempotencyRecord.StoredAnswer.WITHHELD);
+    }
+
+    /**
+     * A claim that arrives again after its request has answered (an SDK retry of an attempt whose answer was lost,
+     * reaching the store late) leaves the stored answer, and hands it back: the request must not run twice.
+     */
+    @Test
+    void aClaimArrivingAgainAfterItsAnswerWasStoredLeavesTheAnswer() {
+        Instant now = clock().instant();
+        IdempotencyRecord pending = new IdempotencyRecord("late-claim-digest", "request-digest", "claim-late", now,
+                Optional.empty(), now.plus(Duration.ofHours(24)));
+        IdempotencyRecord.StoredAnswer answer = new IdempotencyRecord.StoredAnswer(201,
+                "c2VhbGVkLWFuc3dlci1ib2R5LW9mLWEtdGVzdC1yZXF1ZXN0");
+        assertThat(store().claimIdempotencyKey(pending, now.minus(Duration.ofMinutes(1)))).isEmpty();
+        store().completeIdempotencyKey(pending.keyDigest(), pending.claimedBy(), answer);
+
+        Optional<IdempotencyRecord> again = store().claimIdempotencyKey(pending, now.minus(Duration.ofMinutes(1)));
+
+        assertThat(again).as("the late claim is answered with the record that holds the answer")
+                .hasValueSatisfying(record -> assertThat(record.answer()).contains(answer));
+        assertThat(store().findIdempotencyKey(pending.keyDigest(), now).flatMap(IdempotencyRecord::answer))
+                .as("the stored answer").contains(answer);
     }
 
     @Test

@@ -38,8 +38,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 final class DynamoDbIdempotency implements IdempotencyRepository {
 
     /** Free: no item; an expired one; this very claim (a retry); or a claim pending since before :staleBefore. */
-    static final String IDEMPOTENCY_KEY_IS_FREE = "attribute_not_exists(PK) OR #ttl <= :now OR #claimedBy = :claimedBy"
-            + " OR (attribute_not_exists(#answer) AND #claimedAt < :staleBefore)";
+    // This very claim again is free only while it is pending: a late retry must not put it over the stored answer.
+    static final String IDEMPOTENCY_KEY_IS_FREE = "attribute_not_exists(PK) OR #ttl <= :now"
+            + " OR (attribute_not_exists(#answer) AND (#claimedBy = :claimedBy OR #claimedAt < :staleBefore))";
     static final String STORE_ANSWER = "SET #answerStatus = :answerStatus, #answer = :answer";
     static final String CLAIM_IS_HELD = "#claimedBy = :claimedBy";
     static final String CLAIM_IS_PENDING = "#claimedBy = :claimedBy AND attribute_not_exists(#answer)";

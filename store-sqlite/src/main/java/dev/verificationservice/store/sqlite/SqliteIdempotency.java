@@ -37,9 +37,10 @@ final class SqliteIdempotency implements IdempotencyRepository {
             Optional<IdempotencyRecord> current = table.selectItem(connection, key)
                     .filter(item -> TableItems.number(item, TTL) > pending.claimedAt().getEpochSecond())
                     .map(TableItems::idempotency);
-            boolean free = current.isEmpty()
-                    || current.get().claimedBy().equals(pending.claimedBy())
-                    || (!current.get().done() && current.get().claimedAt().isBefore(staleBefore));
+            // This very claim again is free only while it is pending: once answered, the answer is what it gets.
+            boolean free = current.isEmpty() || (!current.get().done()
+                    && (current.get().claimedBy().equals(pending.claimedBy())
+                    || current.get().claimedAt().isBefore(staleBefore)));
             if (!free) {
                 return current;
             }
