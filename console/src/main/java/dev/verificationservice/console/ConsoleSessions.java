@@ -1,19 +1,17 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.server.config.KeyMaterial;
-import dev.verificationservice.server.config.ServiceProperties;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.commons.codec.digest.DigestUtils;
 import org.springframework.stereotype.Component;
 
 /**
@@ -102,10 +100,10 @@ public class ConsoleSessions {
     private final Duration idleTimeout;
     private final Duration maxAge;
 
-    public ConsoleSessions(Clock clock, ServiceProperties properties) {
+    public ConsoleSessions(Clock clock, ConsoleHost host) {
         this.clock = clock;
-        this.idleTimeout = properties.console().idleTimeout();
-        this.maxAge = properties.console().maxSessionAge();
+        this.idleTimeout = host.settings().idleTimeout();
+        this.maxAge = host.settings().maxSessionAge();
     }
 
     public Duration idleTimeout() {
@@ -167,6 +165,6 @@ public class ConsoleSessions {
     }
 
     private static String hash(String cookieValue) {
-        return HexFormat.of().formatHex(KeyMaterial.sha256(cookieValue));
+        return DigestUtils.sha256Hex(cookieValue);
     }
 }
