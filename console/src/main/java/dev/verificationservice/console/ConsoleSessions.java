@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.commons.codec.digest.DigestUtils;
-import org.springframework.stereotype.Component;
 
 /**
  * The console's signed-in sessions, kept in this process's memory (a restart signs every operator out; behind a
@@ -24,7 +23,6 @@ import org.springframework.stereotype.Component;
  * message shown after an action. It ends after {@code idleTimeout} without a request, {@code maxSessionAge} after
  * sign-in, or at sign-out. Time is the service's clock.
  */
-@Component
 public class ConsoleSessions {
 
     /** The most sessions kept at once; past it the least recently used goes first. */
@@ -100,10 +98,10 @@ public class ConsoleSessions {
     private final Duration idleTimeout;
     private final Duration maxAge;
 
-    public ConsoleSessions(Clock clock, ConsoleHost host) {
+    public ConsoleSessions(Clock clock, ConsoleSettings settings) {
         this.clock = clock;
-        this.idleTimeout = host.settings().idleTimeout();
-        this.maxAge = host.settings().maxSessionAge();
+        this.idleTimeout = settings.idleTimeout();
+        this.maxAge = settings.maxSessionAge();
     }
 
     public Duration idleTimeout() {
@@ -143,11 +141,6 @@ public class ConsoleSessions {
     /** Signs the session out. */
     public void end(Session session) {
         sessions.remove(session.idHash, session);
-    }
-
-    /** How many sessions are kept (live or not yet swept). */
-    int size() {
-        return sessions.size();
     }
 
     private boolean hasEnded(Session session, Instant now) {
