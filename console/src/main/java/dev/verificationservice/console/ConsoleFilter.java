@@ -22,9 +22,9 @@ import org.springframework.web.util.HtmlUtils;
 
 /**
  * The gate of the web console ({@code /console/**}), on the paths {@link #handles} names, which the host's API key
- * filter leaves alone. Every console path but the sign-in page and the stylesheet needs a
- * signed-in session (its cookie); an {@code Authorization} header is never looked at here, so the API's Bearer
- * scheme can never stand in for a sign-in.
+ * filter leaves alone. Every console path but the sign-in page and the stylesheet needs a signed-in session (its
+ * cookie); an {@code Authorization} header is never looked at here, so the API's Bearer scheme can never stand in
+ * for a sign-in.
  *
  * <ul>
  *   <li>Without admin keys the console is off, like the operator API: every console path answers 404.</li>
@@ -56,7 +56,7 @@ public class ConsoleFilter extends OncePerRequestFilter implements Ordered {
             + "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
     /** Where the console lives: this path and everything under it. */
-    public static final String PREFIX = "/console";
+    private static final String PREFIX = "/console";
 
     private final ConsoleHost host;
     private final ConsoleSessions sessions;
