@@ -3,7 +3,6 @@ package dev.verificationservice.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -83,7 +82,7 @@ class ArchitectureWalksTest {
                 List<Path> files = sources.getOrDefault(type + ".java", List.of());
                 if (files.isEmpty()) {
                     problems.add(where + "no file " + type + ".java in the repository");
-                } else if (files.stream().noneMatch(file -> declares(read(file), method))) {
+                } else if (files.stream().noneMatch(file -> declares(Markdown.text(file), method))) {
                     problems.add(where + "no method " + method + " declared in " + type + ".java");
                 }
             }
@@ -123,11 +122,4 @@ class ArchitectureWalksTest {
         return byName;
     }
 
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

@@ -119,6 +119,15 @@ record Markdown(Path file, List<String> lines, List<Block> blocks, List<Link> li
         return files;
     }
 
+    /** A file's whole text; an unreadable file fails the test that asked. */
+    static String text(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static Markdown readme() {
         return read(ROOT.resolve("README.md"));
     }

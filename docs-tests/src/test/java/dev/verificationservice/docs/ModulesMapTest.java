@@ -124,7 +124,7 @@ class ModulesMapTest {
     /** The root pom's modules, those of its profiles included. */
     private static List<String> modules() {
         List<String> modules = new ArrayList<>();
-        Matcher module = MODULE.matcher(read(Markdown.ROOT.resolve("pom.xml")));
+        Matcher module = MODULE.matcher(Markdown.text(Markdown.ROOT.resolve("pom.xml")));
         while (module.find()) {
             modules.add(module.group(1));
         }
@@ -133,7 +133,7 @@ class ModulesMapTest {
 
     /** The module's own artifact id: the first one after its parent's. */
     private static String artifactId(String module) {
-        String pom = read(Markdown.ROOT.resolve(module).resolve("pom.xml"));
+        String pom = Markdown.text(Markdown.ROOT.resolve(module).resolve("pom.xml"));
         Matcher id = Pattern.compile("<artifactId>([^<]+)</artifactId>").matcher(pom.substring(pom.indexOf("</parent>")));
         assertThat(id.find()).as("the artifact id of " + module).isTrue();
         return id.group(1);
@@ -149,7 +149,7 @@ class ModulesMapTest {
             String module = next.pop();
             Path pom = Markdown.ROOT.resolve(module).resolve("pom.xml");
             if (reached.add(module) && Files.exists(pom)) {
-                Matcher dependency = PROJECT_DEPENDENCY.matcher(read(pom));
+                Matcher dependency = PROJECT_DEPENDENCY.matcher(Markdown.text(pom));
                 while (dependency.find()) {
                     String depended = byArtifactId.get(dependency.group(1));
                     if (depended != null) {
@@ -207,11 +207,4 @@ class ModulesMapTest {
         return files;
     }
 
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

@@ -3,7 +3,6 @@ package dev.verificationservice.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +94,7 @@ class SettingsDocumentedTest {
         for (String module : List.of("spring-boot-starter", "server")) {
             for (Path file : Markdown.writtenFiles(Markdown.ROOT.resolve(module).resolve("src/main/java"),
                     name -> name.endsWith(".java"))) {
-                String source = read(file);
+                String source = Markdown.text(file);
                 Matcher properties = PROPERTIES.matcher(source);
                 Matcher pkg = PACKAGE.matcher(source);
                 if (properties.find() && pkg.find()) {
@@ -114,11 +113,4 @@ class SettingsDocumentedTest {
         }
     }
 
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }
