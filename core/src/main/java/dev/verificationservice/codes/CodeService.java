@@ -30,7 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -102,16 +101,6 @@ public final class CodeService {
     public record Collaborators(CodeRepository codes, RateLimiter rateLimiter, CountedAttempts attempts,
                                 AuditLog audit, SecretKeyRing keys, SecureTokens tokens, Clock clock,
                                 UnitOfWork units) {
-        public Collaborators {
-            Objects.requireNonNull(codes, "codes");
-            Objects.requireNonNull(rateLimiter, "rateLimiter");
-            Objects.requireNonNull(attempts, "attempts");
-            Objects.requireNonNull(audit, "audit");
-            Objects.requireNonNull(keys, "keys");
-            Objects.requireNonNull(tokens, "tokens");
-            Objects.requireNonNull(clock, "clock");
-            Objects.requireNonNull(units, "units");
-        }
     }
 
     public CodeService(Collaborators with, CodeDelivery delivery, CodePolicy policy) {

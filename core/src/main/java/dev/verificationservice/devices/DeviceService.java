@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -64,15 +63,6 @@ public final class DeviceService {
      */
     public record Collaborators(DeviceRepository devices, CountedAttempts attempts, AuditLog audit,
                                 SecretKeyRing keys, SecureTokens tokens, Clock clock, UnitOfWork units) {
-        public Collaborators {
-            Objects.requireNonNull(devices, "devices");
-            Objects.requireNonNull(attempts, "attempts");
-            Objects.requireNonNull(audit, "audit");
-            Objects.requireNonNull(keys, "keys");
-            Objects.requireNonNull(tokens, "tokens");
-            Objects.requireNonNull(clock, "clock");
-            Objects.requireNonNull(units, "units");
-        }
     }
 
     /**

@@ -59,9 +59,9 @@ public abstract class DeviceContract extends ContractPart {
                 Map.of(), Optional.empty(), Optional.empty(), Optional.of("laptop-1"), true, Optional.empty(),
                 Optional.empty());
 
-        assertThatThrownBy(() -> store().registerDevice(token, sameKey)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> store().devices().registerDevice(token, sameKey)).isInstanceOf(StoreException.class)
                 .hasMessageContaining("nothing was written");
-        assertThat(store().findDevices("dave", START)).isEmpty();
+        assertThat(store().devices().findDevices("dave", START)).isEmpty();
         assertThat(auditTypes("dave")).containsExactly(AuditEventType.CODE_SENT);
     }
 
@@ -76,7 +76,7 @@ public abstract class DeviceContract extends ContractPart {
         DeviceVerification used = rotated.devices().verify("tablet-1", device.secret(), ClientContext.none());
 
         assertThat(used.valid()).isTrue();
-        assertThat(store().findDevice("tablet-1", device.tokenId())).as("gone from the old key").isEmpty();
+        assertThat(store().devices().findDevice("tablet-1", device.tokenId())).as("gone from the old key").isEmpty();
         indexCatchesUp();
         assertThat(rotated.devices().list("kai")).singleElement()
                 .satisfies(token -> assertThat(token.tokenId()).isNotEqualTo(device.tokenId()));
@@ -123,7 +123,7 @@ public abstract class DeviceContract extends ContractPart {
 
         withLaggingIndex.devices().revokeAll("mo", ClientContext.none());
 
-        assertThat(store().findDevice("laptop-7", device.tokenId())).as("still stored").isPresent();
+        assertThat(store().devices().findDevice("laptop-7", device.tokenId())).as("still stored").isPresent();
         assertThat(verification().devices().verify("laptop-7", device.secret(), ClientContext.none()))
                 .isEqualTo(new DeviceVerification.Invalid(DeviceVerification.Reason.NOT_FOUND));
         clock().advance(Duration.ofMillis(1));
