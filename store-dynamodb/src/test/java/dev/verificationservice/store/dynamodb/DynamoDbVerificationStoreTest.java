@@ -540,7 +540,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         AuditEntry verified = verification.audit().newEntry("lin", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         whileAConsumeIsHeld(new CodeConsumption(digest, "lin", CodeType.EMAIL_VERIFICATION, START, "consume-held",
-                verified, Optional.empty()), conflicting -> conflicting.deleteCode(digest));
+                verified, Optional.empty()), conflicting -> conflicting.codes().deleteCode(digest));
 
         assertThat(store.codes().findCode(digest)).isEmpty();
     }
@@ -559,7 +559,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         AuditEntry verified = verification.audit().newEntry("lee", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         whileAConsumeIsHeld(new CodeConsumption(digest, "lee", CodeType.EMAIL_VERIFICATION, START, "consume-held",
-                verified, Optional.of(consuming)), conflicting -> conflicting.givePlaceBack(refused));
+                verified, Optional.of(consuming)), conflicting -> conflicting.counters().givePlaceBack(refused));
 
         assertThat(verification.rateLimiter().current("lee", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
     }
