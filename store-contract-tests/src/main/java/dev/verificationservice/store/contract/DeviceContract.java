@@ -10,14 +10,14 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.devices.DeviceRegistration;
+import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import dev.verificationservice.VerificationStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -108,17 +108,8 @@ public abstract class DeviceContract extends ContractPart {
         RegisteredDevice device = registerDevice("mo", "laptop-7");
         // The user index has not caught up with the token yet (GSI1 is eventually consistent on DynamoDB):
         // revoke-all's deletion finds nothing.
-        VerificationStore lagging = (VerificationStore) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {VerificationStore.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("deleteDevices")) {
-                        return List.of();
-                    }
-                    try {
-                        return method.invoke(store(), args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        VerificationStore lagging = Interposed.withPort(VerificationStore.class, store(), "devices",
+                Interposed.answering(DeviceRepository.class, store().devices(), "deleteDevices", args -> List.of()));
         Verification withLaggingIndex = Verification.builder().store(lagging).keys(keys()).sender(outbox()).clock(clock()).build();
 
         withLaggingIndex.devices().revokeAll("mo", ClientContext.none());

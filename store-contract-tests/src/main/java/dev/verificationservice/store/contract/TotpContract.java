@@ -14,6 +14,7 @@ import dev.verificationservice.recovery.IssuedRecoveryCodes;
 import dev.verificationservice.recovery.RecoveryCode;
 import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeReplacement;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryCodes;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
@@ -21,6 +22,7 @@ import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import dev.verificationservice.totp.Confirmation;
 import dev.verificationservice.totp.Enrolment;
 import dev.verificationservice.totp.StepAcceptance;
@@ -321,8 +323,7 @@ public abstract class TotpContract extends ContractPart {
         confirmed("pia");
         MeetingPoints reads = new MeetingPoints();
         List<Verification> instances = List.of(
-                on(reads.around(VerificationStore.class, store(), "findRecoveryCodes", args -> args[0])),
-                on(reads.around(VerificationStore.class, anotherInstance(), "findRecoveryCodes", args -> args[0])));
+                on(meetingAtRecoveryCodeReads(reads, store())), on(meetingAtRecoveryCodeReads(reads, anotherInstance())));
         reads.meet("pia", 2);
         AtomicInteger turn = new AtomicInteger();
 
@@ -337,6 +338,12 @@ public abstract class TotpContract extends ContractPart {
                 .isEqualTo(new RecoveryVerification.Valid(RecoveryCodes.SET_SIZE - 1));
         assertThat(auditTypes("pia").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals))
                 .as("the confirmation's set and the winner's").hasSize(2);
+    }
+
+    /** {@code store} with each read of a user's recovery codes meeting the others {@code reads} armed. */
+    private static VerificationStore meetingAtRecoveryCodeReads(MeetingPoints reads, VerificationStore store) {
+        return Interposed.withPort(VerificationStore.class, store, "recoveryCodes",
+                reads.around(RecoveryCodeRepository.class, store.recoveryCodes(), "findRecoveryCodes", args -> args[0]));
     }
 
     /** A replacement conditioned on a set that is no longer the user's writes nothing, whatever it carries. */
