@@ -23,7 +23,8 @@ import java.util.Optional;
 
 /**
  * The library's entry point: the domain services wired to one store, one key ring, one sender and one
- * clock; with an {@link EncryptionKeyRing} also authenticator apps ({@link #totp()}).
+ * clock; with an {@link EncryptionKeyRing} also authenticator apps ({@link #totp()}). It is the composition root:
+ * each service gets the store's ports and the collaborators it uses, and no more.
  *
  * <pre>{@code
  * Verification verification = Verification.builder()
