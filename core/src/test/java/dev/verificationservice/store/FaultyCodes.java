@@ -13,17 +13,7 @@ import java.util.Optional;
  * A store's codes with calls that fail on purpose (by name: {@code insertCode}, {@code findCode},
  * {@code findCodes}), and the read of a user's codes held at a {@link CallGate}.
  */
-public final class FaultyCodes implements CodeRepository {
-
-    private final CodeRepository store;
-    private final Faults faults;
-    private final CallGate gate;
-
-    public FaultyCodes(CodeRepository store, Faults faults, CallGate gate) {
-        this.store = store;
-        this.faults = faults;
-        this.gate = gate;
-    }
+public record FaultyCodes(CodeRepository store, Faults faults, CallGate gate) implements CodeRepository {
 
     @Override
     public boolean insertCode(VerificationCode code, String issueId) {
