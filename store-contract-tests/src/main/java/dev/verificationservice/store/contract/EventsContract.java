@@ -93,10 +93,10 @@ public abstract class EventsContract extends ContractPart {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         DeviceToken token = new DeviceToken("laptop-1", "digest-1", "dan", "WEB", Optional.empty(), Optional.empty(),
                 START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
-        store().registerDevice(token, verification().audit().newEntry("dan", AuditEventType.DEVICE_ADDED, true,
+        store().devices().registerDevice(token, verification().audit().newEntry("dan", AuditEventType.DEVICE_ADDED, true,
                 Optional.empty(), Map.of("n", "first"), ClientContext.none()));
 
-        assertThatThrownBy(() -> store().registerDevice(token, verification().audit().newEntry("dan",
+        assertThatThrownBy(() -> store().devices().registerDevice(token, verification().audit().newEntry("dan",
                 AuditEventType.DEVICE_ADDED, true, Optional.empty(), Map.of("n", "second"), ClientContext.none())))
                 .isInstanceOf(StoreException.class);
 

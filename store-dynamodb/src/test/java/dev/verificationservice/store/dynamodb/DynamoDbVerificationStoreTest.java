@@ -245,7 +245,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         AuditEntry added = new AuditEntry("dave", START, "00ff", AuditEventType.DEVICE_ADDED, Map.of(),
                 Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), Optional.empty());
 
-        assertThatThrownBy(() -> withoutTransactions.registerDevice(token, added))
+        assertThatThrownBy(() -> withoutTransactions.devices().registerDevice(token, added))
                 .hasMessageContaining("nothing was written").hasMessageContaining("UnknownOperationException");
         assertThat(allRawItems()).isEmpty();
     }
@@ -348,23 +348,23 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     private void consumeLosingTheFirstAnswer(DynamoDbFaultProxy.Options options) {
         sendEmailCode("lou");
         indexCatchesUp();
-        String digest = store.findCodes("lou", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("lou", CodeType.EMAIL_VERIFICATION).get(0).digest();
         DynamoDbFaultProxy proxy = proxy(options);
         VerificationStore lossy = storeThrough(proxy);
         Place place = new Place(new CounterWindow("lou", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
-        assertThat(lossy.takePlace(place, 5)).isEqualTo(1);
+        assertThat(lossy.counters().takePlace(place, 5)).isEqualTo(1);
         AuditEntry verified = verification.audit().newEntry("lou", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         proxy.inject(Fault.dropAnswer("TransactWriteItems"));
 
-        assertThat(lossy.consumeCode(new CodeConsumption(digest, "lou", CodeType.EMAIL_VERIFICATION, START,
+        assertThat(lossy.codes().consumeCode(new CodeConsumption(digest, "lou", CodeType.EMAIL_VERIFICATION, START,
                 "consume-1", verified, Optional.of(place)))).isEqualTo(new ConsumeOutcome.Consumed());
 
         assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("TransactWriteItems"))
                 .extracting(Exchange::outcome)
                 .containsExactly(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
-        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
         assertThat(auditTypes("lou")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
         assertThat(verification.rateLimiter().current("lou", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
     }
@@ -379,11 +379,11 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                 Optional.empty(), Optional.empty(), Optional.of("laptop-1"), true, Optional.empty(), Optional.empty());
         proxy.inject(Fault.dropAnswer("TransactWriteItems"));
 
-        lossy.registerDevice(token, added);
+        lossy.devices().registerDevice(token, added);
 
         assertThat(proxy.count("TransactWriteItems")).isEqualTo(2);
         // Read through the test's own proxy, whose index is the engine's: the shared one saw none of these writes.
-        assertThat(lossy.findDevices("dave", START)).singleElement()
+        assertThat(lossy.devices().findDevices("dave", START)).singleElement()
                 .satisfies(device -> assertThat(device.tokenId()).isEqualTo("digest-1"));
         assertThat(auditTypes("dave")).containsExactly(AuditEventType.DEVICE_ADDED);
     }
@@ -393,7 +393,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
             // Token ids and entry ids of this user alone: the registration's ClientRequestToken is made from them.
             DeviceToken token = new DeviceToken("device-" + i, "digest-" + userId + "-" + i, userId, "WEB", Optional.empty(),
                     Optional.empty(), START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
-            store.registerDevice(token, new AuditEntry(userId, START, "0" + userId.length() + i, AuditEventType.DEVICE_ADDED, Map.of(),
+            store.devices().registerDevice(token, new AuditEntry(userId, START, "0" + userId.length() + i, AuditEventType.DEVICE_ADDED, Map.of(),
                     Optional.empty(), Optional.empty(), Optional.of("device-" + i), true, Optional.empty(),
                     Optional.empty()));
         }
@@ -407,12 +407,12 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         VerificationStore throttled = storeThrough(proxy);
         proxy.inject(Fault.leaveUnprocessed(1).times(2));
 
-        assertThat(throttled.deleteDevices("una", Optional.empty())).hasSize(3);
+        assertThat(throttled.devices().deleteDevices("una", Optional.empty())).hasSize(3);
 
         assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("BatchWriteItem"))
                 .extracting(Exchange::outcome).containsExactly(Exchange.Outcome.PARTLY_PROCESSED,
                         Exchange.Outcome.PARTLY_PROCESSED, Exchange.Outcome.FORWARDED);
-        assertThat(throttled.findDevices("una", START)).isEmpty();
+        assertThat(throttled.devices().findDevices("una", START)).isEmpty();
     }
 
     @Test
@@ -422,11 +422,11 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         VerificationStore throttled = storeThrough(proxy);
         proxy.inject(Fault.leaveUnprocessed(0).always());
 
-        assertThatThrownBy(() -> throttled.deleteDevices("vera", Optional.empty())).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> throttled.devices().deleteDevices("vera", Optional.empty())).isInstanceOf(StoreException.class)
                 .hasMessageContaining("2 deletes unprocessed after 8 attempts").hasMessageContaining("retry later");
 
         assertThat(proxy.count("BatchWriteItem")).isEqualTo(8);
-        assertThat(throttled.findDevices("vera", START)).hasSize(2);
+        assertThat(throttled.devices().findDevices("vera", START)).hasSize(2);
     }
 
     // Conflicts with running transactions (issue 22): the proxy keeps a transaction running until released.
@@ -494,7 +494,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aConsumeStillRunningAfterTheAttemptTimeoutIsSentAgainUnderItsTokenAndIsConsumedNeverUsed() throws Exception {
         sendEmailCode("kim");
         indexCatchesUp();
-        String digest = store.findCodes("kim", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("kim", CodeType.EMAIL_VERIFICATION).get(0).digest();
         DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
         DynamoDbClient impatient = DynamoDbClient.builder()
                 .endpointOverride(proxy.endpoint())
@@ -512,7 +512,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         TransactionHold hold = proxy.holdTransactions("consume-slow");
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<ConsumeOutcome> outcome = pool.submit(() -> slow.consumeCode(new CodeConsumption(digest, "kim",
+            Future<ConsumeOutcome> outcome = pool.submit(() -> slow.codes().consumeCode(new CodeConsumption(digest, "kim",
                     CodeType.EMAIL_VERIFICATION, START, "consume-slow", verified, Optional.empty())));
             assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
             // More than the SDK's own retries within one call (it retries TransactionInProgressException as
@@ -527,7 +527,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
             hold.release();
             pool.shutdownNow();
         }
-        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
         assertThat(auditTypes("kim")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
     }
 
@@ -536,13 +536,13 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aCodeDeletedWhileItsConsumeIsRunningIsDeletedOnceTheConsumeAnswered() throws Exception {
         sendEmailCode("lin");
         indexCatchesUp();
-        String digest = store.findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0).digest();
         AuditEntry verified = verification.audit().newEntry("lin", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         whileAConsumeIsHeld(new CodeConsumption(digest, "lin", CodeType.EMAIL_VERIFICATION, START, "consume-held",
-                verified, Optional.empty()), conflicting -> conflicting.deleteCode(digest));
+                verified, Optional.empty()), conflicting -> conflicting.codes().deleteCode(digest));
 
-        assertThat(store.findCode(digest)).isEmpty();
+        assertThat(store.codes().findCode(digest)).isEmpty();
     }
 
     /** A give-back while another verification's consume gives back a place of the same counter: both happen. */
@@ -550,16 +550,16 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aPlaceGivenBackWhileAConsumeGivesBackAnotherOfTheSameCounterIsGivenBack() throws Exception {
         sendEmailCode("lee");
         indexCatchesUp();
-        String digest = store.findCodes("lee", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("lee", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place consuming = new Place(new CounterWindow("lee", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
         Place refused = new Place(consuming.window(), "guess-2");
-        store.takePlace(consuming, 5);
-        store.takePlace(refused, 5);
+        store.counters().takePlace(consuming, 5);
+        store.counters().takePlace(refused, 5);
         AuditEntry verified = verification.audit().newEntry("lee", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         whileAConsumeIsHeld(new CodeConsumption(digest, "lee", CodeType.EMAIL_VERIFICATION, START, "consume-held",
-                verified, Optional.of(consuming)), conflicting -> conflicting.givePlaceBack(refused));
+                verified, Optional.of(consuming)), conflicting -> conflicting.counters().givePlaceBack(refused));
 
         assertThat(verification.rateLimiter().current("lee", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
     }
@@ -576,7 +576,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         TransactionHold hold = proxy.holdTransactions(consumption.attemptId());
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<ConsumeOutcome> consumed = pool.submit(() -> through.consumeCode(consumption));
+            Future<ConsumeOutcome> consumed = pool.submit(() -> through.codes().consumeCode(consumption));
             assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
             Future<?> write = pool.submit(() -> conflicting.accept(through));
             assertThat(hold.awaitTurnedAway(1, Duration.ofSeconds(10))).as("the write met the running consume").isTrue();
@@ -600,23 +600,23 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aConsumeRetriedWithoutItsGiveBackIsSentUnderAFreshTokenAndConsumes() {
         sendEmailCode("max");
         indexCatchesUp();
-        String digest = store.findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place place = new Place(new CounterWindow("max", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
-        store.takePlace(place, 5);
-        store.deleteCounters("max", "VERIFY_EMAIL_VERIFICATION");
+        store.counters().takePlace(place, 5);
+        store.counters().deleteCounters("max", "VERIFY_EMAIL_VERIFICATION");
         CodeConsumption consumption = new CodeConsumption(digest, "max", CodeType.EMAIL_VERIFICATION, START,
                 "consume-reset-" + UUID.randomUUID().toString().substring(0, 8), verification.audit().newEntry("max",
                         AuditEventType.CODE_VERIFIED, true, Optional.empty(), Map.of(), ClientContext.none()),
                 Optional.of(place));
 
-        assertThat(store.consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
+        assertThat(store.codes().consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
 
         DynamoDbVerificationStore dynamo = (DynamoDbVerificationStore) store;
         assertThat(dynamo.codes.consumeRequest(consumption, true, 1).clientRequestToken())
                 .isEqualTo(consumption.attemptId())
                 .isNotEqualTo(dynamo.codes.consumeRequest(consumption, false, 2).clientRequestToken());
-        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
     }
 
     /** A proxy of this test only, in front of the same engine and table; closed after the test. */
