@@ -12,9 +12,9 @@ import java.util.Optional;
  * What every item class of the single table shares: its value types and their typed access. An item is a plain
  * attribute map whose values are {@link String} (S), {@link Long} (N), {@link Boolean} (BOOL) or a
  * {@code Map<String, String>} (M of S); a store translates those four types to its own encoding and nothing else.
- * Each concept's items are mapped, for every store, by one class: {@link CodeItems}, {@link DeviceItems},
- * {@link AuditItems} (with the event), {@link RateLimitItems}, {@link TotpItems}, {@link RecoveryCodeItems},
- * {@link IdempotencyItems} and {@link EventItems}.
+ * Each concept's items are mapped, for every store on the table (SQLite, DynamoDB), by one class:
+ * {@link CodeItems}, {@link DeviceItems}, {@link AuditItems} (with the event), {@link RateLimitItems},
+ * {@link TotpItems}, {@link RecoveryCodeItems}, {@link IdempotencyItems} and {@link EventItems}.
  */
 public final class TableItems {
 
