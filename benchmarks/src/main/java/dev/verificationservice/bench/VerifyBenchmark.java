@@ -4,7 +4,7 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.CodeItems;
 import dev.verificationservice.table.TableKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,7 +117,7 @@ public class VerifyBenchmark {
     static void fill(Path file, String userPrefix, int count) {
         List<Map<String, Object>> items = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            items.add(TableItems.codeItem(Fixtures.filler(userPrefix + i), Fixtures.fillerIssueId()));
+            items.add(CodeItems.codeItem(Fixtures.filler(userPrefix + i), Fixtures.fillerIssueId()));
         }
         SqliteFiles.insertItems(file, items);
     }
@@ -132,7 +132,7 @@ public class VerifyBenchmark {
         }
         if (opened.dynamo == null) {
             List<Map<String, Object>> items = new ArrayList<>();
-            batch.forEach(code -> items.add(TableItems.codeItem(code.stored(), Fixtures.attemptId())));
+            batch.forEach(code -> items.add(CodeItems.codeItem(code.stored(), Fixtures.attemptId())));
             SqliteFiles.insertItems(opened.databaseFile(), items);
         } else {
             ExecutorService writers = Executors.newFixedThreadPool(8);

@@ -14,7 +14,7 @@ import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.RateLimitItems;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,11 +102,11 @@ public abstract class SmsBudgetContract extends ContractPart {
         int most = RateLimitPolicy.MAX_PER_COUNTER;
         Place last = placeOf("max", "SEND_EMAIL_VERIFICATION", new SecureTokens().attemptId());
         CounterWindow window = last.window();
-        Map<String, Object> item = TableItems.counterItem(window.userId(), window.action(), window.windowStart(),
+        Map<String, Object> item = RateLimitItems.counterItem(window.userId(), window.action(), window.windowStart(),
                 window.expiresAt(), most - 1);
         SecureTokens tokens = new SecureTokens();
         for (int place = 1; place < most; place++) {
-            item.put(TableItems.placeAttribute(tokens.attemptId()), (long) place);
+            item.put(RateLimitItems.placeAttribute(tokens.attemptId()), (long) place);
         }
         putRawItem(item);
 

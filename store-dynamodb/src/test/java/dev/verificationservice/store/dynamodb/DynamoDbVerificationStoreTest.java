@@ -18,6 +18,7 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
+import dev.verificationservice.store.contract.AnswerLosingStore;
 import dev.verificationservice.Verification;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.RegisteredDevice;
@@ -189,6 +190,35 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                     .isEmpty();
         }
         return engineHasTransactions;
+    }
+
+    /**
+     * The store on this test's table through a fault proxy of its own in front of the shared one (so its writes reach
+     * the same transaction emulation and lagging indexes), which drops the answer of the next request carrying an
+     * audit item once asked: the engine applied it, and the SDK sends it again.
+     */
+    @Override
+    public Optional<AnswerLosingStore> answerLosingStore() {
+        DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().transactional().endpoint());
+        closeAfterTest.add(proxy);
+        VerificationStore through = storeThrough(proxy);
+        return Optional.of(new AnswerLosingStore() {
+            @Override
+            public VerificationStore store() {
+                return through;
+            }
+
+            @Override
+            public void loseNextAnswer() {
+                proxy.inject(Fault.dropAnswer(Fault.ANY_OPERATION).whenBodyContains(ItemAttributes.OUTBOX_PK));
+            }
+
+            @Override
+            public int answersLost() {
+                return (int) proxy.exchanges().stream()
+                        .filter(exchange -> exchange.outcome() == Exchange.Outcome.ANSWER_DROPPED).count();
+            }
+        });
     }
 
     /** Empty when the engine runs the operation; the skip reason when it answers UnknownOperationException. */
