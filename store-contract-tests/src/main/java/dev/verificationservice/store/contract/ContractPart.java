@@ -113,6 +113,11 @@ public abstract class ContractPart implements ContractFixture {
         return fixture.missingTransactions();
     }
 
+    @Override
+    public Optional<AnswerLosingStore> answerLosingStore() {
+        return fixture.answerLosingStore();
+    }
+
     // Helpers shared by several parts
 
     protected static String wrongCode(String code) {
