@@ -113,14 +113,6 @@ public record VerificationSettings(
 
     // One changed value, the others kept: a shorthand for toBuilder().….build().
 
-    public VerificationSettings withCodeTtl(Duration value) {
-        return toBuilder().codeTtl(value).build();
-    }
-
-    public VerificationSettings withDeviceTtl(Duration value) {
-        return toBuilder().deviceTtl(value).build();
-    }
-
     public VerificationSettings withAuditRetention(Optional<Duration> value) {
         return toBuilder().auditRetention(value).build();
     }
@@ -149,20 +141,8 @@ public record VerificationSettings(
         return toBuilder().smsBudget(value).build();
     }
 
-    public VerificationSettings withSmsRegions(Set<String> value) {
-        return toBuilder().smsRegions(value).build();
-    }
-
-    public VerificationSettings withSmsNetworks(Set<Integer> value) {
-        return toBuilder().smsNetworks(value).build();
-    }
-
     public VerificationSettings withDeviceMaxLife(Duration value) {
         return toBuilder().deviceMaxLife(value).build();
-    }
-
-    public VerificationSettings withMailboxes(Mailboxes value) {
-        return toBuilder().mailboxes(value).build();
     }
 
     /**

@@ -2,8 +2,8 @@ package dev.verificationservice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.verificationservice.console.ConsoleFilter;
 import dev.verificationservice.server.config.FilterOrder;
-import dev.verificationservice.server.console.ConsoleFilter;
 import dev.verificationservice.server.errors.RefusalLogFilter;
 import dev.verificationservice.server.errors.RequestBodyLimitFilter;
 import dev.verificationservice.server.errors.RequestShapeFilter;
@@ -19,7 +19,10 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The running server's own filters come in the order {@link FilterOrder} declares, with no two on one place. */
+/**
+ * The running server's own filters, the console's among them, come in the order {@link FilterOrder} declares, with no
+ * two on one place.
+ */
 class FilterOrderTest extends ApiTestSupport {
 
     @DynamicPropertySource
@@ -36,7 +39,8 @@ class FilterOrderTest extends ApiTestSupport {
     void theServersFiltersRunInTheDeclaredOrder() {
         List<Class<?>> ours = filters.stream()
                 .<Class<?>>map(Object::getClass)
-                .filter(type -> type.getPackageName().startsWith("dev.verificationservice.server"))
+                .filter(type -> type.getPackageName().startsWith("dev.verificationservice.server")
+                        || type.getPackageName().equals(ConsoleFilter.class.getPackageName()))
                 .toList();
 
         assertThat(ours).containsExactly(RefusalLogFilter.class, NoStoreFilter.class, RequestShapeFilter.class,

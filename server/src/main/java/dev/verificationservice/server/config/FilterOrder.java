@@ -4,7 +4,9 @@ import org.springframework.core.Ordered;
 
 /**
  * The server's servlet filters, outermost first: the one place their order is declared. Each filter names its
- * constant in {@code @Order}; {@code FilterOrderTest} holds the running chain to this list.
+ * constant in {@code @Order}, but the console's, whose module cannot see this class: the server hands it
+ * {@link #CONSOLE} as its host ({@code ServerConsoleHost}). {@code FilterOrderTest} holds the running chain to this
+ * list.
  *
  * <ol>
  *   <li>{@link #REFUSAL_LOG}: around everything, so it counts every refusal, whoever wrote it.</li>

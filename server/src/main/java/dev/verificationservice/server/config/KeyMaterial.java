@@ -48,11 +48,6 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
         return "KeyMaterial[" + apiKeys.size() + " API key(s), " + adminKeys.size() + " admin key(s), " + secretKeys + "]";
     }
 
-    /** True when the operator API is on: at least one admin key is configured. */
-    public boolean operatorApiEnabled() {
-        return !adminKeys.isEmpty();
-    }
-
     /**
      * The stable, non-secret id of an admin key, as the audit log records it: {@code adm-} and the first 12 hex
      * digits (48 bits) of the key's SHA-256. It tells which operator key acted; it cannot be turned back into the

@@ -1,5 +1,6 @@
 package dev.verificationservice.server.config;
 
+import dev.verificationservice.console.ConsoleConfiguration;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.settings.SettingsRules;
@@ -7,13 +8,16 @@ import java.security.SecureRandom;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
- * The server's keys. Everything else (the {@code Verification}, its store, delivery, metrics, health) comes from
- * the starter's auto-configuration, as in any host application.
+ * The server's keys, and the support console from its own module, on those keys. Everything else (the
+ * {@code Verification}, its store, delivery, metrics, health) comes from the starter's auto-configuration, as in any
+ * host application.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ServiceProperties.class)
+@Import(ConsoleConfiguration.class)
 public class ServerConfiguration {
 
     /**

@@ -1,7 +1,6 @@
 package dev.verificationservice.server.config;
 
-import dev.verificationservice.spring.StartupException;
-import java.time.Duration;
+import dev.verificationservice.console.ConsoleSettings;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -15,27 +14,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                     directory on the embedded store when not set
  * @param adminApiKeys operator keys for {@code /v1/admin} and the console ({@code VERIFICATION_ADMIN_API_KEYS});
  *                     never generated: without them both are off
- * @param console      the support console's sessions
+ * @param console      the support console's sessions ({@link ConsoleSettings})
  */
 @ConfigurationProperties(prefix = "verification")
-public record ServiceProperties(List<String> apiKeys, List<String> adminApiKeys, @DefaultValue Console console) {
-
-    /**
-     * The support console ({@code /console}): how long a signed-in session lives.
-     *
-     * @param idleTimeout    a session unused this long ends ({@code VERIFICATION_CONSOLE_IDLE_TIMEOUT})
-     * @param maxSessionAge  a session ends this long after sign-in however busy
-     *                       ({@code VERIFICATION_CONSOLE_MAX_SESSION_AGE})
-     */
-    public record Console(@DefaultValue("PT15M") Duration idleTimeout, @DefaultValue("PT8H") Duration maxSessionAge) {
-        public Console {
-            if (idleTimeout.isNegative() || idleTimeout.isZero() || maxSessionAge.compareTo(idleTimeout) < 0) {
-                throw new StartupException("VERIFICATION_CONSOLE_IDLE_TIMEOUT must be positive and no longer "
-                        + "than VERIFICATION_CONSOLE_MAX_SESSION_AGE.", "Set them to durations such as PT15M and PT8H "
-                        + "(the defaults), the idle timeout no longer than the session age.");
-            }
-        }
-    }
+public record ServiceProperties(List<String> apiKeys, List<String> adminApiKeys, @DefaultValue ConsoleSettings console) {
 
     /** Printed without the keys. */
     @Override

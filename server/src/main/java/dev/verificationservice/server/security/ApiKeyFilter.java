@@ -1,5 +1,6 @@
 package dev.verificationservice.server.security;
 
+import dev.verificationservice.console.ConsoleFilter;
 import dev.verificationservice.server.config.FilterOrder;
 import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.server.errors.Problems;
@@ -18,8 +19,9 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * {@code Authorization: Bearer <key>} on every path but health, metrics, the API document and the web console
  * (so {@code /v1/**} and {@code /dev/**}, however their path is spelled), checked before anything reads the
- * request's body. The console ({@code /console/**}) is left to {@code ConsoleFilter}: it signs in with an admin
- * key once and then uses its own session, and never accepts this filter's Bearer scheme.
+ * request's body. The console ({@code /console/**}, as {@link ConsoleFilter#handles} decides) is left to its own
+ * gate: it signs in with an admin key once and then uses its own session, and never accepts this filter's Bearer
+ * scheme.
  *
  * <p>Two kinds of key, each with one role. An <b>application key</b> ({@code VERIFICATION_API_KEYS}) opens the
  * application API ({@code /v1/**} but {@code /v1/admin/**}, and {@code /dev/outbox}); an <b>admin key</b>
@@ -61,25 +63,14 @@ public class ApiKeyFilter extends OncePerRequestFilter {
      * The path every decision is made on: the servlet path the container has decoded and normalised (no
      * ';params', no '%76'), the same path Spring MVC routes on. The raw request URI is not, and must never decide.
      */
-    public static String normalisedPath(HttpServletRequest request) {
+    private static String normalisedPath(HttpServletRequest request) {
         return request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-    }
-
-    /**
-     * The web console's paths. They never take a key in a header: the console has its own sign-in and session
-     * ({@code ConsoleFilter}), which every one of its paths but the sign-in page and the stylesheet requires.
-     */
-    public static final String CONSOLE_PREFIX = "/console";
-
-    /** True for the console's paths, as the filter sees them (the normalised servlet path). */
-    public static boolean isConsolePath(String path) {
-        return path.equals(CONSOLE_PREFIX) || path.startsWith(CONSOLE_PREFIX + "/");
     }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String path = normalisedPath(request);
-        return isConsolePath(path)
+        return ConsoleFilter.handles(request)
                 || PUBLIC_PREFIXES.stream().anyMatch(prefix -> path.equals(prefix) || path.startsWith(prefix + "/"));
     }
 

@@ -17,6 +17,8 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.codes.ArchitectureViolationFixture;
 import dev.verificationservice.codes.PredictableRandomFixture;
 import dev.verificationservice.codes.TestSupportViolationFixture;
+import dev.verificationservice.console.ConsoleConfiguration;
+import dev.verificationservice.console.ServerInConsoleFixture;
 import dev.verificationservice.delivery.SpringInDeliveryFixture;
 import dev.verificationservice.delivery.messages.MessageTemplates;
 import dev.verificationservice.server.VerificationServerApplication;
@@ -32,16 +34,18 @@ import org.junit.jupiter.api.Test;
 /**
  * The direction of every dependency between the modules, pinned:
  * <pre>
- * server ──▶ starter ──▶ stores (sqlite, dynamodb) ──▶ table (single-table model) ──▶ core (domain + SPI)
- *    │          ├───────▶ delivery (texts, senders, key files; no Spring) ─────────────────▶ core
- *    └──────────┴──────────────────────────────────────────────────────────────────▶ core
+ * server ──▶ console ──▶ starter ──▶ stores (sqlite, dynamodb) ──▶ table (single-table model) ──▶ core (domain + SPI)
+ *    │          │           ├───────▶ delivery (texts, senders, key files; no Spring) ─────────────────▶ core
+ *    └──────────┴───────────┴──────────────────────────────────────────────────────────────────▶ core
  * </pre>
  * The domain knows neither the table model nor any store, nor the delivery module, nor Spring's wiring; the
  * starter and the server know the stores only to build them and never the table model; no store knows the
  * delivery module, the starter or the server; the delivery module knows only the core, and never Spring, so an
  * application without Spring can use it; the starter, which host applications embed, knows nothing of the
- * server; the packages of the core, of the delivery module and of the starter form no cycle; no product class
- * uses the test-support module (its poms take it in test scope only: {@link TestScopeOnlyTest}).
+ * console or the server; the console (the support pages) knows nothing of the server, which reaches it through the
+ * interface the console declares, and nothing below the console knows it; the packages of the core, of the delivery
+ * module and of the starter form no cycle; no product class uses the test-support module (its poms take it in test
+ * scope only: {@link TestScopeOnlyTest}).
  *
  * <p>Each module is recognised by its packages, read off the module's own classes (its jar or classes
  * directory), so a package added to a module is covered without editing this test.
@@ -58,29 +62,34 @@ class ArchitectureTest {
             packagesOfModule(DynamoDbVerificationStore.class));
     private static final Set<String> DELIVERY = packagesOfModule(MessageTemplates.class);
     private static final Set<String> STARTER = packagesOfModule(VerificationAutoConfiguration.class);
+    private static final Set<String> CONSOLE = packagesOfModule(ConsoleConfiguration.class);
     private static final Set<String> SERVER = packagesOfModule(VerificationServerApplication.class);
+    /** Every module that ships in the server's jar. */
+    private static final Set<String> PRODUCT = union(CORE, union(TABLE, union(STORES, union(DELIVERY, union(STARTER,
+            union(CONSOLE, SERVER))))));
 
     static final ArchRule DOMAIN_KNOWS_NO_TABLE_MODEL_AND_NO_STORE = noClasses()
             .that(resideIn("are in the domain (verification-core)", CORE))
-            .should().dependOnClassesThat(resideIn("are in the table model, a store, the delivery module, the starter "
-                    + "or the server", union(TABLE, union(STORES, union(DELIVERY, union(STARTER, SERVER))))))
+            .should().dependOnClassesThat(resideIn("are in the table model, a store, the delivery module, the starter, "
+                    + "the console or the server", union(TABLE, union(STORES, union(DELIVERY, union(STARTER,
+                    union(CONSOLE, SERVER)))))))
             .because("the domain is the centre: the single-table model and the stores are built around it");
 
     static final ArchRule SERVER_KNOWS_NO_TABLE_MODEL = noClasses()
-            .that(resideIn("are in the server or the starter", union(SERVER, STARTER)))
+            .that(resideIn("are in the server, the console or the starter", union(SERVER, union(CONSOLE, STARTER))))
             .should().dependOnClassesThat(resideIn("are in the single-table model (verification-table)", TABLE))
             .because("the HTTP API speaks the domain's records; how items are keyed is the stores' business");
 
     static final ArchRule STORES_KNOW_NO_SERVER = noClasses()
             .that(resideIn("are in a store or the table model", union(STORES, TABLE)))
-            .should().dependOnClassesThat(resideIn("are in the delivery module, the starter or the server",
-                    union(DELIVERY, union(STARTER, SERVER))))
+            .should().dependOnClassesThat(resideIn("are in the delivery module, the starter, the console or the server",
+                    union(DELIVERY, union(STARTER, union(CONSOLE, SERVER)))))
             .because("a store is a library that any host application can use");
 
     static final ArchRule DELIVERY_KNOWS_ONLY_THE_CORE = noClasses()
             .that(resideIn("are in the delivery module (verification-delivery)", DELIVERY))
-            .should().dependOnClassesThat(resideIn("are in the table model, a store, the starter or the server",
-                    union(TABLE, union(STORES, union(STARTER, SERVER)))))
+            .should().dependOnClassesThat(resideIn("are in the table model, a store, the starter, the console or the "
+                    + "server", union(TABLE, union(STORES, union(STARTER, union(CONSOLE, SERVER))))))
             .because("the delivery module is a library beside the stores: the starter wires both");
 
     static final ArchRule DELIVERY_KNOWS_NO_SPRING = noClasses()
@@ -90,11 +99,16 @@ class ArchitectureTest {
 
     static final ArchRule STARTER_KNOWS_NO_SERVER = noClasses()
             .that(resideIn("are in the starter", STARTER))
-            .should().dependOnClassesThat(resideIn("are in the server", SERVER))
+            .should().dependOnClassesThat(resideIn("are in the console or the server", union(CONSOLE, SERVER)))
             .because("host applications embed the starter without the server: the wiring exists once, below the server");
 
+    static final ArchRule CONSOLE_KNOWS_NO_SERVER = noClasses()
+            .that(resideIn("are in the console", CONSOLE))
+            .should().dependOnClassesThat(resideIn("are in the server", SERVER))
+            .because("the console is a layer below the server: what it needs of it, it declares (ConsoleHost)");
+
     static final ArchRule PRODUCT_KNOWS_NO_TEST_SUPPORT = noClasses()
-            .that(resideIn("are in a product module", union(CORE, union(TABLE, union(STORES, union(DELIVERY, union(STARTER, SERVER)))))))
+            .that(resideIn("are in a product module", PRODUCT))
             .should().dependOnClassesThat().resideInAPackage("dev.verificationservice.testsupport..")
             .because("test support (the hand-moved clock, dynalite, the fault proxy) is never in a product jar");
 
@@ -103,8 +117,7 @@ class ArchitectureTest {
             "dev.verificationservice.store.dynamodb.TransactionConflicts");
 
     static final ArchRule SECRETS_COME_FROM_SECURE_RANDOM = noClasses()
-            .that(resideIn("are in a product module", union(CORE, union(TABLE, union(STORES, union(DELIVERY,
-                    union(STARTER, SERVER)))))))
+            .that(resideIn("are in a product module", PRODUCT))
             .and(DescribedPredicate.describe("draw no value that is not a secret", type ->
                     !RANDOM_WITHOUT_SECRETS.contains(type.getName().replaceFirst("\\$.*", ""))))
             .should().dependOnClassesThat(DescribedPredicate.describe("are a predictable random generator",
@@ -148,6 +161,11 @@ class ArchitectureTest {
     @Test
     void theStarterKnowsNoServer() {
         STARTER_KNOWS_NO_SERVER.check(PRODUCTION);
+    }
+
+    @Test
+    void theConsoleKnowsNoServer() {
+        CONSOLE_KNOWS_NO_SERVER.check(PRODUCTION);
     }
 
     @Test
@@ -200,6 +218,7 @@ class ArchitectureTest {
                 "dev.verificationservice.keys");
         assertThat(STARTER).contains("dev.verificationservice.spring", "dev.verificationservice.spring.core",
                 "dev.verificationservice.spring.store");
+        assertThat(CONSOLE).containsExactly("dev.verificationservice.console");
         assertThat(SERVER).contains("dev.verificationservice.server.codes");
         assertThat(PRODUCTION.containPackage("dev.verificationservice.testsupport.time"))
                 .as("the test support is on the class path, so the rule against it can fail").isTrue();
@@ -219,6 +238,14 @@ class ArchitectureTest {
         JavaClasses withViolation = new ClassFileImporter().importClasses(TestSupportViolationFixture.class);
 
         assertThat(PRODUCT_KNOWS_NO_TEST_SUPPORT.evaluate(withViolation).hasViolation()).isTrue();
+    }
+
+    /** The rule catches what it is there for: a console class that reaches into the server. */
+    @Test
+    void aConsoleClassUsingTheServerBreaksTheBuild() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(ServerInConsoleFixture.class);
+
+        assertThat(CONSOLE_KNOWS_NO_SERVER.evaluate(withViolation).hasViolation()).isTrue();
     }
 
     /** The rule catches what it is there for: a class in a delivery package that uses Spring. */

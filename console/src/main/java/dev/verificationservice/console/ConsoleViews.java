@@ -1,4 +1,4 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.codes.DeliveryTargets;

@@ -1,4 +1,4 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

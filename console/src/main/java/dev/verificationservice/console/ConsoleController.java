@@ -1,4 +1,4 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.AuditEventType;
@@ -6,7 +6,6 @@ import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.delivery.DeliveryChannels;
-import dev.verificationservice.server.security.AccessKeys;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.operator.OperatorService;
@@ -61,19 +60,19 @@ public class ConsoleController {
     private final OperatorService support;
     /** For the user's authenticator factors and recovery codes. */
     private final Verification verification;
-    private final AccessKeys keys;
+    private final ConsoleHost host;
     private final ConsoleSessions sessions;
     private final SignInThrottle throttle;
     private final Optional<DevelopmentOutbox> outbox;
     private final VerificationMetrics metrics;
     private final Clock clock;
 
-    public ConsoleController(Verification verification, AccessKeys keys, ConsoleSessions sessions,
+    public ConsoleController(Verification verification, ConsoleHost host, ConsoleSessions sessions,
                              SignInThrottle throttle, DeliveryChannels channels,
                              VerificationMetrics metrics, Clock clock) {
         this.support = verification.operator();
         this.verification = verification;
-        this.keys = keys;
+        this.host = host;
         this.sessions = sessions;
         this.throttle = throttle;
         this.outbox = channels.outbox();
@@ -110,12 +109,12 @@ public class ConsoleController {
             return signInForm(request, response, model, "Too many failed sign-ins. Wait " + ConsoleViews.duration(
                     Duration.ofSeconds(seconds)) + ", then sign in with an admin key (VERIFICATION_ADMIN_API_KEYS).");
         }
-        AccessKeys.Match match = keys.match(blank ? "" : key.trim());
-        if (match.role() == AccessKeys.Role.ADMIN) {
+        ConsoleHost.PresentedKey presented = host.identify(blank ? "" : key.trim());
+        if (presented instanceof ConsoleHost.AdminKey admin) {
             throttle.succeeded(address);
             // A sign-in always makes a new session: an id the browser had before is never promoted.
             ConsoleFilter.cookie(request, ConsoleFilter.SESSION_COOKIE).flatMap(sessions::find).ifPresent(sessions::end);
-            ConsoleSessions.Created created = sessions.create(match.adminKeyId().orElseThrow());
+            ConsoleSessions.Created created = sessions.create(admin.keyId());
             response.addHeader(HttpHeaders.SET_COOKIE, ConsoleFilter.cookieHeader(request, ConsoleFilter.SESSION_COOKIE,
                     created.cookieValue(), "/console", -1));
             response.addHeader(HttpHeaders.SET_COOKIE, ConsoleFilter.cookieHeader(request, ConsoleFilter.SIGN_IN_COOKIE,
@@ -127,7 +126,7 @@ public class ConsoleController {
             // Never one line per failure (anyone can send this form): the throttle logs a summary.
             throttle.failed(address);
         }
-        if (match.role() == AccessKeys.Role.APPLICATION) {
+        if (presented instanceof ConsoleHost.ApplicationKey) {
             response.setStatus(HttpStatus.FORBIDDEN.value());
             return signInForm(request, response, model, "This is an application key (VERIFICATION_API_KEYS). The "
                     + "console needs an admin key (VERIFICATION_ADMIN_API_KEYS).");

@@ -1,8 +1,5 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
-import dev.verificationservice.server.config.FilterOrder;
-import dev.verificationservice.server.security.AccessKeys;
-import dev.verificationservice.server.security.ApiKeyFilter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.Cookie;
@@ -14,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
 import org.apache.tomcat.util.http.InvalidParameterException;
-import org.springframework.core.annotation.Order;
+import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -24,10 +21,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.HtmlUtils;
 
 /**
- * The gate of the web console ({@code /console/**}), decided on the same normalised servlet path as the API key
- * filter, which leaves these paths alone. Every console path but the sign-in page and the stylesheet needs a
- * signed-in session (its cookie); an {@code Authorization} header is never looked at here, so the API's Bearer
- * scheme can never stand in for a sign-in.
+ * The gate of the web console ({@code /console/**}), on the paths {@link #handles} names, which the host's API key
+ * filter leaves alone. Every console path but the sign-in page and the stylesheet needs a signed-in session (its
+ * cookie); an {@code Authorization} header is never looked at here, so the API's Bearer scheme can never stand in
+ * for a sign-in.
  *
  * <ul>
  *   <li>Without admin keys the console is off, like the operator API: every console path answers 404.</li>
@@ -42,8 +39,7 @@ import org.springframework.web.util.HtmlUtils;
  * </ul>
  */
 @Component
-@Order(FilterOrder.CONSOLE)
-public class ConsoleFilter extends OncePerRequestFilter {
+public class ConsoleFilter extends OncePerRequestFilter implements Ordered {
 
     /** Request attribute: the signed-in {@link ConsoleSessions.Session}. */
     public static final String SESSION = ConsoleFilter.class.getName() + ".session";
@@ -59,17 +55,40 @@ public class ConsoleFilter extends OncePerRequestFilter {
     static final String CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'self'; script-src 'self'; "
             + "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-    private final AccessKeys keys;
+    /** Where the console lives: this path and everything under it. */
+    private static final String PREFIX = "/console";
+
+    private final ConsoleHost host;
     private final ConsoleSessions sessions;
 
-    public ConsoleFilter(AccessKeys keys, ConsoleSessions sessions) {
-        this.keys = keys;
+    public ConsoleFilter(ConsoleHost host, ConsoleSessions sessions) {
+        this.host = host;
         this.sessions = sessions;
+    }
+
+    /**
+     * True for the console's requests, which this filter gates and the host's API key check must leave alone:
+     * decided on the servlet path the container has decoded and normalised (no ';params', no '%76'), the path Spring
+     * MVC routes on, never on the raw request URI.
+     */
+    public static boolean handles(HttpServletRequest request) {
+        String path = path(request);
+        return path.equals(PREFIX) || path.startsWith(PREFIX + "/");
+    }
+
+    private static String path(HttpServletRequest request) {
+        return request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+    }
+
+    /** The host's place for it in the filter chain. */
+    @Override
+    public int getOrder() {
+        return host.filterOrder();
     }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !ApiKeyFilter.isConsolePath(ApiKeyFilter.normalisedPath(request));
+        return !handles(request);
     }
 
     @Override
@@ -79,8 +98,8 @@ public class ConsoleFilter extends OncePerRequestFilter {
         response.setHeader("X-Frame-Options", "DENY");
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setHeader("Referrer-Policy", "no-referrer");
-        String path = ApiKeyFilter.normalisedPath(request);
-        if (!keys.operatorKeysConfigured()) {
+        String path = path(request);
+        if (!host.operatorKeysConfigured()) {
             refuse(response, HttpStatus.NOT_FOUND, "The console is off",
                     "No admin key is configured on this server. Set VERIFICATION_ADMIN_API_KEYS and restart it to "
                             + "use the support console.", false);

@@ -1,4 +1,4 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
 import dev.verificationservice.attempts.CountedAttempts;
 import java.util.Locale;

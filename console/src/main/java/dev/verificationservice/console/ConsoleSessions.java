@@ -1,20 +1,17 @@
-package dev.verificationservice.server.console;
+package dev.verificationservice.console;
 
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.server.config.KeyMaterial;
-import dev.verificationservice.server.config.ServiceProperties;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
-import org.springframework.stereotype.Component;
+import org.apache.commons.codec.digest.DigestUtils;
 
 /**
  * The console's signed-in sessions, kept in this process's memory (a restart signs every operator out; behind a
@@ -26,7 +23,6 @@ import org.springframework.stereotype.Component;
  * message shown after an action. It ends after {@code idleTimeout} without a request, {@code maxSessionAge} after
  * sign-in, or at sign-out. Time is the service's clock.
  */
-@Component
 public class ConsoleSessions {
 
     /** The most sessions kept at once; past it the least recently used goes first. */
@@ -102,10 +98,10 @@ public class ConsoleSessions {
     private final Duration idleTimeout;
     private final Duration maxAge;
 
-    public ConsoleSessions(Clock clock, ServiceProperties properties) {
+    public ConsoleSessions(Clock clock, ConsoleSettings settings) {
         this.clock = clock;
-        this.idleTimeout = properties.console().idleTimeout();
-        this.maxAge = properties.console().maxSessionAge();
+        this.idleTimeout = settings.idleTimeout();
+        this.maxAge = settings.maxSessionAge();
     }
 
     public Duration idleTimeout() {
@@ -147,11 +143,6 @@ public class ConsoleSessions {
         sessions.remove(session.idHash, session);
     }
 
-    /** How many sessions are kept (live or not yet swept). */
-    int size() {
-        return sessions.size();
-    }
-
     private boolean hasEnded(Session session, Instant now) {
         return !now.isBefore(session.lastSeenAt.get().plus(idleTimeout)) || !now.isBefore(session.createdAt.plus(maxAge));
     }
@@ -167,6 +158,6 @@ public class ConsoleSessions {
     }
 
     private static String hash(String cookieValue) {
-        return HexFormat.of().formatHex(KeyMaterial.sha256(cookieValue));
+        return DigestUtils.sha256Hex(cookieValue);
     }
 }
