@@ -11,6 +11,7 @@ import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import java.time.Clock;
@@ -49,6 +50,7 @@ public final class RecoveryCodeService {
     private final SecureTokens tokens;
     private final RecoveryCodes generator;
     private final Clock clock;
+    private final UnitOfWork units;
 
     public RecoveryCodeService(RecoveryCodeRepository repository, Foundation foundation, RateLimitPolicy verifyLimit) {
         this.repository = repository;
@@ -58,6 +60,7 @@ public final class RecoveryCodeService {
         this.tokens = foundation.tokens();
         this.generator = new RecoveryCodes(tokens.random());
         this.clock = foundation.clock();
+        this.units = foundation.units();
     }
 
     /**
@@ -66,6 +69,11 @@ public final class RecoveryCodeService {
      */
     public RecoveryCodeIssue issue(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
+        // The reads and the replacing write are one unit of work (on the embedded store one transaction).
+        return units.run("issue recovery codes", () -> replaceSet(user, client));
+    }
+
+    private RecoveryCodeIssue replaceSet(String user, ClientContext client) {
         // The set before its codes: an issue written between the two reads moves the set, so this one is refused.
         Optional<String> replaces = repository.currentRecoverySet(user);
         List<RecoveryCode> voided = repository.findRecoveryCodes(user);
@@ -98,6 +106,11 @@ public final class RecoveryCodeService {
     public RecoveryVerification verify(String userId, String code, ClientContext client) {
         String user = Inputs.userId(userId);
         String normalised = RecoveryCodes.normalise(Inputs.required("code", code));
+        // The count, the test and its outcome are one unit of work (on the embedded store one transaction).
+        return units.run("use a recovery code", () -> useCounted(user, normalised, client));
+    }
+
+    private RecoveryVerification useCounted(String user, String normalised, ClientContext client) {
         if (!(factor.begin(user) instanceof Admission.Admitted admitted)) {
             return failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client);
         }

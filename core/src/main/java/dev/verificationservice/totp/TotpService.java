@@ -13,6 +13,7 @@ import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
@@ -71,6 +72,7 @@ public final class TotpService {
     private final TotpSecrets secrets;
     private final Clock clock;
     private final TotpPolicy policy;
+    private final UnitOfWork units;
 
     public TotpService(TotpRepository factors, RecoveryCodeService recovery, EncryptionKeyRing encryption,
                        TotpPolicy policy, Foundation foundation) {
@@ -83,6 +85,7 @@ public final class TotpService {
         this.secrets = new TotpSecrets(tokens.random());
         this.clock = foundation.clock();
         this.policy = policy;
+        this.units = foundation.units();
     }
 
     /** A new pending factor; the label defaults to the userId and the issuer to the configured one. */
@@ -120,6 +123,12 @@ public final class TotpService {
         String user = Inputs.userId(userId);
         String factor = factorId(factorId);
         String presented = code(code);
+        // The count, the test, its outcome and the recovery codes it issues are one unit of work (on the embedded
+        // store one transaction).
+        return units.run("confirm an authenticator factor", () -> confirmCounted(user, factor, presented, client));
+    }
+
+    private Confirmation confirmCounted(String user, String factor, String presented, ClientContext client) {
         if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
             return notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client);
         }
@@ -169,6 +178,11 @@ public final class TotpService {
     public TotpVerification verify(String userId, String code, ClientContext client) {
         String user = Inputs.userId(userId);
         String presented = code(code);
+        // The count, the test and its outcome are one unit of work (on the embedded store one transaction).
+        return units.run("verify an authenticator code", () -> verifyCounted(user, presented, client));
+    }
+
+    private TotpVerification verifyCounted(String user, String presented, ClientContext client) {
         if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
             return invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client);
         }
@@ -240,15 +254,17 @@ public final class TotpService {
     public boolean remove(String userId, String factorId, ClientContext client) {
         String user = Inputs.userId(userId);
         String factor = factorId(factorId);
-        List<TotpFactor> deleted = factors.deleteFactors(user, Optional.of(factor));
-        if (deleted.isEmpty()) {
-            return false;
-        }
-        boolean confirmedLeft = factors.findFactors(user).stream().anyMatch(TotpFactor::confirmed);
-        int recoveryCodes = confirmedLeft ? 0 : recovery.deleteAll(user);
-        audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.of(factor),
-                recoveryCodes, Map.of()), client);
-        return true;
+        return units.run("remove an authenticator factor", () -> {
+            List<TotpFactor> deleted = factors.deleteFactors(user, Optional.of(factor));
+            if (deleted.isEmpty()) {
+                return false;
+            }
+            boolean confirmedLeft = factors.findFactors(user).stream().anyMatch(TotpFactor::confirmed);
+            int recoveryCodes = confirmedLeft ? 0 : recovery.deleteAll(user);
+            audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.of(factor),
+                    recoveryCodes, Map.of()), client);
+            return true;
+        });
     }
 
     /**
@@ -257,11 +273,13 @@ public final class TotpService {
      */
     public int removeAll(String userId, Map<String, String> context, ClientContext client) {
         String user = Inputs.userId(userId);
-        List<TotpFactor> deleted = factors.deleteFactors(user, Optional.empty());
-        int recoveryCodes = recovery.deleteAll(user);
-        audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.empty(),
-                recoveryCodes, context), client);
-        return deleted.size();
+        return units.run("remove every authenticator factor", () -> {
+            List<TotpFactor> deleted = factors.deleteFactors(user, Optional.empty());
+            int recoveryCodes = recovery.deleteAll(user);
+            audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.empty(),
+                    recoveryCodes, context), client);
+            return deleted.size();
+        });
     }
 
     /**
@@ -270,10 +288,12 @@ public final class TotpService {
      */
     public Optional<RecoveryCodeIssue> regenerateRecoveryCodes(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
-        if (factors.findFactors(user).stream().noneMatch(TotpFactor::confirmed)) {
-            return Optional.empty();
-        }
-        return Optional.of(recovery.issue(user, client));
+        return units.run("regenerate recovery codes", () -> {
+            if (factors.findFactors(user).stream().noneMatch(TotpFactor::confirmed)) {
+                return Optional.<RecoveryCodeIssue>empty();
+            }
+            return Optional.of(recovery.issue(user, client));
+        });
     }
 
     /** A factor whose code for {@code step} is the presented one. */

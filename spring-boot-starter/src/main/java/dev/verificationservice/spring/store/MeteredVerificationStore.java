@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -63,13 +64,8 @@ public final class MeteredVerificationStore {
             }
 
             @Override
-            public void undo(Runnable compensation) {
-                units.undo(compensation);
-            }
-
-            @Override
-            public boolean holdsCallingThread() {
-                return units.holdsCallingThread();
+            public <T> List<T> together(List<Supplier<T>> calls) {
+                return units.together(calls);
             }
         };
     }

@@ -22,6 +22,7 @@ import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.totp.StepAcceptance;
 import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.TotpFactor;
@@ -322,6 +323,12 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         table.call("describe the table",
                 () -> table.client.describeTable(request -> request.tableName(table.tableName)));
         table.capacity.record(AccessPattern.CHECK_READY, READ, List.of());
+    }
+
+    /** Each step its own request; independent calls in parallel ({@link DynamoDbUnitOfWork}). */
+    @Override
+    public UnitOfWork units() {
+        return DynamoDbUnitOfWork.INSTANCE;
     }
 
     /** The client belongs to whoever built it; closing the store leaves it open. */
