@@ -10,13 +10,22 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,9 +58,41 @@ class SendStepsTest {
     private final AuditLog audit = new AuditLog(store, clock, VerificationSettings.defaults().auditRetention(), tokens);
 
     private CodeService codes(VerificationSettings settings) {
+        return codes(settings, rateLimiter, UnitOfWork.SEPARATE_STEPS);
+    }
+
+    private CodeService codes(VerificationSettings settings, RateLimiter limiter, UnitOfWork units) {
         SecretKeyRing keys = SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom())));
         return new CodeService(store, new CodeDelivery(outbox, MessageLocales.requestedOrEnglish()),
-                settings.codePolicy(), new Foundation(rateLimiter, audit, keys, tokens, clock));
+                settings.codePolicy(), new Foundation(limiter, audit, keys, tokens, clock, units));
+    }
+
+    /** A store's units whose independent calls each run on a thread of their own, as DynamoDB's do. */
+    private static UnitOfWork parallelUnits(ExecutorService threads) {
+        return new UnitOfWork() {
+            @Override
+            public <T> T run(String what, Supplier<T> steps) {
+                return steps.get();
+            }
+
+            @Override
+            public <T> List<T> together(List<Supplier<T>> calls) {
+                List<Future<T>> pending = calls.stream().map(call -> threads.submit(call::get)).toList();
+                List<T> results = new ArrayList<>();
+                List<Throwable> failures = new ArrayList<>();
+                for (Future<T> call : pending) {
+                    try {
+                        results.add(call.get(1, TimeUnit.MINUTES));
+                    } catch (ExecutionException e) {
+                        results.add(null);
+                        failures.add(e.getCause());
+                    } catch (InterruptedException | TimeoutException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return UnitOfWork.resultsOrFirstFailure(results, failures);
+            }
+        };
     }
 
     private static CodeRequest email(String userId, String address, String ipAddress) {
@@ -73,11 +114,19 @@ class SendStepsTest {
 
     @Test
     void theLockOutReadTheUsersPlaceAndTheEarlierCodesAreInFlightTogether() {
-        CodeService service = codes(VerificationSettings.defaults());
-        // Lock-out read, user, earlier codes: one after another, the first would wait alone and fail.
+        ExecutorService threads = Executors.newCachedThreadPool();
+        UnitOfWork units = parallelUnits(threads);
+        CodeService service = codes(VerificationSettings.defaults(), new RateLimiter(store, clock, tokens, units),
+                units);
+        // Lock-out read, user, earlier codes: handed to the store in separate calls, the first would wait alone
+        // and fail.
         store.holdUntilTogether(3);
 
-        assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
+        try {
+            assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
+        } finally {
+            threads.shutdownNow();
+        }
 
         assertThat(store.cooldownClaimed("ada", RESEND)).isTrue();
         assertThat(store.allCodes()).hasSize(1);
