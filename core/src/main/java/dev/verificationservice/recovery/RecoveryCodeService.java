@@ -69,11 +69,9 @@ public final class RecoveryCodeService {
      */
     public RecoveryCodeIssue issue(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
-        // The reads and the replacing write are one unit of work (on the embedded store one transaction).
-        return units.run("issue recovery codes", () -> replaceSet(user, client));
-    }
-
-    private RecoveryCodeIssue replaceSet(String user, ClientContext client) {
+        // Not a unit of its own: two issues at once must meet at the replacing write's condition (one set, one
+        // conflict, no answer showing codes voided a moment later), where a unit on the embedded store's one writer
+        // would run them one after the other. Inside a caller's unit (a confirmation's) the steps join it.
         // The set before its codes: an issue written between the two reads moves the set, so this one is refused.
         Optional<String> replaces = repository.currentRecoverySet(user);
         List<RecoveryCode> voided = repository.findRecoveryCodes(user);

@@ -288,12 +288,11 @@ public final class TotpService {
      */
     public Optional<RecoveryCodeIssue> regenerateRecoveryCodes(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
-        return units.run("regenerate recovery codes", () -> {
-            if (factors.findFactors(user).stream().noneMatch(TotpFactor::confirmed)) {
-                return Optional.<RecoveryCodeIssue>empty();
-            }
-            return Optional.of(recovery.issue(user, client));
-        });
+        // No unit, as for every issue of a set (RecoveryCodeService#issue).
+        if (factors.findFactors(user).stream().noneMatch(TotpFactor::confirmed)) {
+            return Optional.empty();
+        }
+        return Optional.of(recovery.issue(user, client));
     }
 
     /** A factor whose code for {@code step} is the presented one. */

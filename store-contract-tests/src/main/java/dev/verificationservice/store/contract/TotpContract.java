@@ -20,7 +20,6 @@ import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
 import dev.verificationservice.totp.Confirmation;
 import dev.verificationservice.totp.Enrolment;
@@ -316,18 +315,14 @@ public abstract class TotpContract extends ContractPart {
     /**
      * A double click on two service instances: two issues that each read the user's set before either wrote. One
      * set is written and works; the other issue writes nothing and says so: no answer shows codes that never work.
-     * The reads can only interleave where an issue's steps run as separate calls (DynamoDB): the embedded store's
-     * unit would make the second read the first's set. So the issues run their steps separately here, on every
-     * store, and the store's conditional write alone must settle the race.
      */
     @Test
     void ofTwoIssuesThatReadTheSameSetThroughTwoInstancesOneWorksAndTheOtherIsAConflict() throws Exception {
         confirmed("pia");
         MeetingPoints reads = new MeetingPoints();
         List<Verification> instances = List.of(
-                on(separateSteps(reads.around(VerificationStore.class, store(), "findRecoveryCodes", args -> args[0]))),
-                on(separateSteps(reads.around(VerificationStore.class, anotherInstance(), "findRecoveryCodes",
-                        args -> args[0]))));
+                on(reads.around(VerificationStore.class, store(), "findRecoveryCodes", args -> args[0])),
+                on(reads.around(VerificationStore.class, anotherInstance(), "findRecoveryCodes", args -> args[0])));
         reads.meet("pia", 2);
         AtomicInteger turn = new AtomicInteger();
 
@@ -342,11 +337,6 @@ public abstract class TotpContract extends ContractPart {
                 .isEqualTo(new RecoveryVerification.Valid(RecoveryCodes.SET_SIZE - 1));
         assertThat(auditTypes("pia").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals))
                 .as("the confirmation's set and the winner's").hasSize(2);
-    }
-
-    /** {@code target}, except that the steps of its units run as separate calls ({@link UnitOfWork#SEPARATE_STEPS}). */
-    private static VerificationStore separateSteps(VerificationStore target) {
-        return answering(target, "units", arguments -> UnitOfWork.SEPARATE_STEPS);
     }
 
     /** A replacement conditioned on a set that is no longer the user's writes nothing, whatever it carries. */

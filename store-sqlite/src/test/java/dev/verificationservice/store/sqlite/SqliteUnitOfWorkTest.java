@@ -17,7 +17,6 @@ import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
-import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
@@ -169,10 +168,6 @@ class SqliteUnitOfWorkTest {
         long before = commits();
         assertThat(verification.recovery().verify("alice", code, CLIENT)).isInstanceOf(RecoveryVerification.Valid.class);
         assertThat(commits() - before).as("count, read, the use with RECOVERY_CODE_USED and the reset").isEqualTo(1);
-
-        before = commits();
-        assertThat(verification.recovery().issue("alice", CLIENT)).isInstanceOf(RecoveryCodeIssue.Issued.class);
-        assertThat(commits() - before).as("the reads and the replacing write").isEqualTo(1);
     }
 
     /** The authenticator's code {@code stepsAhead} periods from now. */
