@@ -1,12 +1,12 @@
 package dev.verificationservice;
 
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.codes.CodeDelivery;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.CodeService;
 import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.devices.DeviceService;
-import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.ratelimit.RateLimiter;
@@ -14,6 +14,7 @@ import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.totp.TotpPolicy;
 import dev.verificationservice.totp.TotpService;
 import java.time.Clock;
@@ -22,7 +23,8 @@ import java.util.Optional;
 
 /**
  * The library's entry point: the domain services wired to one store, one key ring, one sender and one
- * clock; with an {@link EncryptionKeyRing} also authenticator apps ({@link #totp()}).
+ * clock; with an {@link EncryptionKeyRing} also authenticator apps ({@link #totp()}). It is the composition root:
+ * each service gets the store's ports and the collaborators it uses, and no more.
  *
  * <pre>{@code
  * Verification verification = Verification.builder()
@@ -47,20 +49,26 @@ public final class Verification {
         VerificationStore store = Objects.requireNonNull(builder.store, "store");
         SecretKeyRing keys = Objects.requireNonNull(builder.keys, "keys");
         CodeSender sender = Objects.requireNonNull(builder.sender, "sender");
+        Clock clock = builder.clock;
+        UnitOfWork units = store.units();
         SecureTokens tokens = new SecureTokens();
-        this.rateLimiter = new RateLimiter(store, builder.clock, tokens, store.units());
-        this.audit = new AuditLog(store, builder.clock, builder.settings.auditRetention(), tokens);
-        Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, builder.clock, store.units());
-        this.codes = new CodeService(store, new CodeDelivery(sender, builder.locales), builder.settings.codePolicy(),
-                foundation);
-        this.devices = new DeviceService(store, foundation, builder.settings.deviceTtl(),
-                builder.settings.deviceMaxLife());
-        this.idempotency = new IdempotentRequests(store, keys, tokens, builder.clock);
-        this.recovery = new RecoveryCodeService(store, foundation, builder.totpPolicy.recoveryLimit());
-        this.totp = Optional.ofNullable(builder.encryption).map(encryption -> new TotpService(store, recovery,
-                encryption, builder.totpPolicy, foundation));
+        this.rateLimiter = new RateLimiter(store.counters(), clock, tokens, units);
+        this.audit = new AuditLog(store.audit(), clock, builder.settings.auditRetention(), tokens);
+        // One rule of counted guesses for every factor: a success of one resets the wrong answers in a row of all.
+        CountedAttempts attempts = new CountedAttempts(rateLimiter);
+        this.codes = new CodeService(
+                new CodeService.Collaborators(store.codes(), rateLimiter, attempts, audit, keys, tokens, clock, units),
+                new CodeDelivery(sender, builder.locales), builder.settings.codePolicy());
+        this.devices = new DeviceService(
+                new DeviceService.Collaborators(store.devices(), attempts, audit, keys, tokens, clock, units),
+                builder.settings.deviceTtl(), builder.settings.deviceMaxLife());
+        this.idempotency = new IdempotentRequests(store.idempotency(), keys, tokens, clock);
+        this.recovery = new RecoveryCodeService(store.recoveryCodes(), attempts, builder.totpPolicy.recoveryLimit(),
+                audit, keys, tokens, clock);
+        this.totp = Optional.ofNullable(builder.encryption).map(encryption -> new TotpService(store.totp(), recovery,
+                encryption, builder.totpPolicy, attempts, audit, tokens, clock));
         // After every service has named its counted factors: the operator lists and lifts them all.
-        this.support = new OperatorService(codes, devices, audit, rateLimiter, foundation.attempts());
+        this.support = new OperatorService(codes, devices, audit, rateLimiter, attempts);
     }
 
     public static Builder builder() {

@@ -11,18 +11,44 @@ import dev.verificationservice.totp.TotpRepository;
 import dev.verificationservice.store.UnitOfWork;
 
 /**
- * The whole storage SPI: one table holding codes, devices, audit entries, rate-limit counters, TOTP factors and
- * recovery codes. Each
- * provider (embedded SQLite, DynamoDB) implements it with the same keys and items, declared once in the
- * single-table model module ({@code verification-table}, which depends on this core and never the other way
- * round), and passes the same contract test suite. Every method may throw
+ * The whole storage SPI: one table holding codes, devices, audit entries, rate-limit counters, Idempotency-Keys,
+ * TOTP factors, recovery codes and webhooks, reached through one port per concept. Each provider (in memory,
+ * embedded SQLite, DynamoDB) implements every port with the same keys and items, declared once in the single-table
+ * model module ({@code verification-table}, which depends on this core and never the other way round), and passes
+ * the same contract test suite. Every method of every port may throw
  * {@link dev.verificationservice.store.StoreException} when the store fails or cannot be reached.
+ *
+ * <ul>
+ *   <li>{@link #codes()}: one-time codes: insert, consume, keep only the newest, delete;</li>
+ *   <li>{@link #devices()}: remembered-device tokens and the revoke-all marker;</li>
+ *   <li>{@link #audit()}: the audit log (every entry written is also an undelivered event);</li>
+ *   <li>{@link #counters()}: rate-limit places and cooldowns;</li>
+ *   <li>{@link #idempotency()}: Idempotency-Key claims and their stored answers;</li>
+ *   <li>{@link #totp()}: authenticator-app factors and the replay rule;</li>
+ *   <li>{@link #recoveryCodes()}: recovery-code sets;</li>
+ *   <li>{@link #webhooks()}: webhook endpoints, deliveries and the outbox.</li>
+ * </ul>
+ * A port is the same object on every call, so a caller may keep it.
  *
  * <p>A provider never decides validity on its own beyond the conditions of its conditional writes: every
  * read hands back what is stored, and the domain compares ttl with its clock.
  */
-public interface VerificationStore extends CodeRepository, DeviceRepository, AuditRepository,
-        RateLimitRepository, IdempotencyRepository, TotpRepository, RecoveryCodeRepository, AutoCloseable {
+public interface VerificationStore extends AutoCloseable {
+
+    CodeRepository codes();
+
+    DeviceRepository devices();
+
+    AuditRepository audit();
+
+    /** The rate-limit counters and cooldowns. */
+    RateLimitRepository counters();
+
+    IdempotencyRepository idempotency();
+
+    TotpRepository totp();
+
+    RecoveryCodeRepository recoveryCodes();
 
     /**
      * Webhook endpoints, deliveries and the outbox. Every audit entry a store writes is also an undelivered
@@ -39,7 +65,7 @@ public interface VerificationStore extends CodeRepository, DeviceRepository, Aud
         return UnitOfWork.SEPARATE_STEPS;
     }
 
-    /** Throws {@link StoreException} when the store cannot serve requests; for readiness checks. */
+    /** Throws {@link dev.verificationservice.store.StoreException} when the store cannot serve requests; for readiness checks. */
     void checkReady();
 
     @Override

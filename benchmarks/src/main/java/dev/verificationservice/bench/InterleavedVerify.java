@@ -4,7 +4,7 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.CodeItems;
 import dev.verificationservice.table.TableKeys;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,7 +89,7 @@ final class InterleavedVerify {
         for (int i = 0; i < size; i++) {
             Fixtures.KnownCode code = Fixtures.numeric(userPrefix + i);
             codes.add(code);
-            items.add(TableItems.codeItem(code.stored(), Fixtures.attemptId()));
+            items.add(CodeItems.codeItem(code.stored(), Fixtures.attemptId()));
         }
         SqliteFiles.insertItems(variant.opened().databaseFile(), items);
         List<Double> timings = new ArrayList<>();

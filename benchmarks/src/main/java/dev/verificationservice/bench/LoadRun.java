@@ -9,7 +9,7 @@ import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.CodeItems;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -144,7 +144,7 @@ final class LoadRun {
             // Codes straight into the engine (plain puts need no emulation), the rest through the proxy.
             VerificationStore engine = new DynamoDbVerificationStore(dynamo.rawClient(), BenchDynamo.TABLE,
                     new ConsumedCapacityRecorder(), false);
-            run.prepare(store, items -> parallel(items, item -> engine.insertCode(TableItems.code(item), Fixtures.attemptId())));
+            run.prepare(store, items -> parallel(items, item -> engine.codes().insertCode(CodeItems.code(item), Fixtures.attemptId())));
             log.accept(String.format("dynamodb: data prepared in %.1f s", (System.nanoTime() - started) / 1e9));
             try (ServerProcess server = ServerProcess.start(serverCommand, Map.ofEntries(
                     Map.entry("VERIFICATION_STORE", "dynamodb"),
@@ -202,7 +202,7 @@ final class LoadRun {
                         String user = "load-" + KINDS.get(operation) + "-" + PHASES.get(phase) + "-" + i;
                         Fixtures.KnownCode code = operation.equals(Operations.VERIFY_NUMERIC) ? Fixtures.numeric(user)
                                 : Fixtures.link(user);
-                        items.add(TableItems.codeItem(code.stored(), Fixtures.attemptId()));
+                        items.add(CodeItems.codeItem(code.stored(), Fixtures.attemptId()));
                         lines.add(operation.equals(Operations.VERIFY_NUMERIC) ? user + " " + code.code() : code.code());
                     }
                     files.add(write(KINDS.get(operation) + "-" + PHASES.get(phase), lines));
@@ -212,7 +212,7 @@ final class LoadRun {
             List<String> checks = new ArrayList<>();
             for (int i = 0; i < 1000; i++) {
                 Fixtures.KnownCode code = Fixtures.numeric("load-check-" + i);
-                items.add(TableItems.codeItem(code.stored(), Fixtures.attemptId()));
+                items.add(CodeItems.codeItem(code.stored(), Fixtures.attemptId()));
                 checks.add(code.userId() + " " + code.code());
             }
             data.put(Operations.CHECK, List.of(write("check", checks)));

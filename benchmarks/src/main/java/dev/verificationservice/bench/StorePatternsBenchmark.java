@@ -65,10 +65,10 @@ public class StorePatternsBenchmark {
     public void open() {
         opened = BenchStores.open(store);
         repository = opened.store;
-        audit = new AuditLog(repository, Clock.systemUTC(), Optional.of(Duration.ofDays(90)), tokens);
+        audit = new AuditLog(repository.audit(), Clock.systemUTC(), Optional.of(Duration.ofDays(90)), tokens);
         for (int i = 0; i < 1000; i++) {
             Fixtures.KnownCode code = Fixtures.numeric("bench-user-" + i);
-            repository.insertCode(code.stored(), Fixtures.attemptId());
+            repository.codes().insertCode(code.stored(), Fixtures.attemptId());
             digests.add(code.stored().digest());
         }
         for (int i = 0; i < 60; i++) {
@@ -85,13 +85,13 @@ public class StorePatternsBenchmark {
     /** Access pattern 1: GetItem of a code by its digest. */
     @Benchmark
     public Optional<VerificationCode> validateCode() {
-        return repository.findCode(digests.get(ThreadLocalRandom.current().nextInt(digests.size())));
+        return repository.codes().findCode(digests.get(ThreadLocalRandom.current().nextInt(digests.size())));
     }
 
     /** A new code: conditional PutItem ({@code attribute_not_exists}). */
     @Benchmark
     public boolean insertCode() {
-        return repository.insertCode(Fixtures.numeric("bench-new-" + sequence.incrementAndGet()).stored(),
+        return repository.codes().insertCode(Fixtures.numeric("bench-new-" + sequence.incrementAndGet()).stored(),
                 Fixtures.attemptId());
     }
 
@@ -100,7 +100,7 @@ public class StorePatternsBenchmark {
     public long takeRateLimitPlace() {
         Instant now = Instant.now();
         Instant windowStart = RateLimiter.windowStart(now, Duration.ofMinutes(15));
-        return repository.takePlace(new Place(new CounterWindow("bench-counter-" + sequence.incrementAndGet(),
+        return repository.counters().takePlace(new Place(new CounterWindow("bench-counter-" + sequence.incrementAndGet(),
                 "SEND_EMAIL_VERIFICATION", windowStart, windowStart.plus(Duration.ofMinutes(75))), tokens.attemptId()), 5);
     }
 
@@ -109,7 +109,7 @@ public class StorePatternsBenchmark {
     public List<RateLimitCounter> readRateLimitWindows() {
         Instant now = Instant.now();
         Instant windowStart = RateLimiter.windowStart(now, Duration.ofMinutes(15));
-        return repository.findCounters("bench-user-1", "VERIFY_EMAIL_VERIFICATION",
+        return repository.counters().findCounters("bench-user-1", "VERIFY_EMAIL_VERIFICATION",
                 windowStart.minus(Duration.ofMinutes(15)), windowStart, now);
     }
 
@@ -118,13 +118,13 @@ public class StorePatternsBenchmark {
     public boolean appendAudit() {
         AuditEntry entry = audit.newEntry("bench-appender", AuditEventType.CODE_SENT, true, Optional.empty(),
                 Map.of("codeType", CodeType.EMAIL_VERIFICATION.name()), ClientContext.none());
-        return repository.appendAudit(entry);
+        return repository.audit().appendAudit(entry);
     }
 
     /** Access pattern 6: one page of 50 audit entries, newest first. */
     @Benchmark
     public int queryAuditPage() {
         Instant now = Instant.now();
-        return repository.queryAudit(AUDITED_USER, Instant.EPOCH, now, Optional.empty(), 51, now).size();
+        return repository.audit().queryAudit(AUDITED_USER, Instant.EPOCH, now, Optional.empty(), 51, now).size();
     }
 }

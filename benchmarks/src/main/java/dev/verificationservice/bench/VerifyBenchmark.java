@@ -4,7 +4,7 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.CodeItems;
 import dev.verificationservice.table.TableKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,7 +84,7 @@ public class VerifyBenchmark {
             ExecutorService writers = Executors.newFixedThreadPool(8);
             for (int i = 0; i < storedCodes; i++) {
                 String userId = "stored-" + i;
-                writers.execute(() -> opened.store.insertCode(Fixtures.numeric(userId).stored(), Fixtures.attemptId()));
+                writers.execute(() -> opened.store.codes().insertCode(Fixtures.numeric(userId).stored(), Fixtures.attemptId()));
             }
             writers.shutdown();
             writers.awaitTermination(10, TimeUnit.MINUTES);
@@ -117,7 +117,7 @@ public class VerifyBenchmark {
     static void fill(Path file, String userPrefix, int count) {
         List<Map<String, Object>> items = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            items.add(TableItems.codeItem(Fixtures.filler(userPrefix + i), Fixtures.fillerIssueId()));
+            items.add(CodeItems.codeItem(Fixtures.filler(userPrefix + i), Fixtures.fillerIssueId()));
         }
         SqliteFiles.insertItems(file, items);
     }
@@ -132,11 +132,11 @@ public class VerifyBenchmark {
         }
         if (opened.dynamo == null) {
             List<Map<String, Object>> items = new ArrayList<>();
-            batch.forEach(code -> items.add(TableItems.codeItem(code.stored(), Fixtures.attemptId())));
+            batch.forEach(code -> items.add(CodeItems.codeItem(code.stored(), Fixtures.attemptId())));
             SqliteFiles.insertItems(opened.databaseFile(), items);
         } else {
             ExecutorService writers = Executors.newFixedThreadPool(8);
-            batch.forEach(code -> writers.execute(() -> opened.store.insertCode(code.stored(), Fixtures.attemptId())));
+            batch.forEach(code -> writers.execute(() -> opened.store.codes().insertCode(code.stored(), Fixtures.attemptId())));
             writers.shutdown();
             writers.awaitTermination(5, TimeUnit.MINUTES);
         }

@@ -1,9 +1,11 @@
 package dev.verificationservice.client;
 
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.server.VerificationServerApplication;
 import dev.verificationservice.spring.store.MeteredVerificationStore;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -63,7 +65,9 @@ final class TestServer {
         @Override
         public Object postProcessAfterInitialization(Object bean, String beanName) {
             return bean instanceof VerificationStore store
-                    ? points.around(VerificationStore.class, store, "findRecoveryCodes", args -> args[0]) : bean;
+                    ? Interposed.withPort(VerificationStore.class, store, "recoveryCodes", points.around(
+                        RecoveryCodeRepository.class, store.recoveryCodes(), "findRecoveryCodes", args -> args[0]))
+                : bean;
         }
     }
 

@@ -27,7 +27,9 @@ public interface CodeRepository {
      * are the expected ones, and no other code of the user and type was made current since ({@link #makeCurrent}),
      * nor were its codes invalidated: such a code is rejected as not found. Of any number of concurrent calls for one code, at most one returns
      * {@link ConsumeOutcome.Consumed}; a retry of the call that won (same {@code attemptId}) returns
-     * {@link ConsumeOutcome.Consumed} again and writes nothing more.
+     * {@link ConsumeOutcome.Consumed} again and writes nothing more. Of the {@code CODE_VERIFIED} entry it carries:
+     * the entry is written together with its undelivered event, in the same atomic step, and a retry after a lost
+     * answer leaves exactly one entry and one event ({@link dev.verificationservice.audit.AuditRepository}).
      */
     ConsumeOutcome consumeCode(CodeConsumption consumption);
 

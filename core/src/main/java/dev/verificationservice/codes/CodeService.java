@@ -8,7 +8,6 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
@@ -89,22 +88,39 @@ public final class CodeService {
     /** What a code may approve: shown in the message, so short and printable. */
     public static final int MAX_CONTEXT_LENGTH = 200;
 
-    public CodeService(CodeRepository codes, CodeDelivery delivery, CodePolicy policy, Foundation foundation) {
-        this.codes = codes;
-        this.rateLimiter = foundation.rateLimiter();
-        this.audit = foundation.audit();
+    /**
+     * What the service works with besides its delivery and its policy.
+     *
+     * @param codes       the store's codes
+     * @param rateLimiter the send limits and the cooldown, over the store's counters
+     * @param attempts    the counted guesses every factor shares (on {@code rateLimiter})
+     * @param audit       the user's security history
+     * @param keys        the HMAC keys codes and targets are digested under (current first)
+     * @param tokens      codes, attempt ids and suffixes, from one {@code SecureRandom}
+     * @param clock       the service's time: every validity decision compares with it
+     * @param units       how the steps of one operation run as a unit on the store
+     */
+    public record Collaborators(CodeRepository codes, RateLimiter rateLimiter, CountedAttempts attempts,
+                                AuditLog audit, SecretKeyRing keys, SecureTokens tokens, Clock clock,
+                                UnitOfWork units) {
+    }
+
+    public CodeService(Collaborators with, CodeDelivery delivery, CodePolicy policy) {
+        this.codes = with.codes();
+        this.rateLimiter = with.rateLimiter();
+        this.audit = with.audit();
         this.sender = delivery.sender();
-        this.keys = foundation.keys();
-        this.tokens = foundation.tokens();
-        this.clock = foundation.clock();
+        this.keys = with.keys();
+        this.tokens = with.tokens();
+        this.clock = with.clock();
         this.policy = policy;
-        this.attempts = foundation.attempts();
+        this.attempts = with.attempts();
         for (CodeType type : CodeType.values()) {
             factors.put(type, attempts.factor(verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()));
         }
-        this.admission = new SendAdmission(policy, foundation, factors);
+        this.admission = new SendAdmission(policy, rateLimiter, keys, tokens, clock, with.units(), factors);
         this.locales = delivery.locales();
-        this.units = foundation.units();
+        this.units = with.units();
     }
 
     /** The rate-limit action that counts code requests of a type. */

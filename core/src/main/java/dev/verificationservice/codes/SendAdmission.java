@@ -2,7 +2,6 @@ package dev.verificationservice.codes;
 
 import dev.verificationservice.attempts.CountedFactor;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
@@ -74,14 +73,15 @@ final class SendAdmission {
     private final Map<CodeType, CountedFactor> factors;
 
     /** @param factors each type's counted attempts, whose lock-outs stop a NUMERIC send */
-    SendAdmission(CodePolicy policy, Foundation foundation, Map<CodeType, CountedFactor> factors) {
+    SendAdmission(CodePolicy policy, RateLimiter rateLimiter, SecretKeyRing keys, SecureTokens tokens, Clock clock,
+                  UnitOfWork units, Map<CodeType, CountedFactor> factors) {
         this.factors = factors;
-        this.rateLimiter = foundation.rateLimiter();
+        this.rateLimiter = rateLimiter;
         this.policy = policy;
-        this.keys = foundation.keys();
-        this.tokens = foundation.tokens();
-        this.clock = foundation.clock();
-        this.units = foundation.units();
+        this.keys = keys;
+        this.tokens = tokens;
+        this.clock = clock;
+        this.units = units;
     }
 
     static String resendAction(CodeType type) {

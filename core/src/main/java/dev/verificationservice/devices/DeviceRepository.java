@@ -10,7 +10,9 @@ public interface DeviceRepository {
 
     /**
      * Writes the token and its {@code DEVICE_ADDED} audit entry atomically: afterwards both exist or
-     * neither does.
+     * neither does. The entry is written together with its undelivered event, in the same atomic step, and a retry
+     * after a lost answer leaves exactly one entry and one event ({@link dev.verificationservice.audit.AuditRepository})
+     * whether it is answered done or refused.
      *
      * @throws dev.verificationservice.store.StoreException when the write was refused or failed
      */

@@ -5,7 +5,6 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.UnitOfWork;
@@ -52,17 +51,32 @@ public final class DeviceService {
     private final CountedAttempts attempts;
 
     /**
+     * What the service works with besides its lifetimes.
+     *
+     * @param devices  the store's remembered devices
+     * @param attempts the counted guesses every factor shares: a valid use resets the wrong answers in a row
+     * @param audit    the user's security history
+     * @param keys     the HMAC keys secrets are digested under (current first)
+     * @param tokens   secrets and ids, from one {@code SecureRandom}
+     * @param clock    the service's time: every validity decision compares with it
+     * @param units    how the steps of one operation run as a unit on the store
+     */
+    public record Collaborators(DeviceRepository devices, CountedAttempts attempts, AuditLog audit,
+                                SecretKeyRing keys, SecureTokens tokens, Clock clock, UnitOfWork units) {
+    }
+
+    /**
      * @param deviceTtl how long a device stays remembered after its last use
      * @param maxLife   how long after its first registration a device must register again, however often used
      */
-    public DeviceService(DeviceRepository devices, Foundation foundation, Duration deviceTtl, Duration maxLife) {
-        this.devices = devices;
-        this.audit = foundation.audit();
-        this.keys = foundation.keys();
-        this.tokens = foundation.tokens();
-        this.clock = foundation.clock();
-        this.units = foundation.units();
-        this.attempts = foundation.attempts();
+    public DeviceService(Collaborators with, Duration deviceTtl, Duration maxLife) {
+        this.devices = with.devices();
+        this.audit = with.audit();
+        this.keys = with.keys();
+        this.tokens = with.tokens();
+        this.clock = with.clock();
+        this.units = with.units();
+        this.attempts = with.attempts();
         this.deviceTtl = deviceTtl;
         this.maxLife = maxLife;
     }

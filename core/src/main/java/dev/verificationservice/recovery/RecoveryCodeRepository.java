@@ -20,7 +20,9 @@ public interface RecoveryCodeRepository {
      * Replaces a user's set in one atomic step on its condition ({@link RecoveryCodeReplacement}). Afterwards all of
      * it is done or none of it. Of concurrent replacements that read the same set (from any number of store
      * instances on one table or file) one is written; a retry of a written one after a lost answer is done again,
-     * never refused as a conflict with itself.
+     * never refused as a conflict with itself. The {@code RECOVERY_CODES_ISSUED} entry is written together with its
+     * undelivered event, in the same atomic step, and a retry after a lost answer leaves exactly one entry and one
+     * event ({@link dev.verificationservice.audit.AuditRepository}).
      *
      * @return false when the user's set is no longer the one read: another replacement came first, nothing written
      */
@@ -29,7 +31,11 @@ public interface RecoveryCodeRepository {
     /** Every stored code of the user, used ones and those of older sets included (a strongly consistent read). */
     List<RecoveryCode> findRecoveryCodes(String userId);
 
-    /** Uses a code once; see {@link RecoveryCodeUse} for the condition. */
+    /**
+     * Uses a code once; see {@link RecoveryCodeUse} for the condition. The {@code RECOVERY_CODE_USED} entry is written
+     * together with its undelivered event, in the same atomic step, and a retry after a lost answer leaves exactly one
+     * entry and one event ({@link dev.verificationservice.audit.AuditRepository}).
+     */
     RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use);
 
     /** Deletes every recovery code of the user and returns what it deleted. */

@@ -2,12 +2,12 @@ package dev.verificationservice.recovery;
 
 import dev.verificationservice.attempts.Admission;
 import dev.verificationservice.attempts.Attempt;
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.attempts.CountedFactor;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
@@ -52,15 +52,20 @@ public final class RecoveryCodeService {
     private final Clock clock;
     private final UnitOfWork units;
 
-    public RecoveryCodeService(RecoveryCodeRepository repository, Foundation foundation, RateLimitPolicy verifyLimit) {
+    /**
+     * @param attempts    the counted guesses every factor shares, where this one counts its wrong codes
+     * @param verifyLimit wrong codes per window
+     */
+    public RecoveryCodeService(RecoveryCodeRepository repository, CountedAttempts attempts, RateLimitPolicy verifyLimit,
+                               AuditLog audit, SecretKeyRing keys, SecureTokens tokens, Clock clock) {
         this.repository = repository;
-        this.factor = foundation.attempts().factor(VERIFY_ACTION, verifyLimit, 0);
-        this.audit = foundation.audit();
-        this.keys = foundation.keys();
-        this.tokens = foundation.tokens();
+        this.factor = attempts.factor(VERIFY_ACTION, verifyLimit, 0);
+        this.audit = audit;
+        this.keys = keys;
+        this.tokens = tokens;
         this.generator = new RecoveryCodes(tokens.random());
-        this.clock = foundation.clock();
-        this.units = foundation.units();
+        this.clock = clock;
+        this.units = attempts.units();
     }
 
     /**

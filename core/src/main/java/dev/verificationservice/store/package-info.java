@@ -4,7 +4,7 @@
  * dev.verificationservice.store.UnitOfWork}, how the steps of one operation run as a unit (one transaction on the
  * embedded store, separate requests on DynamoDB). The SPI's
  * interfaces live with their domain ({@code codes.CodeRepository}, {@code devices.DeviceRepository}, ...) and are
- * gathered in {@code dev.verificationservice.VerificationStore}, beside {@code Verification}, which is built on
+ * the ports of {@code dev.verificationservice.VerificationStore}, beside {@code Verification}, which is built on
  * it; keeping the exception apart lets every domain package throw and catch it without a package cycle.
  */
 package dev.verificationservice.store;

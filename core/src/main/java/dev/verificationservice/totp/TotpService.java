@@ -2,12 +2,12 @@ package dev.verificationservice.totp;
 
 import dev.verificationservice.attempts.Admission;
 import dev.verificationservice.attempts.Attempt;
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.attempts.CountedFactor;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
@@ -74,18 +74,19 @@ public final class TotpService {
     private final TotpPolicy policy;
     private final UnitOfWork units;
 
+    /** @param attempts the counted guesses every factor shares, where this one counts its wrong codes */
     public TotpService(TotpRepository factors, RecoveryCodeService recovery, EncryptionKeyRing encryption,
-                       TotpPolicy policy, Foundation foundation) {
+                       TotpPolicy policy, CountedAttempts attempts, AuditLog audit, SecureTokens tokens, Clock clock) {
         this.factors = factors;
         this.recovery = recovery;
-        this.counted = foundation.attempts().factor(VERIFY_ACTION, policy.verifyLimit(), 0);
-        this.audit = foundation.audit();
+        this.counted = attempts.factor(VERIFY_ACTION, policy.verifyLimit(), 0);
+        this.audit = audit;
         this.encryption = encryption;
-        this.tokens = foundation.tokens();
+        this.tokens = tokens;
         this.secrets = new TotpSecrets(tokens.random());
-        this.clock = foundation.clock();
+        this.clock = clock;
         this.policy = policy;
-        this.units = foundation.units();
+        this.units = attempts.units();
     }
 
     /** A new pending factor; the label defaults to the userId and the issuer to the configured one. */

@@ -1,11 +1,9 @@
 package dev.verificationservice.codes;
 
-import dev.verificationservice.VerificationSettings;
-import dev.verificationservice.audit.AuditLog;
-import dev.verificationservice.foundation.Foundation;
-import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.Verification;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.memory.MemoryVerificationStore;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,16 +23,13 @@ class CodeDigestsTest {
     private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
 
     private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-    private final InMemoryStore store = new InMemoryStore();
+    private final MemoryVerificationStore store = new MemoryVerificationStore();
     private final SecureTokens tokens = new SecureTokens();
     private final DevelopmentOutbox outbox = new DevelopmentOutbox(clock);
     private final SecretKeyRing keys = SecretKeyRing.fromBase64(
             List.of(SecretKeyRing.generateBase64Key(new SecureRandom())));
-    private final CodeService codes = new CodeService(store,
-            new CodeDelivery(outbox, MessageLocales.requestedOrEnglish()), VerificationSettings.defaults().codePolicy(),
-            new Foundation(new RateLimiter(store, clock, tokens),
-                    new AuditLog(store, clock, VerificationSettings.defaults().auditRetention(), tokens), keys, tokens,
-                    clock));
+    private final CodeService codes = Verification.builder().store(store).keys(keys).sender(outbox).clock(clock).build()
+            .codes();
 
     private void assertStoredUnderItsStoredDigest(CodeRequest request, CodeFormat format, Optional<String> context) {
         assertThat(codes.issue(request)).isInstanceOf(IssueResult.Issued.class);
@@ -43,7 +38,7 @@ class CodeDigestsTest {
         String expected = CodeDigests.storedDigest(keys, format, request.userId(), request.codeType(), sent.code(),
                 context);
 
-        assertThat(store.findCode(expected)).as("the issued %s code, found by its stored digest", format)
+        assertThat(store.codes().findCode(expected)).as("the issued %s code, found by its stored digest", format)
                 .hasValueSatisfying(code -> assertThat(code.userId()).isEqualTo(request.userId()));
     }
 
@@ -74,12 +69,11 @@ class CodeDigestsTest {
         String code = "482913";
         String digest = CodeDigests.storedDigest(keys, CodeFormat.NUMERIC, "bob", CodeType.EMAIL_VERIFICATION, code,
                 Optional.empty());
-        store.insertCode(new VerificationCode(digest, "bob", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC,
+        store.codes().insertCode(new VerificationCode(digest, "bob", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC,
                 DeliveryMethod.EMAIL, "b***@example.com", false, NOW, NOW.plus(Duration.ofMinutes(15))),
                 tokens.attemptId());
 
-        // check, not verify: the in-memory store has no consume; the lookup by digest is the same.
-        assertThat(codes.check(VerifyRequest.numeric(code, "bob", CodeType.EMAIL_VERIFICATION)))
+        assertThat(codes.verify(VerifyRequest.numeric(code, "bob", CodeType.EMAIL_VERIFICATION)))
                 .isInstanceOf(VerificationResult.Valid.class);
     }
 }

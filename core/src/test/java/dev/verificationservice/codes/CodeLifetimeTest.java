@@ -3,12 +3,10 @@ package dev.verificationservice.codes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
-import dev.verificationservice.audit.AuditLog;
-import dev.verificationservice.foundation.Foundation;
-import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
-import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.memory.MemoryVerificationStore;
 import dev.verificationservice.validation.InvalidInputException;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -24,21 +22,18 @@ class CodeLifetimeTest {
     private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
 
     private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-    private final InMemoryStore store = new InMemoryStore();
-    private final SecureTokens tokens = new SecureTokens();
+    private final MemoryVerificationStore store = new MemoryVerificationStore();
     private final VerificationSettings settings = VerificationSettings.defaults();
-    private final CodeService codes = new CodeService(store,
-            new CodeDelivery(new DevelopmentOutbox(clock), MessageLocales.requestedOrEnglish()), settings.codePolicy(),
-            new Foundation(new RateLimiter(store, clock, tokens), new AuditLog(store, clock, settings.auditRetention(),
-                    tokens), SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom()))),
-                    tokens, clock));
+    private final CodeService codes = Verification.builder().store(store)
+            .keys(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom()))))
+            .sender(new DevelopmentOutbox(clock)).clock(clock).settings(settings).build().codes();
 
     private Instant expiryOf(String userId, Duration lifetime) {
         IssueResult result = codes.issue(CodeRequest.of(userId, CodeType.PASSWORD_RESET, DeliveryMethod.EMAIL,
                 userId + "@example.com"), lifetime);
         assertThat(result).isInstanceOf(IssueResult.Issued.class);
         Instant expiresAt = ((IssueResult.Issued) result).expiresAt();
-        assertThat(store.findCodes(userId, CodeType.PASSWORD_RESET)).singleElement()
+        assertThat(store.codes().findCodes(userId, CodeType.PASSWORD_RESET)).singleElement()
                 .satisfies(stored -> assertThat(stored.expiresAt()).isEqualTo(expiresAt));
         return expiresAt;
     }
@@ -56,6 +51,6 @@ class CodeLifetimeTest {
             assertThatThrownBy(() -> codes.issue(request, lifetime)).isInstanceOf(InvalidInputException.class)
                     .hasMessageContaining("lifetime");
         }
-        assertThat(store.findCodes("cyd", CodeType.PASSWORD_RESET)).as("nothing written").isEmpty();
+        assertThat(store.codes().findCodes("cyd", CodeType.PASSWORD_RESET)).as("nothing written").isEmpty();
     }
 }

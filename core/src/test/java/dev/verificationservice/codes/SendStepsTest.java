@@ -1,31 +1,23 @@
 package dev.verificationservice.codes;
 
+import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.AuditEventType;
-import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.foundation.Foundation;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
-import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.store.TestStore;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -44,9 +36,7 @@ class SendStepsTest {
     private static final String IP = "203.0.113.7";
 
     private final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-    private final InMemoryStore store = new InMemoryStore();
-    private final SecureTokens tokens = new SecureTokens();
-    private final RateLimiter rateLimiter = new RateLimiter(store, clock, tokens);
+    private final TestStore store = new TestStore();
     private final DevelopmentOutbox outbox = new DevelopmentOutbox(clock);
 
     /** Every limit 1, except the failure count (5); the cooldown on. */
@@ -55,44 +45,13 @@ class SendStepsTest {
             .withTargetLimit(new RateLimitPolicy(1, Duration.ofHours(1)))
             .withIpLimit(new RateLimitPolicy(1, Duration.ofHours(1)));
 
-    private final AuditLog audit = new AuditLog(store, clock, VerificationSettings.defaults().auditRetention(), tokens);
+    private Verification verification(VerificationSettings settings) {
+        SecretKeyRing keys = SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom())));
+        return Verification.builder().store(store).keys(keys).sender(outbox).clock(clock).settings(settings).build();
+    }
 
     private CodeService codes(VerificationSettings settings) {
-        return codes(settings, rateLimiter, UnitOfWork.SEPARATE_STEPS);
-    }
-
-    private CodeService codes(VerificationSettings settings, RateLimiter limiter, UnitOfWork units) {
-        SecretKeyRing keys = SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom())));
-        return new CodeService(store, new CodeDelivery(outbox, MessageLocales.requestedOrEnglish()),
-                settings.codePolicy(), new Foundation(limiter, audit, keys, tokens, clock, units));
-    }
-
-    /** A store's units whose independent calls each run on a thread of their own, as DynamoDB's do. */
-    private static UnitOfWork parallelUnits(ExecutorService threads) {
-        return new UnitOfWork() {
-            @Override
-            public <T> T run(String what, Supplier<T> steps) {
-                return steps.get();
-            }
-
-            @Override
-            public <T> List<T> together(List<Supplier<T>> calls) {
-                List<Future<T>> pending = calls.stream().map(call -> threads.submit(call::get)).toList();
-                List<T> results = new ArrayList<>();
-                List<Throwable> failures = new ArrayList<>();
-                for (Future<T> call : pending) {
-                    try {
-                        results.add(call.get(1, TimeUnit.MINUTES));
-                    } catch (ExecutionException e) {
-                        results.add(null);
-                        failures.add(e.getCause());
-                    } catch (InterruptedException | TimeoutException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-                return UnitOfWork.resultsOrFirstFailure(results, failures);
-            }
-        };
+        return verification(settings).codes();
     }
 
     private static CodeRequest email(String userId, String address, String ipAddress) {
@@ -107,6 +66,7 @@ class SendStepsTest {
 
     /** Fills the user's failure count of EMAIL_VERIFICATION: the user is locked out of guessing. */
     private void lockOut(String userId) {
+        RateLimiter rateLimiter = verification(VerificationSettings.defaults()).rateLimiter();
         for (int failure = 0; failure < 5; failure++) {
             rateLimiter.acquire(userId, VERIFY, VerificationSettings.DEFAULT_VERIFY_LIMIT);
         }
@@ -115,12 +75,11 @@ class SendStepsTest {
     @Test
     void theLockOutReadTheUsersPlaceAndTheEarlierCodesAreInFlightTogether() {
         ExecutorService threads = Executors.newCachedThreadPool();
-        UnitOfWork units = parallelUnits(threads);
-        CodeService service = codes(VerificationSettings.defaults(), new RateLimiter(store, clock, tokens, units),
-                units);
+        store.independentCallsOn(threads);
+        CodeService service = codes(VerificationSettings.defaults());
         // Lock-out read, user, earlier codes: handed to the store in separate calls, the first would wait alone
         // and fail.
-        store.holdUntilTogether(3);
+        store.gate().holdUntilTogether(3);
 
         try {
             assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
@@ -128,8 +87,8 @@ class SendStepsTest {
             threads.shutdownNow();
         }
 
-        assertThat(store.cooldownClaimed("ada", RESEND)).isTrue();
-        assertThat(store.allCodes()).hasSize(1);
+        assertThat(store.table().cooldownClaimed("ada", RESEND)).isTrue();
+        assertThat(store.table().codes()).hasSize(1);
         assertThat(outbox.messages()).hasSize(1);
     }
 
@@ -141,10 +100,10 @@ class SendStepsTest {
         assertRefusedBy(service.issue(email("cy", "shared@example.com", IP)), "SEND_TO_TARGET");
 
         // The user's and the address's places were taken beside the target's, and given back.
-        assertThat(store.givenBack()).containsExactlyInAnyOrder(SEND, SendAdmission.IP_ACTION);
-        assertThat(store.held(SEND)).as("only ben's").isEqualTo(1);
-        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
-        assertThat(store.cooldownClaimed("cy", RESEND)).isFalse();
+        assertThat(store.counters().givenBack()).containsExactlyInAnyOrder(SEND, SendAdmission.IP_ACTION);
+        assertThat(store.table().held(SEND)).as("only ben's").isEqualTo(1);
+        assertThat(store.table().held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.table().cooldownClaimed("cy", RESEND)).isFalse();
         // Nothing counts against cy: at the same instant, another address goes out from the same client.
         assertThat(service.issue(email("cy", "cy@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
     }
@@ -156,14 +115,14 @@ class SendStepsTest {
 
         assertRefusedBy(service.issue(email("dee", "dee@example.com", IP)), VERIFY);
 
-        assertThat(store.givenBack()).containsExactly(SEND);
-        assertThat(store.placeRequests(SendAdmission.TARGET_ACTION)).as("a locked-out user never reaches them")
+        assertThat(store.counters().givenBack()).containsExactly(SEND);
+        assertThat(store.counters().placeRequests(SendAdmission.TARGET_ACTION)).as("a locked-out user never reaches them")
                 .isZero();
-        assertThat(store.placeRequests(SendAdmission.IP_ACTION)).isZero();
-        assertThat(store.held(SEND)).isZero();
-        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
-        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
-        assertThat(store.cooldownClaimed("dee", RESEND)).isFalse();
+        assertThat(store.counters().placeRequests(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.table().held(SEND)).isZero();
+        assertThat(store.table().held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.table().held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.table().cooldownClaimed("dee", RESEND)).isFalse();
         // A LINK is never stopped by the lock-out of guessing, and the places given back let it through.
         assertThat(service.issue(email("dee", "dee@example.com", IP).withFormat(CodeFormat.LINK)))
                 .isInstanceOf(IssueResult.Issued.class);
@@ -179,8 +138,8 @@ class SendStepsTest {
             assertRefusedBy(service.issue(email("pam", "victim@example.com", IP)), SEND);
         }
 
-        assertThat(store.placeRequests(SendAdmission.TARGET_ACTION)).as("only pam's own send").isEqualTo(1);
-        assertThat(store.placeRequests(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.counters().placeRequests(SendAdmission.TARGET_ACTION)).as("only pam's own send").isEqualTo(1);
+        assertThat(store.counters().placeRequests(SendAdmission.IP_ACTION)).isZero();
         // Nothing of the flood stood in the victim's way, not even for a moment.
         assertThat(service.issue(email("vic", "victim@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
     }
@@ -196,19 +155,19 @@ class SendStepsTest {
         // User and target refuse (and the cooldown would): the user's limit is reported; the target and the
         // address are not even asked.
         assertRefusedBy(service.issue(email("eve", "full@example.com", IP)), SEND);
-        assertThat(store.held(SendAdmission.IP_ACTION)).as("only gus's").isEqualTo(1);
+        assertThat(store.table().held(SendAdmission.IP_ACTION)).as("only gus's").isEqualTo(1);
         // Target and address refuse: the target is reported; the user's place goes back.
         assertRefusedBy(service.issue(email("hal", "full@example.com", "198.51.100.1")), "SEND_TO_TARGET");
-        assertThat(store.held(SEND)).as("eve's, fay's and gus's").isEqualTo(3);
+        assertThat(store.table().held(SEND)).as("eve's, fay's and gus's").isEqualTo(3);
         // Locked out and over the user's limit: the lock-out is reported.
         lockOut("eve");
         assertRefusedBy(service.issue(email("eve", "eve2@example.com", null)), VERIFY);
-        assertThat(store.held(SendAdmission.TARGET_ACTION)).as("eve's, fay's and gus's").isEqualTo(3);
+        assertThat(store.table().held(SendAdmission.TARGET_ACTION)).as("eve's, fay's and gus's").isEqualTo(3);
         // Only the cooldown refuses: it is reported, and it is claimed after every place, so they all go back.
         VerificationSettings coolOnly = VerificationSettings.defaults();
         CodeService cool = codes(coolOnly);
         assertRefusedBy(cool.issue(email("fay", "fay@example.com", IP)), RESEND);
-        assertThat(store.held(SendAdmission.IP_ACTION)).isEqualTo(1);
+        assertThat(store.table().held(SendAdmission.IP_ACTION)).isEqualTo(1);
     }
 
     @Test
@@ -233,11 +192,11 @@ class SendStepsTest {
             assertRefusedBy(service.issue(sms("mal", "+447700123401")), "RESEND_PHONE_VERIFICATION");
         }
 
-        assertThat(store.placeRequests(SendAdmission.SMS_BUDGET_ACTION)).as("never even asked").isEqualTo(1);
-        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(1);
-        assertThat(store.marks(SendAdmission.SMS_BUDGET_ACTION)).as("the sent SMS's place is kept for good").isZero();
+        assertThat(store.counters().placeRequests(SendAdmission.SMS_BUDGET_ACTION)).as("never even asked").isEqualTo(1);
+        assertThat(store.table().held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(1);
+        assertThat(store.table().marks(SendAdmission.SMS_BUDGET_ACTION)).as("the sent SMS's place is kept for good").isZero();
         assertThat(service.issue(sms("nia", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
-        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(2);
+        assertThat(store.table().held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(2);
     }
 
     @Test
@@ -248,10 +207,10 @@ class SendStepsTest {
 
         assertRefusedBy(service.issue(sms("pia", "+447700123402")), SendAdmission.SMS_BUDGET_ACTION);
 
-        assertThat(store.cooldownClaimed("pia", "RESEND_PHONE_VERIFICATION")).isFalse();
-        assertThat(store.held("SEND_PHONE_VERIFICATION")).as("only oz's").isEqualTo(1);
-        assertThat(store.held(SendAdmission.TARGET_ACTION)).as("only oz's").isEqualTo(1);
-        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(1);
+        assertThat(store.table().cooldownClaimed("pia", "RESEND_PHONE_VERIFICATION")).isFalse();
+        assertThat(store.table().held("SEND_PHONE_VERIFICATION")).as("only oz's").isEqualTo(1);
+        assertThat(store.table().held(SendAdmission.TARGET_ACTION)).as("only oz's").isEqualTo(1);
+        assertThat(store.table().held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(1);
         // Nothing of the refused SMS holds pia back: at the same instant her email code goes out.
         assertThat(service.issue(email("pia", "pia@example.com", null))).isInstanceOf(IssueResult.Issued.class);
     }
@@ -263,22 +222,22 @@ class SendStepsTest {
 
         assertThatThrownBy(() -> service.issue(sms(userId, "+447700123401"))).isInstanceOf(StoreException.class);
 
-        assertThat(store.held("SEND_PHONE_VERIFICATION")).isZero();
-        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
-        assertThat(store.held(SendAdmission.SMS_BUDGET_ACTION)).isZero();
-        assertThat(store.cooldownClaimed(userId, "RESEND_PHONE_VERIFICATION")).isFalse();
+        assertThat(store.table().held("SEND_PHONE_VERIFICATION")).isZero();
+        assertThat(store.table().held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.table().held(SendAdmission.SMS_BUDGET_ACTION)).isZero();
+        assertThat(store.table().cooldownClaimed(userId, "RESEND_PHONE_VERIFICATION")).isFalse();
         assertThat(outbox.messages()).isEmpty();
     }
 
     @Test
     void aStoreFailureAfterAdmissionGivesBackEveryPlaceTheBudgetsTooAndReleasesTheCooldown() {
-        store.fail("insertCode");
+        store.faults().fail("insertCode");
         assertAFailedSmsHoldsNothing("quy");
     }
 
     @Test
     void aStoreFailureOfTheBudgetsPlaceReleasesTheCooldownAndGivesBackEveryPlace() {
-        store.fail("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
+        store.faults().fail("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
         assertAFailedSmsHoldsNothing("ray");
     }
 
@@ -286,16 +245,16 @@ class SendStepsTest {
     void aPlaceOrACooldownWhoseAnswerWasLostIsGivenBackBeforeTheFailureGoesUp() {
         // The budget's write lands, and its answer never comes (the SDK gave up): the send fails with 503, and
         // the landed place goes back.
-        store.loseAnswers("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
+        store.faults().loseAnswers("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
         assertAFailedSmsHoldsNothing("sid");
 
         // The same for the cooldown's claim: it is released, so the user may try again at once.
-        store.loseAnswers("claimCooldown");
+        store.faults().loseAnswers("claimCooldown");
         CodeService service = codes(VerificationSettings.defaults());
         assertThatThrownBy(() -> service.issue(email("tia", "tia@example.com", IP))).isInstanceOf(StoreException.class);
-        assertThat(store.cooldownClaimed("tia", RESEND)).isFalse();
-        assertThat(store.held(SEND)).isZero();
-        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.table().cooldownClaimed("tia", RESEND)).isFalse();
+        assertThat(store.table().held(SEND)).isZero();
+        assertThat(store.table().held(SendAdmission.IP_ACTION)).isZero();
     }
 
     private static CodeRequest sms(String userId, String number) {
@@ -305,29 +264,29 @@ class SendStepsTest {
     @Test
     void aStoreFailureOfAPlaceGivesBackThePlacesAlreadyTakenAndStartsNoCooldown() {
         CodeService service = codes(VerificationSettings.defaults());
-        store.fail("takePlace:" + SendAdmission.TARGET_ACTION);
+        store.faults().fail("takePlace:" + SendAdmission.TARGET_ACTION);
 
         assertThatThrownBy(() -> service.issue(email("max", "max@example.com", IP))).isInstanceOf(StoreException.class)
                 .hasMessageContaining(SendAdmission.TARGET_ACTION);
 
-        assertThat(store.held(SEND)).isZero();
-        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
-        assertThat(store.cooldownClaimed("max", RESEND)).isFalse();
-        assertThat(store.allCodes()).isEmpty();
+        assertThat(store.table().held(SEND)).isZero();
+        assertThat(store.table().held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.table().cooldownClaimed("max", RESEND)).isFalse();
+        assertThat(store.table().codes()).isEmpty();
         assertThat(outbox.messages()).isEmpty();
     }
 
     @Test
     void aFailedReadOfTheEarlierCodesFailsTheSendWithNothingCounted() {
         CodeService service = codes(VerificationSettings.defaults());
-        store.fail("findCodes");
+        store.faults().fail("findCodes");
 
         assertThatThrownBy(() -> service.issue(email("ned", "ned@example.com", IP))).isInstanceOf(StoreException.class);
 
-        assertThat(store.held(SEND)).isZero();
-        assertThat(store.held(SendAdmission.TARGET_ACTION)).isZero();
-        assertThat(store.held(SendAdmission.IP_ACTION)).isZero();
-        assertThat(store.cooldownClaimed("ned", RESEND)).isFalse();
+        assertThat(store.table().held(SEND)).isZero();
+        assertThat(store.table().held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.table().held(SendAdmission.IP_ACTION)).isZero();
+        assertThat(store.table().cooldownClaimed("ned", RESEND)).isFalse();
         assertThat(outbox.messages()).isEmpty();
     }
 
@@ -339,9 +298,10 @@ class SendStepsTest {
 
         assertThat(service.issue(email("ola", "ola@example.com", null))).isInstanceOf(IssueResult.Issued.class);
 
-        assertThat(store.allCodes()).hasSize(1);
+        assertThat(store.table().codes()).hasSize(1);
         // Deleted as an earlier code, not only as a loser of keep-newest after the write.
-        assertThat(audit.query("ola", Optional.empty(), Optional.empty(), Optional.of(100), Optional.empty()).entries())
+        assertThat(verification(VerificationSettings.defaults()).audit()
+                .query("ola", Optional.empty(), Optional.empty(), Optional.of(100), Optional.empty()).entries())
                 .filteredOn(entry -> entry.eventType() == AuditEventType.CODES_INVALIDATED).singleElement()
                 .satisfies(entry -> assertThat(entry.details()).containsEntry("reason", "NEW_CODE_REQUESTED"));
         assertThat(service.check(VerifyRequest.numeric(first, "ola", CodeType.EMAIL_VERIFICATION)).valid()).isFalse();

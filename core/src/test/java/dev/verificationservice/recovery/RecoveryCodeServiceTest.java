@@ -1,16 +1,13 @@
 package dev.verificationservice.recovery;
 
 import dev.verificationservice.Concurrently;
-import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.Verification;
 import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditEventType;
-import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.codes.InMemoryStore;
-import dev.verificationservice.foundation.Foundation;
-import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.security.SecretKeyRing;
-import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.TestStore;
 import dev.verificationservice.validation.InvalidInputException;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -18,7 +15,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,8 +29,7 @@ class RecoveryCodeServiceTest {
 
     private final SecureRandom random = new SecureRandom();
     private final Clock clock = Clock.fixed(Instant.parse("2026-12-01T10:00:00Z"), ZoneOffset.UTC);
-    private final InMemoryStore store = new InMemoryStore();
-    private final SecureTokens tokens = new SecureTokens(random);
+    private final TestStore store = new TestStore();
     private final String oldKey = SecretKeyRing.generateBase64Key(random);
     private final RecoveryCodeService service = service(SecretKeyRing.fromBase64(List.of(oldKey)));
 
@@ -43,9 +38,8 @@ class RecoveryCodeServiceTest {
     }
 
     private RecoveryCodeService service(SecretKeyRing keys, Clock clock) {
-        return new RecoveryCodeService(store, new Foundation(new RateLimiter(store, clock, tokens),
-                new AuditLog(store, clock, Optional.empty(), tokens), keys, tokens, clock),
-                VerificationSettings.DEFAULT_VERIFY_LIMIT);
+        return Verification.builder().store(store).keys(keys).sender(new DevelopmentOutbox(clock)).clock(clock)
+                .build().recovery();
     }
 
     @Test
@@ -53,9 +47,9 @@ class RecoveryCodeServiceTest {
         List<String> codes = issued(service);
 
         assertThat(codes).hasSize(10).doesNotHaveDuplicates().allMatch(code -> code.matches(CODE_SHAPE));
-        String stored = store.allRecoveryCodes() + " " + store.auditEntries();
+        String stored = store.table().recoveryCodes() + " " + store.table().auditEntries();
         codes.forEach(code -> assertThat(stored).doesNotContain(code).doesNotContain(code.replace("-", "")));
-        assertThat(store.allRecoveryCodes()).hasSize(10);
+        assertThat(store.table().recoveryCodes()).hasSize(10);
         assertThat(service.remaining(USER)).isEqualTo(10);
     }
 
@@ -66,8 +60,8 @@ class RecoveryCodeServiceTest {
         assertThat(service.verify(USER, code, CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
         assertThat(service.verify(USER, code, CLIENT))
                 .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.USED, 9));
-        assertThat(store.held(RecoveryCodeService.VERIFY_ACTION)).isZero();
-        assertThat(store.auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODE_USED)
+        assertThat(store.table().held(RecoveryCodeService.VERIFY_ACTION)).isZero();
+        assertThat(store.table().auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODE_USED)
                 .singleElement().satisfies(entry -> assertThat(entry.details()).containsEntry("remaining", "9"));
     }
 
@@ -94,7 +88,7 @@ class RecoveryCodeServiceTest {
             assertThatThrownBy(() -> service.verify(USER, typed, CLIENT)).isInstanceOfSatisfying(
                     InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("code"));
         }
-        assertThat(store.placeRequests(RecoveryCodeService.VERIFY_ACTION)).isZero();
+        assertThat(store.counters().placeRequests(RecoveryCodeService.VERIFY_ACTION)).isZero();
     }
 
     @Test
@@ -105,18 +99,18 @@ class RecoveryCodeServiceTest {
         assertThat(service.verify(USER, old, CLIENT))
                 .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.INVALID_CODE, 10));
         assertThat(service.verify(USER, fresh.get(0), CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
-        assertThat(store.allRecoveryCodes()).hasSize(10);
+        assertThat(store.table().recoveryCodes()).hasSize(10);
     }
 
     @Test
     void onlyTheNewestSetVerifiesEvenWhenAnOlderOneWasNotDeleted() {
         String older = issued(service).get(0);
-        List<RecoveryCode> olderSet = store.findRecoveryCodes(USER);
         RecoveryCodeService later = service(SecretKeyRing.fromBase64(List.of(oldKey)),
                 Clock.offset(clock, java.time.Duration.ofMinutes(1)));
+        // As an issue of a version that did not delete the set it voided leaves it: still stored, beside the newer.
+        store.recoveryCodes().keepVoidedCodesOnce();
         issued(later);
-        // As an issue of a version that did not condition its write left it: still stored, beside the newer.
-        store.putRecoveryCodes(olderSet);
+        assertThat(store.table().recoveryCodes()).as("both sets").hasSize(20);
 
         assertThat(later.verify(USER, older, CLIENT).valid()).isFalse();
         assertThat(later.remaining(USER)).isEqualTo(10);
@@ -135,7 +129,7 @@ class RecoveryCodeServiceTest {
                 .startsWith(RecoveryVerification.Reason.INVALID_CODE);
         assertThat(service.verify(USER, right, CLIENT))
                 .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, 10));
-        assertThat(store.auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODE_FAILED)
+        assertThat(store.table().auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODE_FAILED)
                 .hasSize(6);
     }
 
@@ -150,7 +144,7 @@ class RecoveryCodeServiceTest {
         RecoveryCodeService later = service(SecretKeyRing.fromBase64(List.of(oldKey)), windowEnd);
 
         assertThat(later.verify(USER, right, CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));
-        assertThat(store.held(CONSECUTIVE)).as("the success reset the wrong codes in a row").isZero();
+        assertThat(store.table().held(CONSECUTIVE)).as("the success reset the wrong codes in a row").isZero();
     }
 
     @Test
@@ -159,9 +153,9 @@ class RecoveryCodeServiceTest {
         assertThat(service.verify(USER, codes.get(0), CLIENT).valid()).isTrue();
 
         assertThat(service.verify(USER, codes.get(0), CLIENT).valid()).isFalse();
-        assertThat(store.held(CONSECUTIVE)).as("USED").isZero();
+        assertThat(store.table().held(CONSECUTIVE)).as("USED").isZero();
         assertThat(service.verify(USER, "abcde-fghjk", CLIENT).valid()).isFalse();
-        assertThat(store.held(CONSECUTIVE)).isOne();
+        assertThat(store.table().held(CONSECUTIVE)).isOne();
     }
 
     @Test
@@ -200,12 +194,12 @@ class RecoveryCodeServiceTest {
     void anIssueWhoseSetWasReplacedAfterItsReadIsAConflictAndWritesNothing() {
         List<String> first = issued(service);
         List<String> winner = new ArrayList<>();
-        store.afterNextRecoverySetRead(() -> winner.addAll(issued(service)));
+        store.recoveryCodes().afterNextRecoverySetRead(() -> winner.addAll(issued(service)));
 
         assertThat(service.issue(USER, CLIENT)).isEqualTo(new RecoveryCodeIssue.Conflict());
 
-        assertThat(store.allRecoveryCodes()).as("the winner's set alone").hasSize(10);
-        assertThat(store.auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODES_ISSUED)
+        assertThat(store.table().recoveryCodes()).as("the winner's set alone").hasSize(10);
+        assertThat(store.table().auditEntries()).filteredOn(entry -> entry.eventType() == AuditEventType.RECOVERY_CODES_ISSUED)
                 .hasSize(2);
         assertThat(service.verify(USER, first.get(0), CLIENT).valid()).isFalse();
         assertThat(service.verify(USER, winner.get(0), CLIENT)).isEqualTo(new RecoveryVerification.Valid(9));

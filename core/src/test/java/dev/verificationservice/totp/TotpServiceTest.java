@@ -1,13 +1,13 @@
 package dev.verificationservice.totp;
 
 import dev.verificationservice.Concurrently;
+import dev.verificationservice.Verification;
 import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
-import dev.verificationservice.codes.InMemoryStore;
-import dev.verificationservice.foundation.Foundation;
+import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeService;
@@ -15,6 +15,7 @@ import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.security.UnreadableSecretException;
+import dev.verificationservice.store.TestStore;
 import dev.verificationservice.validation.InvalidInputException;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -42,8 +43,7 @@ class TotpServiceTest {
     private static final String CONSECUTIVE = TotpService.VERIFY_ACTION + CountedAttempts.CONSECUTIVE_SUFFIX;
 
     private final SecureRandom random = new SecureRandom();
-    private final InMemoryStore store = new InMemoryStore();
-    private final SecureTokens tokens = new SecureTokens(random);
+    private final TestStore store = new TestStore();
     private final SecretKeyRing keys = SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(random)));
     private final String encryptionKey = EncryptionKeyRing.generateBase64Key(random);
     private final EncryptionKeyRing encryption = EncryptionKeyRing.fromBase64(List.of(encryptionKey));
@@ -56,7 +56,7 @@ class TotpServiceTest {
         return services(now, ring).totp();
     }
 
-    /** Both factors on one foundation, so that a success of either resets the wrong answers in a row of both. */
+    /** Both factors of one {@code Verification}, so that a success of either resets the wrong answers in a row of both. */
     private record Services(TotpService totp, RecoveryCodeService recovery, RateLimiter rateLimiter) {
     }
 
@@ -66,12 +66,9 @@ class TotpServiceTest {
 
     private Services services(Instant now, EncryptionKeyRing ring) {
         Clock clock = Clock.fixed(now, ZoneOffset.UTC);
-        RateLimiter rateLimiter = new RateLimiter(store, clock, tokens);
-        AuditLog audit = new AuditLog(store, clock, Optional.empty(), tokens);
-        TotpPolicy policy = TotpPolicy.defaults();
-        Foundation foundation = new Foundation(rateLimiter, audit, keys, tokens, clock);
-        RecoveryCodeService recovery = new RecoveryCodeService(store, foundation, policy.recoveryLimit());
-        return new Services(new TotpService(store, recovery, ring, policy, foundation), recovery, rateLimiter);
+        Verification verification = Verification.builder().store(store).keys(keys)
+                .sender(new DevelopmentOutbox(clock)).clock(clock).encryption(ring).build();
+        return new Services(verification.totp(), verification.recovery(), verification.rateLimiter());
     }
 
     /** Wrong answers in a row counted elsewhere (another instance, another day of this window). */
@@ -91,7 +88,7 @@ class TotpServiceTest {
     }
 
     private List<AuditEntry> audit(AuditEventType type) {
-        return store.auditEntries().stream().filter(entry -> entry.eventType() == type).toList();
+        return store.table().auditEntries().stream().filter(entry -> entry.eventType() == type).toList();
     }
 
     @Test
@@ -143,7 +140,7 @@ class TotpServiceTest {
 
         assertThat(service(NOW).verify(USER, app.codeAt(NOW), CLIENT))
                 .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.NO_FACTOR));
-        assertThat(store.held(TotpService.VERIFY_ACTION)).as("nothing was tested, nothing counts").isZero();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).as("nothing was tested, nothing counts").isZero();
         Instant lapsed = NOW.plus(Duration.ofMinutes(15));
         assertThat(service(lapsed).confirm(USER, enrolment.factorId(), app.codeAt(lapsed), CLIENT))
                 .isEqualTo(new Confirmation.NotConfirmed(Confirmation.Reason.NOT_FOUND));
@@ -184,7 +181,7 @@ class TotpServiceTest {
         // The next step is still good.
         assertThat(service.verify(USER, app.codeAt(later.plusSeconds(30)), CLIENT).valid()).isTrue();
         // Neither the replays nor the successes stay counted.
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isZero();
         assertThat(audit(AuditEventType.TOTP_VERIFICATION_FAILED)).extracting(entry -> entry.failureReason().orElseThrow())
                 .containsExactly("REPLAYED", "REPLAYED");
     }
@@ -206,7 +203,7 @@ class TotpServiceTest {
                 .isSubsetOf(new TotpVerification.Invalid(TotpVerification.Reason.REPLAYED),
                         new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
         assertThat(audit(AuditEventType.TOTP_VERIFIED)).hasSize(1);
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isZero();
         // None of them was a wrong guess: nothing stays counted and the next step's code is valid.
         assertThat(service.verify(USER, app.codeAt(later.plusSeconds(30)), CLIENT).valid()).isTrue();
     }
@@ -273,18 +270,18 @@ class TotpServiceTest {
                 last = service(at).verify(USER, wrongFor(app.codeAt(at)), CLIENT);
             }
         }
-        assertThat(store.held(CONSECUTIVE)).isEqualTo(inARow);
+        assertThat(store.table().held(CONSECUTIVE)).isEqualTo(inARow);
         assertThat(last).as("the hundredth").isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
         Instant later = at.plus(Duration.ofHours(6));
 
         assertThat(service(later).verify(USER, app.codeAt(later), CLIENT))
                 .as("a fresh window, but a hundred wrong codes in a row: not tested")
                 .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS));
-        assertThat(store.held(TotpService.VERIFY_ACTION)).as("the refusal holds no window place").isEqualTo(perWindow * 20L);
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).as("the refusal holds no window place").isEqualTo(perWindow * 20L);
         Services services = services(later);
         assertThat(services.recovery().verify(USER, recoveryCodes.get(0), CLIENT).valid()).isTrue();
 
-        assertThat(store.held(CONSECUTIVE)).as("reset by the recovery code").isZero();
+        assertThat(store.table().held(CONSECUTIVE)).as("reset by the recovery code").isZero();
         assertThat(services.totp().verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
     }
 
@@ -302,8 +299,8 @@ class TotpServiceTest {
         // The 99th is tested and wrong, the 100th is tested and closes the factor; the others are never tested.
         assertThat(answers).extracting(answer -> ((TotpVerification.Invalid) answer).reason())
                 .filteredOn(reason -> reason == TotpVerification.Reason.INVALID_CODE).hasSize(1);
-        assertThat(store.held(CONSECUTIVE)).isEqualTo(100);
-        assertThat(store.held(TotpService.VERIFY_ACTION)).as("only the two tested keep a window place").isEqualTo(2);
+        assertThat(store.table().held(CONSECUTIVE)).isEqualTo(100);
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).as("only the two tested keep a window place").isEqualTo(2);
     }
 
     /** A right code is no wrong guess and resets nothing it need not: no write beyond the window place's. */
@@ -314,9 +311,9 @@ class TotpServiceTest {
 
         assertThat(service(later).verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
 
-        assertThat(store.placeRequests(CONSECUTIVE)).isZero();
-        assertThat(store.counterDeletions()).isEmpty();
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
+        assertThat(store.counters().placeRequests(CONSECUTIVE)).isZero();
+        assertThat(store.counters().counterDeletions()).isEmpty();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isZero();
     }
 
     /** A wrong code counts in a row; the right one afterwards resets it, and a replay or no factor counts nothing. */
@@ -327,16 +324,16 @@ class TotpServiceTest {
         TotpService service = service(later);
 
         assertThat(service.verify(USER, wrongFor(app.codeAt(later)), CLIENT).valid()).isFalse();
-        assertThat(store.held(CONSECUTIVE)).isOne();
+        assertThat(store.table().held(CONSECUTIVE)).isOne();
         assertThat(service.verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
-        assertThat(store.held(CONSECUTIVE)).isZero();
+        assertThat(store.table().held(CONSECUTIVE)).isZero();
         assertThat(service.verify(USER, app.codeAt(later), CLIENT))
                 .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.REPLAYED));
         assertThat(service.verify("nobody", "123456", CLIENT))
                 .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.NO_FACTOR));
 
-        assertThat(store.held(CONSECUTIVE)).isZero();
-        assertThat(store.held(TotpService.VERIFY_ACTION)).as("the wrong code's window place").isOne();
+        assertThat(store.table().held(CONSECUTIVE)).isZero();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).as("the wrong code's window place").isOne();
     }
 
     /** A server fault counts nothing, also when the attempt took its place in a row before the test. */
@@ -349,18 +346,21 @@ class TotpServiceTest {
         assertThatThrownBy(() -> service(NOW).verify("mallory", "123456", CLIENT))
                 .isInstanceOf(UnreadableSecretException.class);
 
-        assertThat(store.placeRequests(CONSECUTIVE)).as("its place in a row was taken before the test").isEqualTo(4);
-        assertThat(store.held(CONSECUTIVE)).as("and given back").isEqualTo(3);
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
+        assertThat(store.counters().placeRequests(CONSECUTIVE)).as("its place in a row was taken before the test").isEqualTo(4);
+        assertThat(store.table().held(CONSECUTIVE)).as("and given back").isEqualTo(3);
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isZero();
     }
 
     /** Another user's item, holding the first factor's sealed secret (a copy within the table); the original. */
     private TotpFactor copySecretToMallory() {
-        TotpFactor original = store.allFactors().get(0);
-        store.insertFactor(new TotpFactor("mallory", original.factorId(), "mallory", original.issuer(),
+        TotpFactor original = store.table().factors().get(0);
+        AuditEntry enrolled = new AuditLog(store.audit(), Clock.fixed(NOW, ZoneOffset.UTC), Optional.empty(),
+                new SecureTokens(random)).newEntry("mallory", AuditEventType.TOTP_ENROLLED, true, Optional.empty(),
+                Map.of(), CLIENT);
+        store.totp().insertFactor(new TotpFactor("mallory", original.factorId(), "mallory", original.issuer(),
                 original.algorithm(), original.digits(), original.period(), original.secret(), true,
                 original.createdAt(), Optional.empty(), TotpFactor.NO_STEP, Optional.empty()),
-                store.auditEntries().get(0), TotpService.MAX_FACTORS);
+                enrolled, TotpService.MAX_FACTORS);
         return original;
     }
 
@@ -381,8 +381,8 @@ class TotpServiceTest {
                 .containsOnly(TotpVerification.Reason.INVALID_CODE, TotpVerification.Reason.TOO_MANY_ATTEMPTS)
                 .filteredOn(reason -> reason == TotpVerification.Reason.INVALID_CODE).hasSize(4);
         // Only the places within the limit were ever granted: at most 5 guesses were tested.
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isEqualTo(5);
-        assertThat(store.placeRequests(TotpService.VERIFY_ACTION)).isEqualTo(50 + 1);
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isEqualTo(5);
+        assertThat(store.counters().placeRequests(TotpService.VERIFY_ACTION)).isEqualTo(50 + 1);
     }
 
     @Test
@@ -398,7 +398,7 @@ class TotpServiceTest {
                 : "000000";
 
         assertThat(service.verify(USER, wrong, CLIENT).valid()).isFalse();
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isOne();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isOne();
         assertThat(service.verify(USER, tablet.codeAt(later), CLIENT))
                 .isEqualTo(new TotpVerification.Valid(tabletFactor));
         // The phone's own step is untouched by the tablet's acceptance.
@@ -412,10 +412,10 @@ class TotpServiceTest {
         EncryptionKeyRing rotated = EncryptionKeyRing.fromBase64(List.of(newKey, encryptionKey));
         Instant later = NOW.plus(Duration.ofMinutes(5));
 
-        assertThat(rotated.isCurrent(store.allFactors().get(0).secret())).isFalse();
+        assertThat(rotated.isCurrent(store.table().factors().get(0).secret())).isFalse();
         assertThat(service(later, rotated).verify(USER, app.codeAt(later), CLIENT).valid()).isTrue();
 
-        assertThat(rotated.isCurrent(store.allFactors().get(0).secret())).isTrue();
+        assertThat(rotated.isCurrent(store.table().factors().get(0).secret())).isTrue();
         // The old key can now be retired.
         Instant afterwards = later.plusSeconds(30);
         EncryptionKeyRing retired = EncryptionKeyRing.fromBase64(List.of(newKey));
@@ -429,7 +429,7 @@ class TotpServiceTest {
 
         assertThatThrownBy(() -> service(NOW).verify("mallory", "123456", CLIENT))
                 .isInstanceOf(UnreadableSecretException.class).hasMessageNotContaining(original.secret().ciphertext());
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isZero();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isZero();
     }
 
     @Test
@@ -442,7 +442,7 @@ class TotpServiceTest {
         List<String> secrets = new ArrayList<>(recoveryCodes);
         secrets.add(enrolment.secret());
         secrets.add(enrolment.secret().toLowerCase(java.util.Locale.ROOT));
-        String everythingKept = store.allFactors() + " " + store.allRecoveryCodes() + " " + store.auditEntries()
+        String everythingKept = store.table().factors() + " " + store.table().recoveryCodes() + " " + store.table().auditEntries()
                 + " " + enrolment + " " + confirmation;
         for (String secret : secrets) {
             assertThat(everythingKept).doesNotContain(secret).doesNotContain(secret.replace("-", ""));
@@ -460,7 +460,7 @@ class TotpServiceTest {
         Enrolment second = service(NOW).enrol(USER, Optional.empty(), Optional.empty(), CLIENT);
         Authenticator app = Authenticator.scan(second.otpauthUri());
         List<RecoveryCodeIssue> regenerated = new ArrayList<>();
-        store.afterNextRecoverySetRead(() -> regenerated.add(service(NOW).regenerateRecoveryCodes(USER, CLIENT)
+        store.recoveryCodes().afterNextRecoverySetRead(() -> regenerated.add(service(NOW).regenerateRecoveryCodes(USER, CLIENT)
                 .orElseThrow()));
 
         Confirmation confirmation = service(NOW).confirm(USER, second.factorId(), app.codeAt(NOW), CLIENT);
@@ -468,7 +468,7 @@ class TotpServiceTest {
         assertThat(confirmation).isEqualTo(new Confirmation.Confirmed(second.factorId(), Optional.empty()));
         assertThat(service(NOW).list(USER)).allMatch(FactorSummary::confirmed).hasSize(2);
         assertThat(regenerated).singleElement().isInstanceOf(RecoveryCodeIssue.Issued.class);
-        assertThat(store.allRecoveryCodes()).as("the regenerated set alone").hasSize(10);
+        assertThat(store.table().recoveryCodes()).as("the regenerated set alone").hasSize(10);
         assertThat(audit(AuditEventType.RECOVERY_CODES_ISSUED)).as("the first confirmation's and the new set")
                 .hasSize(2);
     }
@@ -480,11 +480,11 @@ class TotpServiceTest {
         String factorId = service.list(USER).get(0).factorId();
 
         assertThat(service.remove(USER, "0123456789abcdef01234567", CLIENT)).isFalse();
-        assertThat(store.allRecoveryCodes()).hasSize(10);
+        assertThat(store.table().recoveryCodes()).hasSize(10);
         assertThat(service.remove(USER, factorId, CLIENT)).isTrue();
 
         assertThat(service.list(USER)).isEmpty();
-        assertThat(store.allRecoveryCodes()).isEmpty();
+        assertThat(store.table().recoveryCodes()).isEmpty();
         assertThat(audit(AuditEventType.TOTP_REMOVED)).singleElement().satisfies(entry -> assertThat(entry.details())
                 .containsEntry("factorId", factorId).containsEntry("recoveryCodesRemoved", "10"));
         assertThat(service.regenerateRecoveryCodes(USER, CLIENT)).isEmpty();
@@ -501,7 +501,7 @@ class TotpServiceTest {
 
         assertThat(service(NOW).list(USER)).isEmpty();
         assertThat(service(NOW).list("grace")).hasSize(1);
-        assertThat(store.allRecoveryCodes()).allMatch(code -> code.userId().equals("grace"));
+        assertThat(store.table().recoveryCodes()).allMatch(code -> code.userId().equals("grace"));
         assertThat(audit(AuditEventType.TOTP_REMOVED)).singleElement().satisfies(entry -> assertThat(entry.details())
                 .containsEntry("count", "3").containsEntry("operatorKeyId", "ops-1"));
     }
@@ -518,7 +518,7 @@ class TotpServiceTest {
                 .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("label"));
         assertThatThrownBy(() -> service.enrol(USER, Optional.empty(), Optional.of("x".repeat(65)), CLIENT))
                 .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("issuer"));
-        assertThat(store.placeRequests(TotpService.VERIFY_ACTION)).isZero();
+        assertThat(store.counters().placeRequests(TotpService.VERIFY_ACTION)).isZero();
     }
 
     @Test
@@ -529,7 +529,7 @@ class TotpServiceTest {
 
         assertThat(service(NOW).confirm(USER, enrolment.factorId(), wrong, CLIENT))
                 .isEqualTo(new Confirmation.NotConfirmed(Confirmation.Reason.INVALID_CODE));
-        assertThat(store.held(TotpService.VERIFY_ACTION)).isOne();
+        assertThat(store.table().held(TotpService.VERIFY_ACTION)).isOne();
         assertThat(service(NOW).confirm(USER, enrolment.factorId(), app.codeAt(NOW), CLIENT).confirmed()).isTrue();
         assertThat(service(NOW).confirm(USER, enrolment.factorId(), app.codeAt(NOW), CLIENT))
                 .isEqualTo(new Confirmation.NotConfirmed(Confirmation.Reason.ALREADY_CONFIRMED));

@@ -2,8 +2,11 @@ package dev.verificationservice.docs;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -12,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -36,6 +40,8 @@ record Markdown(Path file, List<String> lines, List<Block> blocks, List<Link> li
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
     private static final String NOT_RUN = "<!-- not run here: ";
+    /** What is built, installed or checked out, not written: no file there is the repository's own. */
+    private static final Set<String> NOT_WRITTEN = Set.of(".git", "target", "node_modules", "data");
     private static final Pattern FENCE = Pattern.compile("^(\\s*)```\\s*([^`\\s]*).*$");
     private static final Pattern LINK = Pattern.compile("(?<!!)\\[[^\\]]*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
     private static final Pattern IMAGE = Pattern.compile("!\\[[^\\]]*\\]\\(([^)\\s]+)\\)");
@@ -83,6 +89,43 @@ record Markdown(Path file, List<String> lines, List<Block> blocks, List<Link> li
             throw new UncheckedIOException(e);
         }
         return files.stream().sorted().map(Markdown::read).toList();
+    }
+
+    /**
+     * The files under {@code root} whose name {@code fileName} accepts, outside what is built, installed or checked
+     * out ({@code .git}, {@code target}, {@code node_modules}, {@code data}): what the repository's authors wrote.
+     */
+    static List<Path> writtenFiles(Path root, Predicate<String> fileName) {
+        List<Path> files = new ArrayList<>();
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes) {
+                    return NOT_WRITTEN.contains(directory.getFileName().toString()) && !directory.equals(root)
+                            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    if (fileName.test(file.getFileName().toString())) {
+                        files.add(file);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
+    }
+
+    /** A file's whole text; an unreadable file fails the test that asked. */
+    static String text(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static Markdown readme() {

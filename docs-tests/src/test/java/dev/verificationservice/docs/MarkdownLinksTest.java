@@ -5,15 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.MalformedInputException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,8 +28,6 @@ class MarkdownLinksTest {
 
     /** {@code docs/<page>.md}, also after {@code ../} and with an {@code #anchor}: a page as code and POMs cite it. */
     private static final Pattern CITED_PAGE = Pattern.compile("(?<![\\w./-])(?:\\.\\./)*(docs/[\\w./-]*?\\.md)(?:#([\\w-]+))?");
-    /** What is built, installed or checked out, not written: no citation there is the repository's. */
-    private static final Set<String> NOT_WRITTEN = Set.of(".git", "target", "node_modules", "data");
     /** The kinds of file that cite pages: sources, POMs, settings, scripts. */
     private static final Pattern CITING_FILE = Pattern.compile(".*\\.(java|xml|properties|yaml|yml|sh|json)|run|Dockerfile");
 
@@ -67,7 +61,7 @@ class MarkdownLinksTest {
         }
         assertThat(broken).as("broken links").isEmpty();
         assertThat(documents).extracting(markdown -> Markdown.ROOT.relativize(markdown.file()).toString())
-                .contains("README.md", "examples/spring-security-login/README.md");
+                .contains("README.md", "docs/architecture.md", "examples/spring-security-login/README.md");
     }
 
     @Test
@@ -115,26 +109,7 @@ class MarkdownLinksTest {
 
     /** Every citation of a page of docs/ in the repository's written files that reaches no page, or no heading. */
     static List<String> brokenCitations(Path root) {
-        List<Path> citing = new ArrayList<>();
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path directory, BasicFileAttributes attributes) {
-                    return NOT_WRITTEN.contains(directory.getFileName().toString()) && !directory.equals(root)
-                            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                    if (CITING_FILE.matcher(file.getFileName().toString()).matches()) {
-                        citing.add(file);
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        List<Path> citing = Markdown.writtenFiles(root, name -> CITING_FILE.matcher(name).matches());
         List<String> broken = new ArrayList<>();
         citing.stream().sorted().forEach(file -> broken.addAll(brokenCitations(root, file)));
         return broken;

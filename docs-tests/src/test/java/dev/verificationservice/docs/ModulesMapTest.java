@@ -21,13 +21,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/modules.md is a map of the code, so it must stay one: every Maven module has its row, under its artifact id;
- * every class a row names (in backticks) is in that module or one it depends on, and every package of the module's
- * main code is named in its row; a class named outside the table exists somewhere in the repository.
+ * The module table of docs/architecture.md is a map of the code, so it must stay one: every Maven module has its row,
+ * under its artifact id; every class a row names (in backticks) is in that module or one it depends on, and every
+ * package of the module's main code is named in its row; a class named outside the table exists somewhere in the
+ * repository.
  */
 class ModulesMapTest {
 
-    private static final Path MAP = Markdown.ROOT.resolve("docs/modules.md");
+    private static final Path MAP = Markdown.ROOT.resolve("docs/architecture.md");
     private static final Pattern CODE = Pattern.compile("`([^`]+)`");
     /** {@code CodeService}, {@code keys.KeyFiles}; not {@code COMMIT} or {@code TOTP}. */
     private static final Pattern CLASS = Pattern.compile("(?:[a-z][a-z0-9]*\\.)*[A-Z][a-z][A-Za-z0-9]*");
@@ -42,7 +43,7 @@ class ModulesMapTest {
     void everyModuleHasARowUnderItsArtifactId() throws IOException {
         Map<String, Row> rows = rows();
         for (String module : modules()) {
-            assertThat(rows).as("docs/modules.md's rows").containsKey(module);
+            assertThat(rows).as("docs/architecture.md's rows").containsKey(module);
             assertThat(rows.get(module).artifactId()).as(module).isEqualTo(artifactId(module));
         }
     }
@@ -58,7 +59,7 @@ class ModulesMapTest {
                 }
             }
         }
-        assertThat(missing).as("classes docs/modules.md names where they are not").isEmpty();
+        assertThat(missing).as("classes docs/architecture.md names where they are not").isEmpty();
     }
 
     @Test
@@ -79,7 +80,7 @@ class ModulesMapTest {
                 }
             }
         }
-        assertThat(unnamed).as("packages docs/modules.md does not name").isEmpty();
+        assertThat(unnamed).as("packages docs/architecture.md does not name").isEmpty();
     }
 
     @Test
@@ -94,7 +95,7 @@ class ModulesMapTest {
                 }
             }
         }
-        assertThat(missing).as("classes docs/modules.md names that no module holds").isEmpty();
+        assertThat(missing).as("classes docs/architecture.md names that no module holds").isEmpty();
     }
 
     /** The table's rows by module folder: {@code | `core` (`verification-core`) | ... |}. */
@@ -107,7 +108,7 @@ class ModulesMapTest {
                 rows.put(heading.get(0), new Row(heading.get(0), heading.size() > 1 ? heading.get(1) : null, cells[2]));
             }
         }
-        assertThat(rows).as("the module table of docs/modules.md").isNotEmpty();
+        assertThat(rows).as("the module table of docs/architecture.md").isNotEmpty();
         return rows;
     }
 
@@ -123,7 +124,7 @@ class ModulesMapTest {
     /** The root pom's modules, those of its profiles included. */
     private static List<String> modules() {
         List<String> modules = new ArrayList<>();
-        Matcher module = MODULE.matcher(read(Markdown.ROOT.resolve("pom.xml")));
+        Matcher module = MODULE.matcher(Markdown.text(Markdown.ROOT.resolve("pom.xml")));
         while (module.find()) {
             modules.add(module.group(1));
         }
@@ -132,7 +133,7 @@ class ModulesMapTest {
 
     /** The module's own artifact id: the first one after its parent's. */
     private static String artifactId(String module) {
-        String pom = read(Markdown.ROOT.resolve(module).resolve("pom.xml"));
+        String pom = Markdown.text(Markdown.ROOT.resolve(module).resolve("pom.xml"));
         Matcher id = Pattern.compile("<artifactId>([^<]+)</artifactId>").matcher(pom.substring(pom.indexOf("</parent>")));
         assertThat(id.find()).as("the artifact id of " + module).isTrue();
         return id.group(1);
@@ -148,7 +149,7 @@ class ModulesMapTest {
             String module = next.pop();
             Path pom = Markdown.ROOT.resolve(module).resolve("pom.xml");
             if (reached.add(module) && Files.exists(pom)) {
-                Matcher dependency = PROJECT_DEPENDENCY.matcher(read(pom));
+                Matcher dependency = PROJECT_DEPENDENCY.matcher(Markdown.text(pom));
                 while (dependency.find()) {
                     String depended = byArtifactId.get(dependency.group(1));
                     if (depended != null) {
@@ -206,11 +207,4 @@ class ModulesMapTest {
         return files;
     }
 
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

@@ -1,7 +1,9 @@
 package dev.verificationservice.server;
 
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
@@ -20,6 +22,8 @@ public class RecoveryCodeReads implements BeanPostProcessor {
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         return bean instanceof VerificationStore store
-                ? points.around(VerificationStore.class, store, "findRecoveryCodes", args -> args[0]) : bean;
+                ? Interposed.withPort(VerificationStore.class, store, "recoveryCodes", points.around(
+                        RecoveryCodeRepository.class, store.recoveryCodes(), "findRecoveryCodes", args -> args[0]))
+                : bean;
     }
 }

@@ -12,16 +12,16 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The webhook items of the single table, written and read in this one place for every store, in the
- * value types of {@link TableItems}: endpoints and deliveries. The outbox mark of an audit entry is written by
- * {@link TableItems#auditItem}.
+ * Webhooks: the endpoint item ({@code WEBHOOKS} / {@code ENDPOINT#<endpointId>}) and the delivery of an event to an
+ * endpoint ({@code WEBHOOK#<endpointId>} / {@code DELIVERY#<timestamp>#<eventId>}), a PENDING one in the outbox index
+ * under {@code OUTBOX#DELIVERY#<endpointId>} at its next attempt. The outbox mark of an audit entry, the event
+ * itself, is written by {@link AuditItems#auditItem}.
  */
 public final class EventItems {
 
@@ -34,10 +34,7 @@ public final class EventItems {
     // WebhookEndpoint
 
     public static Map<String, Object> endpointItem(WebhookEndpoint endpoint) {
-        TableKeys.PrimaryKey key = TableKeys.webhookEndpoint(endpoint.endpointId());
-        Map<String, Object> item = new LinkedHashMap<>();
-        item.put(PK, key.pk());
-        item.put(SK, key.sk());
+        Map<String, Object> item = TableItems.keyed(TableKeys.webhookEndpoint(endpoint.endpointId()));
         item.put(ENDPOINT_ID, endpoint.endpointId());
         item.put(URL, endpoint.url().toString());
         item.put(EVENT_TYPES, String.join(",", new TreeSet<>(endpoint.eventTypes())));
@@ -87,11 +84,8 @@ public final class EventItems {
 
     /** The delivery's item; a PENDING one is in the outbox index at its next attempt. */
     public static Map<String, Object> deliveryItem(Delivery delivery) {
-        TableKeys.PrimaryKey key = deliveryKey(delivery);
         WebhookEvent event = delivery.event();
-        Map<String, Object> item = new LinkedHashMap<>();
-        item.put(PK, key.pk());
-        item.put(SK, key.sk());
+        Map<String, Object> item = TableItems.keyed(deliveryKey(delivery));
         item.put(ENDPOINT_ID, delivery.endpointId());
         item.put(EVENT_ID, event.eventId());
         item.put(EVENT_TYPE, event.type());

@@ -23,7 +23,7 @@ class CurrentCodeMarkerTest {
         VerificationCode older = code("older", SENT, Duration.ofMinutes(15));
         VerificationCode link = code("link", SENT.plusSeconds(1), Duration.ofMinutes(5));
 
-        long markerTtl = (Long) TableItems.currentCodeItem(link).get(ItemAttributes.TTL);
+        long markerTtl = (Long) CodeItems.currentCodeItem(link).get(ItemAttributes.TTL);
 
         assertThat(markerTtl).isGreaterThan(older.expiresAt().getEpochSecond());
         assertThat(markerTtl).isEqualTo(link.expiresAt().plus(Duration.ofDays(1)).getEpochSecond());

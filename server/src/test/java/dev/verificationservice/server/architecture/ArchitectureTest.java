@@ -122,7 +122,7 @@ class ArchitectureTest {
 
     /** The packages of the domain's services: they say which calls are independent, never how they run. */
     private static final Set<String> DOMAIN_SERVICES = Set.of("codes", "devices", "totp", "recovery", "attempts",
-            "ratelimit", "audit", "operator", "idempotency", "foundation").stream()
+            "ratelimit", "audit", "operator", "idempotency").stream()
             .map(name -> "dev.verificationservice." + name).collect(Collectors.toUnmodifiableSet());
 
     static final ArchRule DOMAIN_SERVICES_RUN_NO_THREADS = noClasses()

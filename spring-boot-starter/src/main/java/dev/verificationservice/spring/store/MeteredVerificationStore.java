@@ -1,22 +1,25 @@
 package dev.verificationservice.spring.store;
 
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.audit.AuditRepository;
+import dev.verificationservice.codes.CodeRepository;
+import dev.verificationservice.devices.DeviceRepository;
+import dev.verificationservice.events.WebhookRepository;
+import dev.verificationservice.idempotency.IdempotencyRepository;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.totp.TotpRepository;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Times every store operation ({@code verification.store.operation}, tagged by operation and outcome), so
- * that Prometheus shows the latency of each access pattern. A unit of work ({@link VerificationStore#units()}) is
- * timed too, as operation {@code unit}: on the embedded store a unit that cannot start (the writer busy past its
- * lock wait) fails before any of its store calls, and would otherwise fail unseen.
+ * Times every store operation ({@code verification.store.operation}, tagged by port, operation and outcome), so
+ * that Prometheus shows the latency of each access pattern: each port is wrapped in a timing decorator of its own,
+ * built once. A unit of work ({@link VerificationStore#units()}) is timed too, as port {@code units}, operation
+ * {@code unit}: on the embedded store a unit that cannot start (the writer busy past its lock wait) fails before
+ * any of its store calls, and would otherwise fail unseen. The readiness check is port {@code store}.
  */
 public final class MeteredVerificationStore {
 
@@ -26,41 +29,40 @@ public final class MeteredVerificationStore {
     }
 
     public static VerificationStore wrap(VerificationStore store, MeterRegistry registry) {
-        Timers timers = new Timers(registry);
-        return (VerificationStore) Proxy.newProxyInstance(VerificationStore.class.getClassLoader(),
-                new Class<?>[] {VerificationStore.class}, (proxy, method, args) -> {
-                    if (method.getDeclaringClass() == Object.class) {
-                        return method.invoke(store, args);
-                    }
-                    if (method.getName().equals("units") && method.getParameterCount() == 0) {
-                        return timed(store.units(), timers);
-                    }
-                    long start = System.nanoTime();
-                    String outcome = "success";
-                    try {
-                        return method.invoke(store, args);
-                    } catch (InvocationTargetException e) {
-                        outcome = "error";
-                        throw e.getCause();
-                    } finally {
-                        timers.record(method.getName(), outcome, start);
-                    }
-                });
+        StoreTimers timers = new StoreTimers(registry);
+        return new Metered(store, new MeteredCodes(store.codes(), timers.port("codes")),
+                new MeteredDevices(store.devices(), timers.port("devices")),
+                new MeteredAudit(store.audit(), timers.port("audit")),
+                new MeteredCounters(store.counters(), timers.port("counters")),
+                new MeteredIdempotency(store.idempotency(), timers.port("idempotency")),
+                new MeteredTotp(store.totp(), timers.port("totp")),
+                new MeteredRecoveryCodes(store.recoveryCodes(), timers.port("recoveryCodes")),
+                new MeteredWebhooks(store.webhooks(), timers.port("webhooks")),
+                timed(store.units(), timers.port("units")), timers.port("store"));
     }
 
-    private static UnitOfWork timed(UnitOfWork units, Timers timers) {
+    /** The store's ports, each behind its timing decorator, built once. */
+    private record Metered(VerificationStore store, CodeRepository codes, DeviceRepository devices,
+                           AuditRepository audit, RateLimitRepository counters, IdempotencyRepository idempotency,
+                           TotpRepository totp, RecoveryCodeRepository recoveryCodes, WebhookRepository webhooks,
+                           UnitOfWork units, StoreTimers.Port itself) implements VerificationStore {
+
+        @Override
+        public void checkReady() {
+            itself.run("checkReady", store::checkReady);
+        }
+
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+
+    private static UnitOfWork timed(UnitOfWork units, StoreTimers.Port timer) {
         return new UnitOfWork() {
             @Override
             public <T> T run(String what, Supplier<T> steps) {
-                long start = System.nanoTime();
-                String outcome = "error";
-                try {
-                    T result = units.run(what, steps);
-                    outcome = "success";
-                    return result;
-                } finally {
-                    timers.record("unit", outcome, start);
-                }
+                return timer.time("unit", () -> units.run(what, steps));
             }
 
             @Override
@@ -68,28 +70,5 @@ public final class MeteredVerificationStore {
                 return units.together(calls);
             }
         };
-    }
-
-    /**
-     * The timers, each registered once: building and registering one for every call (a lookup in the registry
-     * each time) ran on the embedded store's writer thread, for every step of every unit.
-     */
-    private static final class Timers {
-        private final MeterRegistry registry;
-        private final Map<String, Timer> byOperationAndOutcome = new ConcurrentHashMap<>();
-
-        Timers(MeterRegistry registry) {
-            this.registry = registry;
-        }
-
-        void record(String operation, String outcome, long start) {
-            long elapsed = System.nanoTime() - start;
-            byOperationAndOutcome.computeIfAbsent(operation + ' ' + outcome, key -> Timer.builder(TIMER)
-                            .description("Latency of one store operation")
-                            .tag("operation", operation)
-                            .tag("outcome", outcome)
-                            .register(registry))
-                    .record(elapsed, TimeUnit.NANOSECONDS);
-        }
     }
 }

@@ -250,4 +250,11 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
             super(AbstractVerificationStoreContractTest.this);
         }
     }
+
+    @Nested
+    class OutboxRule extends OutboxRuleContract {
+        OutboxRule() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
 }

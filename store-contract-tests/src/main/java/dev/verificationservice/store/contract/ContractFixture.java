@@ -77,6 +77,15 @@ public interface ContractFixture {
     /** Empty when the engine runs TransactWriteItems; otherwise the reason tests of it are skipped. */
     Optional<String> missingTransactions();
 
+    /**
+     * A store on this test's table whose answers can be lost after its writes were applied (each call opens one more,
+     * closed after the test); empty where nothing lies between a store and its data to lose an answer (the embedded
+     * and in-memory stores), where a retry is only the same call made again.
+     */
+    default Optional<AnswerLosingStore> answerLosingStore() {
+        return Optional.empty();
+    }
+
     /** The domain, with the default settings, on {@code target}: another instance, or a store behind a test proxy. */
     default Verification on(VerificationStore target) {
         return Verification.builder().store(target).keys(keys())

@@ -18,8 +18,6 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.validation.InvalidInputException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,7 +31,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 /**
  * One concept of the contract suite, run as a {@code @Nested} class of the store's test on that test's fixture.
@@ -116,6 +113,11 @@ public abstract class ContractPart implements ContractFixture {
         return fixture.missingTransactions();
     }
 
+    @Override
+    public Optional<AnswerLosingStore> answerLosingStore() {
+        return fixture.answerLosingStore();
+    }
+
     // Helpers shared by several parts
 
     protected static String wrongCode(String code) {
@@ -140,25 +142,6 @@ public abstract class ContractPart implements ContractFixture {
     protected static void assertRefusedBy(IssueResult result, String action) {
         assertThat(result).isInstanceOfSatisfying(IssueResult.RateLimited.class,
                 refused -> assertThat(refused.action()).isEqualTo(action));
-    }
-
-    /**
-     * {@code target} behind a proxy that answers every call of {@code method} with {@code answer} of its arguments
-     * (which may throw) instead of calling the target; every other call goes to {@code target}.
-     */
-    protected static VerificationStore answering(VerificationStore target, String method,
-                                                 Function<Object[], Object> answer) {
-        return (VerificationStore) Proxy.newProxyInstance(VerificationStore.class.getClassLoader(),
-                new Class<?>[] {VerificationStore.class}, (proxy, called, arguments) -> {
-                    if (called.getName().equals(method) && called.getDeclaringClass() != Object.class) {
-                        return answer.apply(arguments);
-                    }
-                    try {
-                        return called.invoke(target, arguments);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
     }
 
     /** Runs {@code tasks} copies of the call at once (released together by a latch) on a pool of threads. */

@@ -10,14 +10,14 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.devices.DeviceRegistration;
+import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import dev.verificationservice.VerificationStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -59,9 +59,9 @@ public abstract class DeviceContract extends ContractPart {
                 Map.of(), Optional.empty(), Optional.empty(), Optional.of("laptop-1"), true, Optional.empty(),
                 Optional.empty());
 
-        assertThatThrownBy(() -> store().registerDevice(token, sameKey)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> store().devices().registerDevice(token, sameKey)).isInstanceOf(StoreException.class)
                 .hasMessageContaining("nothing was written");
-        assertThat(store().findDevices("dave", START)).isEmpty();
+        assertThat(store().devices().findDevices("dave", START)).isEmpty();
         assertThat(auditTypes("dave")).containsExactly(AuditEventType.CODE_SENT);
     }
 
@@ -76,7 +76,7 @@ public abstract class DeviceContract extends ContractPart {
         DeviceVerification used = rotated.devices().verify("tablet-1", device.secret(), ClientContext.none());
 
         assertThat(used.valid()).isTrue();
-        assertThat(store().findDevice("tablet-1", device.tokenId())).as("gone from the old key").isEmpty();
+        assertThat(store().devices().findDevice("tablet-1", device.tokenId())).as("gone from the old key").isEmpty();
         indexCatchesUp();
         assertThat(rotated.devices().list("kai")).singleElement()
                 .satisfies(token -> assertThat(token.tokenId()).isNotEqualTo(device.tokenId()));
@@ -108,22 +108,13 @@ public abstract class DeviceContract extends ContractPart {
         RegisteredDevice device = registerDevice("mo", "laptop-7");
         // The user index has not caught up with the token yet (GSI1 is eventually consistent on DynamoDB):
         // revoke-all's deletion finds nothing.
-        VerificationStore lagging = (VerificationStore) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {VerificationStore.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("deleteDevices")) {
-                        return List.of();
-                    }
-                    try {
-                        return method.invoke(store(), args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        VerificationStore lagging = Interposed.withPort(VerificationStore.class, store(), "devices",
+                Interposed.answering(DeviceRepository.class, store().devices(), "deleteDevices", args -> List.of()));
         Verification withLaggingIndex = Verification.builder().store(lagging).keys(keys()).sender(outbox()).clock(clock()).build();
 
         withLaggingIndex.devices().revokeAll("mo", ClientContext.none());
 
-        assertThat(store().findDevice("laptop-7", device.tokenId())).as("still stored").isPresent();
+        assertThat(store().devices().findDevice("laptop-7", device.tokenId())).as("still stored").isPresent();
         assertThat(verification().devices().verify("laptop-7", device.secret(), ClientContext.none()))
                 .isEqualTo(new DeviceVerification.Invalid(DeviceVerification.Reason.NOT_FOUND));
         clock().advance(Duration.ofMillis(1));

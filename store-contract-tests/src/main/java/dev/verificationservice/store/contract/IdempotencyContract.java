@@ -62,14 +62,14 @@ public abstract class IdempotencyContract extends ContractPart {
                 Optional.empty(), now.plus(Duration.ofHours(24)));
         IdempotencyRecord.StoredAnswer answer = new IdempotencyRecord.StoredAnswer(201,
                 "c2VhbGVkLWFuc3dlci1ib2R5LW9mLWEtdGVzdC1yZXF1ZXN0");
-        assertThat(store().claimIdempotencyKey(pending, now.minus(Duration.ofMinutes(1)))).isEmpty();
-        store().completeIdempotencyKey(pending.keyDigest(), pending.claimedBy(), answer);
+        assertThat(store().idempotency().claimIdempotencyKey(pending, now.minus(Duration.ofMinutes(1)))).isEmpty();
+        store().idempotency().completeIdempotencyKey(pending.keyDigest(), pending.claimedBy(), answer);
 
-        Optional<IdempotencyRecord> again = store().claimIdempotencyKey(pending, now.minus(Duration.ofMinutes(1)));
+        Optional<IdempotencyRecord> again = store().idempotency().claimIdempotencyKey(pending, now.minus(Duration.ofMinutes(1)));
 
         assertThat(again).as("the late claim is answered with the record that holds the answer")
                 .hasValueSatisfying(record -> assertThat(record.answer()).contains(answer));
-        assertThat(store().findIdempotencyKey(pending.keyDigest(), now).flatMap(IdempotencyRecord::answer))
+        assertThat(store().idempotency().findIdempotencyKey(pending.keyDigest(), now).flatMap(IdempotencyRecord::answer))
                 .as("the stored answer").contains(answer);
     }
 

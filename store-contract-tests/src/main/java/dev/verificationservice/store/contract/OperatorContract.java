@@ -70,7 +70,7 @@ public abstract class OperatorContract extends ContractPart {
         assertThat(verification().operator().overview("max").liveCodes()).extracting(LiveCode::codeType)
                 .containsExactly(CodeType.PASSWORD_RESET, CodeType.EMAIL_VERIFICATION);
         assertThat(verification().operator().overview("max").toString()).doesNotContain(
-                store().findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest());
+                store().codes().findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest());
 
         assertThat(verification().operator().invalidateCodes("max", "key-9f", ClientContext.none())).isEqualTo(2);
 

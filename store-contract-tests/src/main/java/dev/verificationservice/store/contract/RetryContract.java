@@ -31,14 +31,14 @@ public abstract class RetryContract extends ContractPart {
         Place first = placeOf("ria", "SEND_EMAIL_VERIFICATION", "attempt-1");
         Place second = placeOf("ria", "SEND_EMAIL_VERIFICATION", "attempt-2");
 
-        assertThat(store().takePlace(first, 5)).isEqualTo(1);
-        assertThat(store().takePlace(first, 5)).as("the same attempt again").isEqualTo(1);
-        assertThat(store().takePlace(second, 5)).isEqualTo(2);
-        assertThat(store().takePlace(first, 5)).as("still its first place").isEqualTo(1);
+        assertThat(store().counters().takePlace(first, 5)).isEqualTo(1);
+        assertThat(store().counters().takePlace(first, 5)).as("the same attempt again").isEqualTo(1);
+        assertThat(store().counters().takePlace(second, 5)).isEqualTo(2);
+        assertThat(store().counters().takePlace(first, 5)).as("still its first place").isEqualTo(1);
         assertThat(verification().rateLimiter().current("ria", "SEND_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(2);
 
-        store().givePlaceBack(second);
-        store().givePlaceBack(second);
+        store().counters().givePlaceBack(second);
+        store().counters().givePlaceBack(second);
         assertThat(verification().rateLimiter().current("ria", "SEND_EMAIL_VERIFICATION", FIVE).count())
                 .as("a place given back twice counts down once").isEqualTo(1);
     }
@@ -46,11 +46,11 @@ public abstract class RetryContract extends ContractPart {
     @Test
     void atTheCeilingNothingIsCountedAndAHeldPlaceIsStillRecognised() {
         for (int i = 1; i <= 3; i++) {
-            assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a" + i), 3)).isEqualTo(i);
+            assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a" + i), 3)).isEqualTo(i);
         }
-        assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a4"), 3)).isEqualTo(4);
-        assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a5"), 3)).isEqualTo(4);
-        assertThat(store().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a2"), 3)).isEqualTo(2);
+        assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a4"), 3)).isEqualTo(4);
+        assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a5"), 3)).isEqualTo(4);
+        assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a2"), 3)).isEqualTo(2);
         assertThat(verification().rateLimiter().current("sam", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(3);
     }
 
@@ -59,11 +59,11 @@ public abstract class RetryContract extends ContractPart {
         VerificationCode code = new VerificationCode("digest-of-a-code", "tia", CodeType.EMAIL_VERIFICATION,
                 CodeFormat.NUMERIC, DeliveryMethod.EMAIL, "t***@example.com", false, START, START.plusSeconds(900));
 
-        assertThat(store().insertCode(code, "issue-1")).isTrue();
-        assertThat(store().insertCode(code, "issue-1")).as("a retry of the same insert").isTrue();
-        assertThat(store().insertCode(code, "issue-2")).as("another request with the same key").isFalse();
+        assertThat(store().codes().insertCode(code, "issue-1")).isTrue();
+        assertThat(store().codes().insertCode(code, "issue-1")).as("a retry of the same insert").isTrue();
+        assertThat(store().codes().insertCode(code, "issue-2")).as("another request with the same key").isFalse();
         indexCatchesUp();
-        assertThat(store().findCodes("tia", CodeType.EMAIL_VERIFICATION)).containsExactly(code);
+        assertThat(store().codes().findCodes("tia", CodeType.EMAIL_VERIFICATION)).containsExactly(code);
     }
 
     @Test
@@ -71,11 +71,11 @@ public abstract class RetryContract extends ContractPart {
         AuditEntry entry = verification().audit().newEntry("uma", AuditEventType.CODE_SENT, true, Optional.empty(),
                 Map.of("codeType", "EMAIL_VERIFICATION"), ClientContext.none());
 
-        assertThat(store().appendAudit(entry)).isTrue();
-        assertThat(store().appendAudit(entry)).as("a retry of the same append").isTrue();
+        assertThat(store().audit().appendAudit(entry)).isTrue();
+        assertThat(store().audit().appendAudit(entry)).as("a retry of the same append").isTrue();
         AuditEntry other = new AuditEntry("uma", entry.timestamp(), entry.entryId(), AuditEventType.CODE_VERIFIED,
                 Map.of(), Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), entry.expiresAt());
-        assertThat(store().appendAudit(other)).as("another entry on the same key").isFalse();
+        assertThat(store().audit().appendAudit(other)).as("another entry on the same key").isFalse();
         assertThat(auditTypes("uma")).containsExactly(AuditEventType.CODE_SENT);
     }
 
@@ -84,21 +84,21 @@ public abstract class RetryContract extends ContractPart {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         String code = sendEmailCode("vic");
         indexCatchesUp();
-        String digest = store().findCodes("vic", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store().codes().findCodes("vic", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place place = placeOf("vic", "VERIFY_EMAIL_VERIFICATION", "guess-1");
-        assertThat(store().takePlace(place, 5)).isEqualTo(1);
+        assertThat(store().counters().takePlace(place, 5)).isEqualTo(1);
         AuditEntry verified = verification().audit().newEntry("vic", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         CodeConsumption consumption = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, START,
                 "consume-1", verified, Optional.of(place));
 
-        assertThat(store().consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
-        assertThat(store().consumeCode(consumption)).as("the same attempt again").isEqualTo(new ConsumeOutcome.Consumed());
+        assertThat(store().codes().consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
+        assertThat(store().codes().consumeCode(consumption)).as("the same attempt again").isEqualTo(new ConsumeOutcome.Consumed());
 
         CodeConsumption another = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, START, "consume-2",
                 verification().audit().newEntry("vic", AuditEventType.CODE_VERIFIED, true, Optional.empty(), Map.of(),
                         ClientContext.none()), Optional.empty());
-        assertThat(store().consumeCode(another)).isInstanceOfSatisfying(ConsumeOutcome.Rejected.class,
+        assertThat(store().codes().consumeCode(another)).isInstanceOfSatisfying(ConsumeOutcome.Rejected.class,
                 rejected -> assertThat(rejected.current()).hasValueSatisfying(stored -> assertThat(stored.used()).isTrue()));
         assertThat(auditTypes("vic")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
         assertThat(verification().rateLimiter().current("vic", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
@@ -108,18 +108,18 @@ public abstract class RetryContract extends ContractPart {
     void aConsumeWhoseAuditEntryCannotBeWrittenLeavesTheCodeUnusedAndTheCountAsItWas() {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         String code = sendEmailCode("wes");
-        String digest = store().findCodes("wes", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store().codes().findCodes("wes", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place place = placeOf("wes", "VERIFY_EMAIL_VERIFICATION", "guess-1");
-        store().takePlace(place, 5);
+        store().counters().takePlace(place, 5);
         AuditEntry taken = verification().audit().recordSuccess("wes", AuditEventType.CODE_SENT, Map.of("n", "1"),
                 ClientContext.none());
         AuditEntry sameKey = new AuditEntry("wes", taken.timestamp(), taken.entryId(), AuditEventType.CODE_VERIFIED,
                 Map.of(), Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), taken.expiresAt());
 
-        assertThatThrownBy(() -> store().consumeCode(new CodeConsumption(digest, "wes", CodeType.EMAIL_VERIFICATION, START,
+        assertThatThrownBy(() -> store().codes().consumeCode(new CodeConsumption(digest, "wes", CodeType.EMAIL_VERIFICATION, START,
                 "consume-1", sameKey, Optional.of(place)))).isInstanceOf(StoreException.class);
 
-        assertThat(store().findCode(digest)).hasValueSatisfying(stored -> assertThat(stored.used()).isFalse());
+        assertThat(store().codes().findCode(digest)).hasValueSatisfying(stored -> assertThat(stored.used()).isFalse());
         assertThat(verification().rateLimiter().current("wes", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(1);
         assertThat(verifyEmailCode("wes", code).valid()).as("the code still works").isTrue();
     }

@@ -14,7 +14,7 @@ import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecureTokens;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.RateLimitItems;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,18 +102,18 @@ public abstract class SmsBudgetContract extends ContractPart {
         int most = RateLimitPolicy.MAX_PER_COUNTER;
         Place last = placeOf("max", "SEND_EMAIL_VERIFICATION", new SecureTokens().attemptId());
         CounterWindow window = last.window();
-        Map<String, Object> item = TableItems.counterItem(window.userId(), window.action(), window.windowStart(),
+        Map<String, Object> item = RateLimitItems.counterItem(window.userId(), window.action(), window.windowStart(),
                 window.expiresAt(), most - 1);
         SecureTokens tokens = new SecureTokens();
         for (int place = 1; place < most; place++) {
-            item.put(TableItems.placeAttribute(tokens.attemptId()), (long) place);
+            item.put(RateLimitItems.placeAttribute(tokens.attemptId()), (long) place);
         }
         putRawItem(item);
 
-        assertThat(store().takePlace(last, most)).isEqualTo(most);
-        assertThat(store().takePlace(placeOf("max", "SEND_EMAIL_VERIFICATION", tokens.attemptId()), most))
+        assertThat(store().counters().takePlace(last, most)).isEqualTo(most);
+        assertThat(store().counters().takePlace(placeOf("max", "SEND_EMAIL_VERIFICATION", tokens.attemptId()), most))
                 .isEqualTo(most + 1L);
-        assertThat(store().takePlace(last, most)).as("the last place, recognised on a retry").isEqualTo(most);
+        assertThat(store().counters().takePlace(last, most)).as("the last place, recognised on a retry").isEqualTo(most);
         assertThat(verification().rateLimiter().current("max", "SEND_EMAIL_VERIFICATION", new RateLimitPolicy(most,
                 Duration.ofMinutes(15))).count()).isEqualTo(most);
     }
@@ -189,20 +189,20 @@ public abstract class SmsBudgetContract extends ContractPart {
     void aKeptPlaceStaysCountedLosesItsMarkAndCannotBeGivenBackAndKeepingTwiceIsHarmless() {
         Place kept = placeOf("kai", "SMS_BUDGET", "attempt-1");
         Place open = placeOf("kai", "SMS_BUDGET", "attempt-2");
-        assertThat(store().takePlace(kept, 5)).isEqualTo(1);
-        assertThat(store().takePlace(open, 5)).isEqualTo(2);
+        assertThat(store().counters().takePlace(kept, 5)).isEqualTo(1);
+        assertThat(store().counters().takePlace(open, 5)).isEqualTo(2);
 
-        store().keepPlace(kept);
-        store().keepPlace(kept);
-        store().givePlaceBack(kept);
+        store().counters().keepPlace(kept);
+        store().counters().keepPlace(kept);
+        store().counters().givePlaceBack(kept);
 
         assertThat(verification().rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(2);
         assertThat(allRawItems()).filteredOn(item -> "kai".equals(item.get("userId")) && "SMS_BUDGET".equals(item.get("action")))
                 .singleElement().satisfies(item -> assertThat(item.keySet()).filteredOn(name -> name.startsWith("place_"))
                         .as("only the open place's mark").hasSize(1));
         // The open place still goes back once; keeping it after that changes nothing.
-        store().givePlaceBack(open);
-        store().keepPlace(open);
+        store().counters().givePlaceBack(open);
+        store().counters().keepPlace(open);
         assertThat(verification().rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(1);
     }
 
@@ -211,18 +211,18 @@ public abstract class SmsBudgetContract extends ContractPart {
         Cooldown mine = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START, Duration.ofSeconds(30), "attempt-1");
         Cooldown other = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(1), Duration.ofSeconds(30),
                 "attempt-2");
-        assertThat(store().claimCooldown(mine)).isEmpty();
+        assertThat(store().counters().claimCooldown(mine)).isEmpty();
 
-        store().releaseCooldown(other);
-        assertThat(store().claimCooldown(other)).as("another attempt's release left it held").isPresent();
+        store().counters().releaseCooldown(other);
+        assertThat(store().counters().claimCooldown(other)).as("another attempt's release left it held").isPresent();
 
-        store().releaseCooldown(mine);
-        store().releaseCooldown(mine);
-        assertThat(store().claimCooldown(other)).as("free once released").isEmpty();
-        store().releaseCooldown(mine);
+        store().counters().releaseCooldown(mine);
+        store().counters().releaseCooldown(mine);
+        assertThat(store().counters().claimCooldown(other)).as("free once released").isEmpty();
+        store().counters().releaseCooldown(mine);
         Cooldown third = new Cooldown("cal", "RESEND_EMAIL_VERIFICATION", START.plusSeconds(2), Duration.ofSeconds(30),
                 "attempt-3");
-        assertThat(store().claimCooldown(third)).as("a late retry of the first release frees nobody else's claim")
+        assertThat(store().counters().claimCooldown(third)).as("a late retry of the first release frees nobody else's claim")
                 .contains(START.plusSeconds(31));
     }
 }

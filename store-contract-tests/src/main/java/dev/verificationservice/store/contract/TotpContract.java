@@ -14,6 +14,7 @@ import dev.verificationservice.recovery.IssuedRecoveryCodes;
 import dev.verificationservice.recovery.RecoveryCode;
 import dev.verificationservice.recovery.RecoveryCodeIssue;
 import dev.verificationservice.recovery.RecoveryCodeReplacement;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryCodes;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
@@ -21,6 +22,7 @@ import dev.verificationservice.recovery.RecoveryVerification;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import dev.verificationservice.totp.Confirmation;
 import dev.verificationservice.totp.Enrolment;
 import dev.verificationservice.totp.StepAcceptance;
@@ -64,20 +66,20 @@ public abstract class TotpContract extends ContractPart {
     void anEnrolmentWritesThePendingFactorWithItsTtlAndItsEntryTogether() {
         Enrolment enrolment = enrol("ada");
 
-        assertThat(store().findFactor("ada", enrolment.factorId())).hasValueSatisfying(factor -> {
+        assertThat(store().totp().findFactor("ada", enrolment.factorId())).hasValueSatisfying(factor -> {
             assertThat(factor.confirmed()).isFalse();
             assertThat(factor.expiresAt()).contains(enrolment.expiresAt());
             assertThat(factor.lastAcceptedStep()).isEqualTo(TotpFactor.NO_STEP);
             assertThat(factor.lastUsedAt()).isEmpty();
         });
-        assertThat(store().findFactors("ada")).extracting(TotpFactor::factorId).containsExactly(enrolment.factorId());
+        assertThat(store().totp().findFactors("ada")).extracting(TotpFactor::factorId).containsExactly(enrolment.factorId());
         assertThat(auditTypes("ada")).containsExactly(AuditEventType.TOTP_ENROLLED);
     }
 
     @Test
     void aFactorWhoseEntryCannotBeWrittenIsNotStoredAndATakenFactorKeyIsRefused() {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
-        TotpFactor stored = store().findFactor("bea", enrol("bea").factorId()).orElseThrow();
+        TotpFactor stored = store().totp().findFactor("bea", enrol("bea").factorId()).orElseThrow();
         AuditEntry taken = verification().audit().recordSuccess("bea", AuditEventType.CODE_SENT, Map.of(),
                 ClientContext.none());
         AuditEntry sameKey = new AuditEntry("bea", taken.timestamp(), taken.entryId(), AuditEventType.TOTP_ENROLLED,
@@ -86,10 +88,10 @@ public abstract class TotpContract extends ContractPart {
                 Duration.ofSeconds(30), stored.secret(), false, START, Optional.of(START.plusSeconds(900)),
                 TotpFactor.NO_STEP, Optional.empty());
 
-        assertThatThrownBy(() -> store().insertFactor(another, sameKey, TotpService.MAX_FACTORS)).isInstanceOf(StoreException.class);
-        assertThat(store().findFactor("bea", another.factorId())).as("no factor without its entry").isEmpty();
+        assertThatThrownBy(() -> store().totp().insertFactor(another, sameKey, TotpService.MAX_FACTORS)).isInstanceOf(StoreException.class);
+        assertThat(store().totp().findFactor("bea", another.factorId())).as("no factor without its entry").isEmpty();
 
-        assertThatThrownBy(() -> store().insertFactor(stored, newEntry("bea", AuditEventType.TOTP_ENROLLED), TotpService.MAX_FACTORS))
+        assertThatThrownBy(() -> store().totp().insertFactor(stored, newEntry("bea", AuditEventType.TOTP_ENROLLED), TotpService.MAX_FACTORS))
                 .as("the key of a stored factor").isInstanceOf(StoreException.class);
         assertThat(auditTypes("bea")).containsExactly(AuditEventType.CODE_SENT, AuditEventType.TOTP_ENROLLED);
     }
@@ -114,7 +116,7 @@ public abstract class TotpContract extends ContractPart {
         assertThat(results).filteredOn(Enrolment.class::isInstance).hasSize(TotpService.MAX_FACTORS);
         assertThat(results).filteredOn(InvalidInputException.class::isInstance)
                 .hasSize(30 - TotpService.MAX_FACTORS);
-        assertThat(store().findFactors("cap")).hasSize(TotpService.MAX_FACTORS);
+        assertThat(store().totp().findFactors("cap")).hasSize(TotpService.MAX_FACTORS);
         assertThat(auditTypes("cap").stream().filter(AuditEventType.TOTP_ENROLLED::equals))
                 .hasSize(TotpService.MAX_FACTORS);
     }
@@ -133,7 +135,7 @@ public abstract class TotpContract extends ContractPart {
 
         clock().advance(Duration.ofDays(2));
         enrol("full");
-        assertThat(store().findFactors("full").stream().filter(factor -> !factor.isExpiredAt(clock().instant())))
+        assertThat(store().totp().findFactors("full").stream().filter(factor -> !factor.isExpiredAt(clock().instant())))
                 .hasSize(1);
     }
 
@@ -143,14 +145,14 @@ public abstract class TotpContract extends ContractPart {
         Enrolment enrolment = enrol("cai");
         clock().set(enrolment.expiresAt());
 
-        assertThat(store().findFactor("cai", enrolment.factorId()))
+        assertThat(store().totp().findFactor("cai", enrolment.factorId()))
                 .hasValueSatisfying(factor -> assertThat(factor.isExpiredAt(clock().instant())).isTrue());
         assertThat(verification().totp().list("cai")).isEmpty();
         assertThat(confirm("cai", enrolment)).isEqualTo(new Confirmation.NotConfirmed(Confirmation.Reason.NOT_FOUND));
-        assertThat(store().confirmFactor(acceptance("cai", enrolment.factorId(), currentStep(), attempt("late-1"),
+        assertThat(store().totp().confirmFactor(acceptance("cai", enrolment.factorId(), currentStep(), attempt("late-1"),
                 AuditEventType.TOTP_CONFIRMED, Optional.empty())))
                 .as("the store's own condition: ttl > now").isInstanceOf(StepOutcome.Refused.class);
-        assertThat(store().findFactor("cai", enrolment.factorId()).orElseThrow().confirmed()).isFalse();
+        assertThat(store().totp().findFactor("cai", enrolment.factorId()).orElseThrow().confirmed()).isFalse();
     }
 
     @Test
@@ -158,18 +160,18 @@ public abstract class TotpContract extends ContractPart {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         Enrolment enrolment = enrol("dan");
         Place place = placeOf("dan", TotpService.VERIFY_ACTION, attempt("confirm-1"));
-        store().takePlace(place, 5);
+        store().counters().takePlace(place, 5);
         StepAcceptance confirmation = acceptance("dan", enrolment.factorId(), currentStep(), attempt("confirm-1"),
                 AuditEventType.TOTP_CONFIRMED, Optional.of(place));
 
-        assertThat(store().confirmFactor(confirmation)).isEqualTo(new StepOutcome.Accepted());
-        assertThat(store().confirmFactor(confirmation)).as("the same attempt again").isEqualTo(new StepOutcome.Accepted());
-        assertThat(store().confirmFactor(acceptance("dan", enrolment.factorId(), currentStep(), attempt("confirm-2"),
+        assertThat(store().totp().confirmFactor(confirmation)).isEqualTo(new StepOutcome.Accepted());
+        assertThat(store().totp().confirmFactor(confirmation)).as("the same attempt again").isEqualTo(new StepOutcome.Accepted());
+        assertThat(store().totp().confirmFactor(acceptance("dan", enrolment.factorId(), currentStep(), attempt("confirm-2"),
                 AuditEventType.TOTP_CONFIRMED, Optional.empty())))
                 .isInstanceOfSatisfying(StepOutcome.Refused.class, refused -> assertThat(refused.current())
                         .hasValueSatisfying(factor -> assertThat(factor.confirmed()).isTrue()));
 
-        TotpFactor confirmed = store().findFactor("dan", enrolment.factorId()).orElseThrow();
+        TotpFactor confirmed = store().totp().findFactor("dan", enrolment.factorId()).orElseThrow();
         assertThat(confirmed.expiresAt()).as("a confirmed factor has no ttl").isEmpty();
         assertThat(confirmed.lastAcceptedStep()).as("the confirming code's step").isEqualTo(currentStep());
         assertThat(auditTypes("dan")).containsExactly(AuditEventType.TOTP_CONFIRMED, AuditEventType.TOTP_ENROLLED);
@@ -187,12 +189,12 @@ public abstract class TotpContract extends ContractPart {
         assertThat(verify("eve", enrolment)).isEqualTo(new TotpVerification.Valid(enrolment.factorId()));
         assertThat(verify("eve", enrolment)).isEqualTo(replayed());
         long newest = currentStep();
-        assertThat(store().acceptStep(acceptance("eve", enrolment.factorId(), newest - 1, attempt("older-1"),
+        assertThat(store().totp().acceptStep(acceptance("eve", enrolment.factorId(), newest - 1, attempt("older-1"),
                 AuditEventType.TOTP_VERIFIED, Optional.empty()))).as("an older step").isInstanceOf(StepOutcome.Refused.class);
-        assertThat(store().acceptStep(acceptance("eve", enrolment.factorId(), newest + 1, attempt("newer-1"),
+        assertThat(store().totp().acceptStep(acceptance("eve", enrolment.factorId(), newest + 1, attempt("newer-1"),
                 AuditEventType.TOTP_VERIFIED, Optional.empty()))).isEqualTo(new StepOutcome.Accepted());
 
-        TotpFactor factor = store().findFactor("eve", enrolment.factorId()).orElseThrow();
+        TotpFactor factor = store().totp().findFactor("eve", enrolment.factorId()).orElseThrow();
         assertThat(factor.lastAcceptedStep()).isEqualTo(newest + 1);
         assertThat(factor.lastUsedAt()).contains(clock().instant());
         assertThat(verification().rateLimiter().current("eve", TotpService.VERIFY_ACTION, FIVE).count())
@@ -203,7 +205,7 @@ public abstract class TotpContract extends ContractPart {
     void aPendingFactorAcceptsNoStep() {
         Enrolment enrolment = enrol("fay");
 
-        assertThat(store().acceptStep(acceptance("fay", enrolment.factorId(), currentStep(), attempt("early-1"),
+        assertThat(store().totp().acceptStep(acceptance("fay", enrolment.factorId(), currentStep(), attempt("early-1"),
                 AuditEventType.TOTP_VERIFIED, Optional.empty()))).isInstanceOf(StepOutcome.Refused.class);
         assertThat(verify("fay", enrolment)).isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.NO_FACTOR));
     }
@@ -218,13 +220,13 @@ public abstract class TotpContract extends ContractPart {
         List<StepAcceptance> winners = runConcurrently(50, () -> {
             StepAcceptance acceptance = acceptance("gus", enrolment.factorId(), step, attempt("race-" + attempts.incrementAndGet()),
                     AuditEventType.TOTP_VERIFIED, Optional.empty());
-            return store().acceptStep(acceptance) instanceof StepOutcome.Accepted ? acceptance : null;
+            return store().totp().acceptStep(acceptance) instanceof StepOutcome.Accepted ? acceptance : null;
         }).stream().filter(acceptance -> acceptance != null).toList();
 
         assertThat(winners).hasSize(1);
-        assertThat(store().acceptStep(winners.get(0))).as("the winner's retry").isEqualTo(new StepOutcome.Accepted());
+        assertThat(store().totp().acceptStep(winners.get(0))).as("the winner's retry").isEqualTo(new StepOutcome.Accepted());
         assertThat(auditTypes("gus").stream().filter(AuditEventType.TOTP_VERIFIED::equals)).hasSize(1);
-        assertThat(store().findFactor("gus", enrolment.factorId()).orElseThrow().lastAcceptedStep()).isEqualTo(step);
+        assertThat(store().totp().findFactor("gus", enrolment.factorId()).orElseThrow().lastAcceptedStep()).isEqualTo(step);
     }
 
     @Test
@@ -244,7 +246,7 @@ public abstract class TotpContract extends ContractPart {
     @Test
     void anAcceptedStepReSealsASecretOfAnOlderKeyInTheSameWrite() {
         Enrolment enrolment = confirmed("ian");
-        String oldKeyId = store().findFactor("ian", enrolment.factorId()).orElseThrow().secret().keyId();
+        String oldKeyId = store().totp().findFactor("ian", enrolment.factorId()).orElseThrow().secret().keyId();
         Verification rotated = Verification.builder().store(store()).keys(keys()).sender(outbox()).clock(clock())
                 .encryption(EncryptionKeyRing.fromBase64(List.of(EncryptionKeyRing.generateBase64Key(RANDOM),
                         encryptionKeyBase64()))).build();
@@ -252,7 +254,7 @@ public abstract class TotpContract extends ContractPart {
 
         assertThat(rotated.totp().verify("ian", codeNow(enrolment), ClientContext.none()).valid()).isTrue();
 
-        assertThat(store().findFactor("ian", enrolment.factorId()).orElseThrow().secret().keyId())
+        assertThat(store().totp().findFactor("ian", enrolment.factorId()).orElseThrow().secret().keyId())
                 .isNotEqualTo(oldKeyId);
         clock().advance(Duration.ofSeconds(30));
         assertThat(rotated.totp().verify("ian", codeNow(enrolment), ClientContext.none()).valid())
@@ -265,20 +267,20 @@ public abstract class TotpContract extends ContractPart {
     void ofFiftyConcurrentUsesOfOneRecoveryCodeExactlyOneSucceedsAndARetryOfItSucceedsAgain() throws Exception {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         confirmed("jon");
-        RecoveryCode code = store().findRecoveryCodes("jon").get(0);
+        RecoveryCode code = store().recoveryCodes().findRecoveryCodes("jon").get(0);
         AtomicInteger attempts = new AtomicInteger();
 
         List<RecoveryCodeUse> winners = runConcurrently(50, () -> {
             RecoveryCodeUse use = new RecoveryCodeUse("jon", code.digest(), code.setId(), clock().instant(),
                     attempt("use-" + attempts.incrementAndGet()), newEntry("jon", AuditEventType.RECOVERY_CODE_USED),
                     Optional.empty());
-            return store().useRecoveryCode(use) instanceof RecoveryUseOutcome.Used ? use : null;
+            return store().recoveryCodes().useRecoveryCode(use) instanceof RecoveryUseOutcome.Used ? use : null;
         }).stream().filter(use -> use != null).toList();
 
         assertThat(winners).hasSize(1);
-        assertThat(store().useRecoveryCode(winners.get(0))).as("the winner's retry").isEqualTo(new RecoveryUseOutcome.Used());
+        assertThat(store().recoveryCodes().useRecoveryCode(winners.get(0))).as("the winner's retry").isEqualTo(new RecoveryUseOutcome.Used());
         assertThat(auditTypes("jon").stream().filter(AuditEventType.RECOVERY_CODE_USED::equals)).hasSize(1);
-        assertThat(store().findRecoveryCodes("jon")).filteredOn(RecoveryCode::used).singleElement()
+        assertThat(store().recoveryCodes().findRecoveryCodes("jon")).filteredOn(RecoveryCode::used).singleElement()
                 .satisfies(used -> assertThat(used.usedAt()).contains(clock().instant()));
     }
 
@@ -299,14 +301,14 @@ public abstract class TotpContract extends ContractPart {
     void aUseNamingAnotherSetIsRefusedAndANewSetVoidsTheOld() {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         IssuedRecoveryCodes first = confirmedWithCodes("lea");
-        RecoveryCode stored = store().findRecoveryCodes("lea").get(0);
-        assertThat(store().useRecoveryCode(new RecoveryCodeUse("lea", stored.digest(), "another-set", clock().instant(),
+        RecoveryCode stored = store().recoveryCodes().findRecoveryCodes("lea").get(0);
+        assertThat(store().recoveryCodes().useRecoveryCode(new RecoveryCodeUse("lea", stored.digest(), "another-set", clock().instant(),
                 attempt("use-1"), newEntry("lea", AuditEventType.RECOVERY_CODE_USED), Optional.empty())))
                 .isInstanceOf(RecoveryUseOutcome.Refused.class);
 
         IssuedRecoveryCodes second = issued(verification(), "lea");
 
-        assertThat(store().findRecoveryCodes("lea")).hasSize(10).extracting(RecoveryCode::setId).doesNotContain(stored.setId());
+        assertThat(store().recoveryCodes().findRecoveryCodes("lea")).hasSize(10).extracting(RecoveryCode::setId).doesNotContain(stored.setId());
         assertThat(verification().recovery().verify("lea", first.codes().get(0), ClientContext.none()))
                 .isEqualTo(new RecoveryVerification.Invalid(RecoveryVerification.Reason.INVALID_CODE, 10));
         assertThat(verification().recovery().verify("lea", second.codes().get(0), ClientContext.none()).valid()).isTrue();
@@ -321,8 +323,7 @@ public abstract class TotpContract extends ContractPart {
         confirmed("pia");
         MeetingPoints reads = new MeetingPoints();
         List<Verification> instances = List.of(
-                on(reads.around(VerificationStore.class, store(), "findRecoveryCodes", args -> args[0])),
-                on(reads.around(VerificationStore.class, anotherInstance(), "findRecoveryCodes", args -> args[0])));
+                on(meetingAtRecoveryCodeReads(reads, store())), on(meetingAtRecoveryCodeReads(reads, anotherInstance())));
         reads.meet("pia", 2);
         AtomicInteger turn = new AtomicInteger();
 
@@ -332,33 +333,39 @@ public abstract class TotpContract extends ContractPart {
         assertThat(answers).filteredOn(RecoveryCodeIssue.Conflict.class::isInstance).hasSize(1);
         IssuedRecoveryCodes winner = answers.stream().filter(RecoveryCodeIssue.Issued.class::isInstance)
                 .map(answer -> ((RecoveryCodeIssue.Issued) answer).codes()).findFirst().orElseThrow();
-        assertThat(store().findRecoveryCodes("pia")).as("one set").hasSize(RecoveryCodes.SET_SIZE);
+        assertThat(store().recoveryCodes().findRecoveryCodes("pia")).as("one set").hasSize(RecoveryCodes.SET_SIZE);
         assertThat(verification().recovery().verify("pia", winner.codes().get(0), ClientContext.none()))
                 .isEqualTo(new RecoveryVerification.Valid(RecoveryCodes.SET_SIZE - 1));
         assertThat(auditTypes("pia").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals))
                 .as("the confirmation's set and the winner's").hasSize(2);
     }
 
+    /** {@code store} with each read of a user's recovery codes meeting the others {@code reads} armed. */
+    private static VerificationStore meetingAtRecoveryCodeReads(MeetingPoints reads, VerificationStore store) {
+        return Interposed.withPort(VerificationStore.class, store, "recoveryCodes",
+                reads.around(RecoveryCodeRepository.class, store.recoveryCodes(), "findRecoveryCodes", args -> args[0]));
+    }
+
     /** A replacement conditioned on a set that is no longer the user's writes nothing, whatever it carries. */
     @Test
     void aReplacementOfASetThatWasReplacedSinceIsRefusedAndWritesNothing() {
         confirmed("rex");
-        Optional<String> read = store().currentRecoverySet("rex");
-        List<RecoveryCode> old = store().findRecoveryCodes("rex");
+        Optional<String> read = store().recoveryCodes().currentRecoverySet("rex");
+        List<RecoveryCode> old = store().recoveryCodes().findRecoveryCodes("rex");
         IssuedRecoveryCodes current = issued(verification(), "rex");
         RecoveryCodeReplacement late = new RecoveryCodeReplacement("rex", read, "set-late", old,
                 List.of(new RecoveryCode("rex", "digest-late", "set-late", clock().instant(), false, Optional.empty())),
                 newEntry("rex", AuditEventType.RECOVERY_CODES_ISSUED));
 
         assertThat(read).isPresent();
-        assertThat(store().replaceRecoveryCodes(late)).isFalse();
-        assertThat(store().replaceRecoveryCodes(new RecoveryCodeReplacement("rex", Optional.empty(), "set-late", old,
+        assertThat(store().recoveryCodes().replaceRecoveryCodes(late)).isFalse();
+        assertThat(store().recoveryCodes().replaceRecoveryCodes(new RecoveryCodeReplacement("rex", Optional.empty(), "set-late", old,
                 late.issued(), newEntry("rex", AuditEventType.RECOVERY_CODES_ISSUED)))).as("as if the user had no set")
                 .isFalse();
 
-        assertThat(store().findRecoveryCodes("rex")).hasSize(RecoveryCodes.SET_SIZE)
+        assertThat(store().recoveryCodes().findRecoveryCodes("rex")).hasSize(RecoveryCodes.SET_SIZE)
                 .extracting(RecoveryCode::digest).doesNotContain("digest-late");
-        assertThat(store().currentRecoverySet("rex")).isNotEqualTo(read).isNotEqualTo(Optional.of("set-late"));
+        assertThat(store().recoveryCodes().currentRecoverySet("rex")).isNotEqualTo(read).isNotEqualTo(Optional.of("set-late"));
         assertThat(verification().recovery().verify("rex", current.codes().get(0), ClientContext.none()).valid())
                 .isTrue();
         assertThat(auditTypes("rex").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals)).hasSize(2);
@@ -368,18 +375,18 @@ public abstract class TotpContract extends ContractPart {
     void aRetriedReplacementWritesTheSameSetAndOneEntry() {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
         confirmed("max");
-        List<RecoveryCode> old = store().findRecoveryCodes("max");
+        List<RecoveryCode> old = store().recoveryCodes().findRecoveryCodes("max");
         List<RecoveryCode> issued = List.of(
                 new RecoveryCode("max", "digest-one", "set-2", clock().instant(), false, Optional.empty()),
                 new RecoveryCode("max", "digest-two", "set-2", clock().instant(), false, Optional.empty()));
-        RecoveryCodeReplacement replacement = new RecoveryCodeReplacement("max", store().currentRecoverySet("max"),
+        RecoveryCodeReplacement replacement = new RecoveryCodeReplacement("max", store().recoveryCodes().currentRecoverySet("max"),
                 "set-2", old, issued, newEntry("max", AuditEventType.RECOVERY_CODES_ISSUED));
 
-        assertThat(store().replaceRecoveryCodes(replacement)).isTrue();
-        assertThat(store().replaceRecoveryCodes(replacement)).as("its own retry is no conflict").isTrue();
+        assertThat(store().recoveryCodes().replaceRecoveryCodes(replacement)).isTrue();
+        assertThat(store().recoveryCodes().replaceRecoveryCodes(replacement)).as("its own retry is no conflict").isTrue();
 
-        assertThat(store().findRecoveryCodes("max")).containsExactlyInAnyOrderElementsOf(issued);
-        assertThat(store().currentRecoverySet("max")).contains("set-2");
+        assertThat(store().recoveryCodes().findRecoveryCodes("max")).containsExactlyInAnyOrderElementsOf(issued);
+        assertThat(store().recoveryCodes().currentRecoverySet("max")).contains("set-2");
         assertThat(auditTypes("max").stream().filter(AuditEventType.RECOVERY_CODES_ISSUED::equals))
                 .as("the confirmation's set and this one").hasSize(2);
     }
@@ -392,19 +399,19 @@ public abstract class TotpContract extends ContractPart {
         Enrolment second = enrol("ned");
         enrol("other");
 
-        assertThat(store().deleteFactors("ned", Optional.of(second.factorId()))).extracting(TotpFactor::factorId)
+        assertThat(store().totp().deleteFactors("ned", Optional.of(second.factorId()))).extracting(TotpFactor::factorId)
                 .containsExactly(second.factorId());
-        assertThat(store().deleteFactors("ned", Optional.of(second.factorId()))).as("gone already").isEmpty();
+        assertThat(store().totp().deleteFactors("ned", Optional.of(second.factorId()))).as("gone already").isEmpty();
         enrol("ned");
-        assertThat(store().deleteFactors("ned", Optional.empty())).hasSize(2)
+        assertThat(store().totp().deleteFactors("ned", Optional.empty())).hasSize(2)
                 .extracting(TotpFactor::factorId).contains(first.factorId());
-        Optional<String> set = store().currentRecoverySet("ned");
-        assertThat(store().deleteRecoveryCodes("ned")).hasSize(10);
-        assertThat(store().currentRecoverySet("ned")).as("the set marker stays").isEqualTo(set).isPresent();
+        Optional<String> set = store().recoveryCodes().currentRecoverySet("ned");
+        assertThat(store().recoveryCodes().deleteRecoveryCodes("ned")).hasSize(10);
+        assertThat(store().recoveryCodes().currentRecoverySet("ned")).as("the set marker stays").isEqualTo(set).isPresent();
 
-        assertThat(store().findFactors("ned")).isEmpty();
-        assertThat(store().findRecoveryCodes("ned")).isEmpty();
-        assertThat(store().findFactors("other")).hasSize(1);
+        assertThat(store().totp().findFactors("ned")).isEmpty();
+        assertThat(store().recoveryCodes().findRecoveryCodes("ned")).isEmpty();
+        assertThat(store().totp().findFactors("other")).hasSize(1);
         assertThat(auditTypes("ned")).as("the user's other items stay").contains(AuditEventType.TOTP_CONFIRMED);
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeRequest;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
@@ -15,6 +16,7 @@ import dev.verificationservice.VerificationStore;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -188,7 +190,7 @@ public abstract class UnitOfWorkContract extends ContractPart {
         UnitOfWork units = store().units();
         for (int held = 1; held <= 3; held++) {
             for (int place = 0; place < held; place++) {
-                store().takePlace(placeOf("kit-" + held, "SEND_EMAIL_VERIFICATION", "attempt-" + place), 5);
+                store().counters().takePlace(placeOf("kit-" + held, "SEND_EMAIL_VERIFICATION", "attempt-" + place), 5);
             }
         }
 
@@ -199,9 +201,9 @@ public abstract class UnitOfWorkContract extends ContractPart {
         IllegalStateException third = new IllegalStateException("the third call failed");
         assertThatThrownBy(() -> units.together(List.<Supplier<Long>>of(() -> {
             throw first;
-        }, () -> store().takePlace(placeOf("lee", "SEND_EMAIL_VERIFICATION", "attempt-1"), 5), () -> {
+        }, () -> store().counters().takePlace(placeOf("lee", "SEND_EMAIL_VERIFICATION", "attempt-1"), 5), () -> {
             throw third;
-        }, () -> store().takePlace(placeOf("lee", "SEND_EMAIL_VERIFICATION", "attempt-2"), 5))))
+        }, () -> store().counters().takePlace(placeOf("lee", "SEND_EMAIL_VERIFICATION", "attempt-2"), 5))))
                 .isSameAs(first).satisfies(thrown -> assertThat(thrown.getSuppressed()).containsExactly(third));
         assertThat(placesOf("lee")).as("every call beside the failures ran to its end").isEqualTo(2);
     }
@@ -213,9 +215,9 @@ public abstract class UnitOfWorkContract extends ContractPart {
 
         List<UnitOfWork.Settled<Long>> ended = units.run("take places beside a failing call",
                 () -> units.settle(List.<Supplier<Long>>of(
-                        () -> store().takePlace(placeOf("mae", "SEND_EMAIL_VERIFICATION", "attempt-1"), 5), () -> {
+                        () -> store().counters().takePlace(placeOf("mae", "SEND_EMAIL_VERIFICATION", "attempt-1"), 5), () -> {
                             throw failed;
-                        }, () -> store().takePlace(placeOf("mae", "SEND_EMAIL_VERIFICATION", "attempt-2"), 5))));
+                        }, () -> store().counters().takePlace(placeOf("mae", "SEND_EMAIL_VERIFICATION", "attempt-2"), 5))));
 
         assertThat(ended).extracting(UnitOfWork.Settled::failure).containsExactly(null, failed, null);
         assertThat(ended.get(0).value() + ended.get(2).value()).as("places 1 and 2, in either order").isEqualTo(3);
@@ -253,14 +255,15 @@ public abstract class UnitOfWorkContract extends ContractPart {
 
     /** The places the user holds in the send counter of the test's window. */
     private long placesOf(String userId) {
-        return store().findCounter(userId, "SEND_EMAIL_VERIFICATION", placeOf(userId, "SEND_EMAIL_VERIFICATION", "-")
+        return store().counters().findCounter(userId, "SEND_EMAIL_VERIFICATION", placeOf(userId, "SEND_EMAIL_VERIFICATION", "-")
                 .window().windowStart(), clock().instant()).map(counter -> counter.count()).orElse(0L);
     }
 
-    /** This test's store, except that every call of {@code method} fails as a store that cannot be reached does. */
+    /** This test's store, except that every call of the codes' {@code method} fails as an unreachable store does. */
     private VerificationStore failingAt(String method) {
-        return answering(store(), method, arguments -> {
-            throw new StoreException("the store could not be reached for " + method);
-        });
+        return Interposed.withPort(VerificationStore.class, store(), "codes", Interposed.answering(CodeRepository.class,
+                store().codes(), method, arguments -> {
+                    throw new StoreException("the store could not be reached for " + method);
+                }));
     }
 }

@@ -5,9 +5,15 @@ import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
+import dev.verificationservice.table.AuditItems;
+import dev.verificationservice.table.CodeItems;
+import dev.verificationservice.table.DeviceItems;
 import dev.verificationservice.table.EventItems;
+import dev.verificationservice.table.IdempotencyItems;
 import dev.verificationservice.table.ItemAttributes;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.RateLimitItems;
+import dev.verificationservice.table.RecoveryCodeItems;
+import dev.verificationservice.table.TotpItems;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,7 +48,7 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
         if (!item.containsKey(ItemAttributes.ACTION) || !item.containsKey(ItemAttributes.COUNT)) {
             throw new IllegalArgumentException("the memory store takes raw counter items only: " + item.keySet());
         }
-        RateLimitCounter counter = TableItems.counter(item);
+        RateLimitCounter counter = RateLimitItems.counter(item);
         Map<String, Long> marks = new LinkedHashMap<>();
         item.forEach((name, value) -> {
             if (name.startsWith(ItemAttributes.PLACE_PREFIX)) {
@@ -58,15 +64,15 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
         MemoryVerificationStore.Contents contents = memory().contents();
         List<Map<String, Object>> items = new ArrayList<>();
         for (MemoryCodes.StoredCode stored : contents.codes()) {
-            Map<String, Object> item = TableItems.codeItem(stored.code(), stored.issuedBy());
+            Map<String, Object> item = CodeItems.codeItem(stored.code(), stored.issuedBy());
             stored.consumedBy().ifPresent(attempt -> item.put(ItemAttributes.CONSUMED_BY, attempt));
             items.add(item);
         }
-        contents.devices().forEach(token -> items.add(TableItems.deviceItem(token)));
-        contents.revocations().forEach(marker -> items.add(TableItems.revocationItem(marker.userId(),
+        contents.devices().forEach(token -> items.add(DeviceItems.deviceItem(token)));
+        contents.revocations().forEach(marker -> items.add(DeviceItems.revocationItem(marker.userId(),
                 marker.revokedBefore(), marker.expiresAt())));
         for (MemoryAudit.StoredEntry stored : contents.audit()) {
-            Map<String, Object> item = TableItems.auditItem(stored.entry());
+            Map<String, Object> item = AuditItems.auditItem(stored.entry());
             if (!stored.undelivered()) {
                 item.remove(ItemAttributes.OUTBOX_PK);
                 item.remove(ItemAttributes.OUTBOX_SK);
@@ -75,25 +81,25 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
         }
         for (MemoryCounters.Counter counter : contents.counters()) {
             CounterWindow window = counter.window();
-            Map<String, Object> item = TableItems.counterItem(window.userId(), window.action(), window.windowStart(),
+            Map<String, Object> item = RateLimitItems.counterItem(window.userId(), window.action(), window.windowStart(),
                     window.expiresAt(), counter.count());
-            counter.marks().forEach((attempt, place) -> item.put(TableItems.placeAttribute(attempt), place));
+            counter.marks().forEach((attempt, place) -> item.put(RateLimitItems.placeAttribute(attempt), place));
             items.add(item);
         }
-        contents.cooldowns().forEach(claim -> items.add(TableItems.cooldownItem(claim,
+        contents.cooldowns().forEach(claim -> items.add(RateLimitItems.cooldownItem(claim,
                 claim.endsAt().plus(RateLimiter.COUNTER_GRACE))));
-        contents.idempotencyKeys().forEach(record -> items.add(TableItems.idempotencyItem(record)));
+        contents.idempotencyKeys().forEach(record -> items.add(IdempotencyItems.idempotencyItem(record)));
         for (MemoryTotpFactors.StoredFactor stored : contents.factors()) {
-            Map<String, Object> item = TableItems.totpFactorItem(stored.factor());
+            Map<String, Object> item = TotpItems.totpFactorItem(stored.factor());
             stored.acceptedBy().ifPresent(attempt -> item.put(ItemAttributes.ACCEPTED_BY, attempt));
             items.add(item);
         }
         for (MemoryRecoveryCodes.StoredCode stored : contents.recoveryCodes()) {
-            Map<String, Object> item = TableItems.recoveryCodeItem(stored.code());
+            Map<String, Object> item = RecoveryCodeItems.recoveryCodeItem(stored.code());
             stored.usedBy().ifPresent(attempt -> item.put(ItemAttributes.USED_BY, attempt));
             items.add(item);
         }
-        contents.recoverySets().forEach((userId, setId) -> items.add(TableItems.recoverySetItem(userId, setId)));
+        contents.recoverySets().forEach((userId, setId) -> items.add(RecoveryCodeItems.recoverySetItem(userId, setId)));
         contents.endpoints().forEach(endpoint -> items.add(EventItems.endpointItem(endpoint)));
         contents.deliveries().forEach(delivery -> items.add(EventItems.deliveryItem(delivery)));
         return items;

@@ -10,7 +10,7 @@ import static dev.verificationservice.store.dynamodb.DynamoDbTable.reasonCode;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.TableKeys;
 import java.util.ArrayList;
 import java.util.List;
@@ -128,7 +128,7 @@ final class DynamoDbAttempts {
                                                      Optional<Place> place, String attemptId, int send) {
         List<TransactWriteItem> items = new ArrayList<>();
         items.add(TransactWriteItem.builder().update(update).build());
-        items.add(table.conditionalPut(TableItems.auditItem(entry)));
+        items.add(table.conditionalPut(AuditItems.auditItem(entry)));
         place.ifPresent(held -> items.add(DynamoDbCounters.giveBackItem(table, held)));
         return TransactWriteItemsRequest.builder()
                 .transactItems(items)

@@ -5,8 +5,8 @@ import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditRepository;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
-import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,10 +41,10 @@ final class DynamoDbAudit implements AuditRepository {
 
     @Override
     public boolean appendAudit(AuditEntry entry) {
-        Optional<Map<String, Object>> holder = table.putIfNew(TableItems.auditItem(entry),
+        Optional<Map<String, Object>> holder = table.putIfNew(AuditItems.auditItem(entry),
                 TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId()), AccessPattern.APPEND_AUDIT);
         // Written now, or held by this very entry: a retried put whose first answer was lost.
-        return holder.isEmpty() || TableItems.isSameAuditEntry(holder.get(), entry);
+        return holder.isEmpty() || AuditItems.isSameAuditEntry(holder.get(), entry);
     }
 
     @Override
@@ -70,7 +70,7 @@ final class DynamoDbAudit implements AuditRepository {
         List<AuditEntry> entries = new ArrayList<>();
         // The filter runs after Limit, so a page may hold fewer entries than asked: follow pages until enough.
         for (Map<String, AttributeValue> item : table.query(request.build(), AccessPattern.QUERY_AUDIT, limit)) {
-            entries.add(TableItems.audit(DynamoDbItems.fromAttributeValues(item)));
+            entries.add(AuditItems.audit(DynamoDbItems.fromAttributeValues(item)));
         }
         return entries.size() > limit ? entries.subList(0, limit) : entries;
     }

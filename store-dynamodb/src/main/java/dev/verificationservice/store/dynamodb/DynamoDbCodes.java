@@ -18,8 +18,9 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
+import dev.verificationservice.table.CodeItems;
 import dev.verificationservice.table.ItemAttributes;
-import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -124,15 +125,15 @@ final class DynamoDbCodes implements CodeRepository {
 
     @Override
     public boolean insertCode(VerificationCode code, String issueId) {
-        Optional<Map<String, Object>> holder = table.putIfNew(TableItems.codeItem(code, issueId),
+        Optional<Map<String, Object>> holder = table.putIfNew(CodeItems.codeItem(code, issueId),
                 TableKeys.code(code.digest()), AccessPattern.INSERT_CODE);
         // Written now, or the key is held by this very request: its earlier try was applied and the answer lost.
-        return holder.isEmpty() || holder.flatMap(TableItems::issuedBy).filter(issueId::equals).isPresent();
+        return holder.isEmpty() || holder.flatMap(CodeItems::issuedBy).filter(issueId::equals).isPresent();
     }
 
     @Override
     public Optional<VerificationCode> findCode(String digest) {
-        return table.getItem(TableKeys.code(digest), AccessPattern.VALIDATE_CODE).map(TableItems::code);
+        return table.getItem(TableKeys.code(digest), AccessPattern.VALIDATE_CODE).map(CodeItems::code);
     }
 
     @Override
@@ -155,12 +156,12 @@ final class DynamoDbCodes implements CodeRepository {
                             ? Optional.of(DynamoDbItems.fromAttributeValues(reasons.get(0).item()))
                             : table.conditionFailureReturnsItem ? Optional.empty()
                             : table.getItem(key, AccessPattern.CONSUME_CODE);
-                    if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                    if (current.flatMap(CodeItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
                         // This attempt's transaction was applied before (its answer lost): the code, its audit
                         // entry and the give-back are all there. A retry, not a second use.
                         return new ConsumeOutcome.Consumed();
                     }
-                    return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                    return new ConsumeOutcome.Rejected(current.map(CodeItems::code));
                 }
                 if (CONDITION_FAILED.equals(reasonCode(reasons, request.transactItems().size() - 1))) {
                     // Another code of the user and type is current, or the codes were invalidated: this one is
@@ -178,11 +179,11 @@ final class DynamoDbCodes implements CodeRepository {
                     // often it is another verification of the same code: once that one committed, the code says so
                     // (a consistent read) and this one is over; otherwise the next try, after a pause.
                     Optional<Map<String, Object>> current = table.getItem(key, AccessPattern.CONSUME_CODE);
-                    if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                    if (current.flatMap(CodeItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
                         return new ConsumeOutcome.Consumed();
                     }
-                    if (current.map(TableItems::code).filter(VerificationCode::used).isPresent()) {
-                        return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                    if (current.map(CodeItems::code).filter(VerificationCode::used).isPresent()) {
+                        return new ConsumeOutcome.Rejected(current.map(CodeItems::code));
                     }
                     TransactionConflicts.pause(attempt);
                     continue;
@@ -223,7 +224,7 @@ final class DynamoDbCodes implements CodeRepository {
                 .expressionAttributeValues(values)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .build()).build());
-        items.add(table.conditionalPut(TableItems.auditItem(consumption.verified())));
+        items.add(table.conditionalPut(AuditItems.auditItem(consumption.verified())));
         if (giveBack && consumption.placeToGiveBack().orElseThrow().attemptId().isPresent()) {
             items.add(DynamoDbCounters.giveBackItem(table, consumption.placeToGiveBack().orElseThrow()));
         }
@@ -253,16 +254,16 @@ final class DynamoDbCodes implements CodeRepository {
                 .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT,
                         "#currentAt", ItemAttributes.CURRENT_AT, "#currentFormat", ItemAttributes.CURRENT_FORMAT,
                         "#userId", ItemAttributes.USER_ID, "#ttl", ItemAttributes.TTL))
-                .expressionAttributeValues(boundAsValues(TableItems.currentCodeItem(code)))
+                .expressionAttributeValues(boundAsValues(CodeItems.currentCodeItem(code)))
                 .returnValues(ReturnValue.UPDATED_OLD)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
         Optional<String> replaced = table.conditionalUpdate(request, marker, AccessPattern.KEEP_NEWEST_CODE,
                 // Made current: the code it names no longer is.
-                old -> TableItems.currentDigest(old).filter(digest -> !digest.equals(code.digest())),
+                old -> CodeItems.currentDigest(old).filter(digest -> !digest.equals(code.digest())),
                 // Not newer: this code lost, unless the marker names it already (a retry of this very call).
-                current -> current.flatMap(TableItems::currentDigest).filter(code.digest()::equals).isPresent()
+                current -> current.flatMap(CodeItems::currentDigest).filter(code.digest()::equals).isPresent()
                         ? Optional.empty() : Optional.of(code.digest()));
         return replaced.flatMap(digest -> deleteCodeReturning(digest, AccessPattern.KEEP_NEWEST_CODE)).stream().toList();
     }
@@ -283,7 +284,7 @@ final class DynamoDbCodes implements CodeRepository {
         UpdateItemRequest request = builder.build();
         // First the marker, on the table itself: from here on no code of the user and type is consumed.
         Optional<String> current = table.conditionalUpdate(request, marker, AccessPattern.INVALIDATE_CODES,
-                TableItems::currentDigest, nothingCurrent -> Optional.empty());
+                CodeItems::currentDigest, nothingCurrent -> Optional.empty());
         List<VerificationCode> deleted = new ArrayList<>(current
                 .flatMap(digest -> deleteCodeReturning(digest, AccessPattern.INVALIDATE_CODES)).stream().toList());
         // Then, for tidiness, whatever else the index shows: those codes could not be used any more.
@@ -294,7 +295,7 @@ final class DynamoDbCodes implements CodeRepository {
                         .orElse(true))
                 .toList();
         table.deleteAll(items, AccessPattern.INVALIDATE_CODES);
-        items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::code).forEach(deleted::add);
+        items.stream().map(DynamoDbItems::fromAttributeValues).map(CodeItems::code).forEach(deleted::add);
         return deleted;
     }
 
@@ -309,7 +310,7 @@ final class DynamoDbCodes implements CodeRepository {
                         .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))));
         table.capacity.record(pattern, WRITE, response.consumedCapacity());
         return response.hasAttributes() && !response.attributes().isEmpty()
-                ? Optional.of(TableItems.code(DynamoDbItems.fromAttributeValues(response.attributes())))
+                ? Optional.of(CodeItems.code(DynamoDbItems.fromAttributeValues(response.attributes())))
                 : Optional.empty();
     }
 
@@ -317,7 +318,7 @@ final class DynamoDbCodes implements CodeRepository {
     public List<VerificationCode> findCodes(String userId, CodeType codeType) {
         return table.queryIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType), Optional.empty(),
                 AccessPattern.FIND_CODES).stream()
-                .map(DynamoDbItems::fromAttributeValues).map(TableItems::code).toList();
+                .map(DynamoDbItems::fromAttributeValues).map(CodeItems::code).toList();
     }
 
     @Override

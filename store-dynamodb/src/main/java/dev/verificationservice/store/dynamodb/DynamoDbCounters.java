@@ -14,6 +14,7 @@ import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.RateLimitItems;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.time.Instant;
@@ -92,7 +93,7 @@ final class DynamoDbCounters implements RateLimitRepository {
         CounterWindow window = place.window();
         TableKeys.PrimaryKey key = counterKey(window);
         // The counter's own attributes (userId, action, windowStart, ttl) come from the model, bound as :<name>.
-        Map<String, AttributeValue> values = boundAsValues(TableItems.counterAttributes(window.userId(), window.action(),
+        Map<String, AttributeValue> values = boundAsValues(RateLimitItems.counterAttributes(window.userId(), window.action(),
                 window.windowStart(), window.expiresAt()));
         values.put(":zero", n(0));
         values.put(":one", n(1));
@@ -101,7 +102,7 @@ final class DynamoDbCounters implements RateLimitRepository {
                 "#count", ItemAttributes.COUNT, "#userId", ItemAttributes.USER_ID,
                 "#action", ItemAttributes.ACTION, "#windowStart", ItemAttributes.WINDOW_START,
                 "#ttl", ItemAttributes.TTL));
-        place.attemptId().ifPresent(attemptId -> names.put("#place", TableItems.placeAttribute(attemptId)));
+        place.attemptId().ifPresent(attemptId -> names.put("#place", RateLimitItems.placeAttribute(attemptId)));
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(table.tableName)
                 .key(keyOf(key))
@@ -118,7 +119,7 @@ final class DynamoDbCounters implements RateLimitRepository {
                 current -> {
                     // The attempt already holds a place (a retry whose first answer was lost): that place.
                     Optional<Long> taken = place.attemptId()
-                            .flatMap(attemptId -> current.flatMap(item -> TableItems.place(item, attemptId)));
+                            .flatMap(attemptId -> current.flatMap(item -> RateLimitItems.place(item, attemptId)));
                     // Otherwise the counter is at the ceiling: refused, and nothing was counted.
                     return taken.orElseGet(() -> current.map(item -> TableItems.number(item, ItemAttributes.COUNT))
                             .orElse(ceiling) + 1);
@@ -145,7 +146,7 @@ final class DynamoDbCounters implements RateLimitRepository {
             return;
         }
         Map<String, String> allNames = new HashMap<>(names);
-        allNames.put("#place", TableItems.placeAttribute(place.attemptId().get()));
+        allNames.put("#place", RateLimitItems.placeAttribute(place.attemptId().get()));
         UpdateItemRequest.Builder request = UpdateItemRequest.builder()
                 .tableName(table.tableName)
                 .key(keyOf(counterKey(place.window())))
@@ -170,7 +171,7 @@ final class DynamoDbCounters implements RateLimitRepository {
                 .updateExpression(GIVE_PLACE_BACK)
                 .conditionExpression(PLACE_IS_HELD)
                 .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
-                        "#place", TableItems.placeAttribute(place.attemptId().orElseThrow())))
+                        "#place", RateLimitItems.placeAttribute(place.attemptId().orElseThrow())))
                 .expressionAttributeValues(Map.of(":one", n(1)))
                 .build()).build();
     }
@@ -212,13 +213,13 @@ final class DynamoDbCounters implements RateLimitRepository {
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
         return table.query(request, AccessPattern.READ_RATE_LIMIT, Integer.MAX_VALUE).stream()
-                .map(DynamoDbItems::fromAttributeValues).map(TableItems::counter).toList();
+                .map(DynamoDbItems::fromAttributeValues).map(RateLimitItems::counter).toList();
     }
 
     @Override
     public Optional<Instant> claimCooldown(Cooldown cooldown) {
         TableKeys.PrimaryKey key = TableKeys.cooldown(cooldown.userId(), cooldown.action());
-        Map<String, Object> item = TableItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE));
+        Map<String, Object> item = RateLimitItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE));
         Map<String, AttributeValue> values = boundAsValues(item);
         values.put(":now", n(cooldown.now().toEpochMilli()));
         values.put(":attemptId", values.remove(":" + ItemAttributes.CLAIMED_BY));
@@ -235,7 +236,7 @@ final class DynamoDbCounters implements RateLimitRepository {
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
         return table.conditionalUpdate(request, key, AccessPattern.CLAIM_COOLDOWN, updated -> Optional.<Instant>empty(),
-                current -> Optional.of(current.map(TableItems::busyUntil).orElse(cooldown.endsAt())));
+                current -> Optional.of(current.map(RateLimitItems::busyUntil).orElse(cooldown.endsAt())));
     }
 
     @Override
@@ -269,6 +270,6 @@ final class DynamoDbCounters implements RateLimitRepository {
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
         return table.query(request, AccessPattern.READ_RATE_LIMIT, Integer.MAX_VALUE).stream().findFirst()
-                .map(DynamoDbItems::fromAttributeValues).map(TableItems::counter);
+                .map(DynamoDbItems::fromAttributeValues).map(RateLimitItems::counter);
     }
 }

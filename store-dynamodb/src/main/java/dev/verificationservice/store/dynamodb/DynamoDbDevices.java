@@ -15,8 +15,9 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
+import dev.verificationservice.table.DeviceItems;
 import dev.verificationservice.table.ItemAttributes;
-import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import java.time.Instant;
@@ -111,8 +112,8 @@ final class DynamoDbDevices implements DeviceRepository {
     TransactWriteItemsRequest registerDeviceRequest(DeviceToken token, AuditEntry deviceAdded) {
         return TransactWriteItemsRequest.builder()
                 .transactItems(
-                        table.conditionalPut(TableItems.deviceItem(token)),
-                        table.conditionalPut(TableItems.auditItem(deviceAdded)))
+                        table.conditionalPut(DeviceItems.deviceItem(token)),
+                        table.conditionalPut(AuditItems.auditItem(deviceAdded)))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 // The SDK may retry after a commit whose answer was lost; the token makes that retry a no-op
                 // instead of a condition failure that would report "nothing was written" for a written device.
@@ -123,7 +124,7 @@ final class DynamoDbDevices implements DeviceRepository {
     @Override
     public Optional<DeviceToken> findDevice(String deviceId, String tokenId) {
         return table.getItem(TableKeys.deviceToken(deviceId, tokenId), AccessPattern.USE_DEVICE)
-                .map(TableItems::device);
+                .map(DeviceItems::device);
     }
 
     /**
@@ -144,9 +145,9 @@ final class DynamoDbDevices implements DeviceRepository {
         }
         DeviceToken token = use.token();
         Optional<Instant> revokedBefore = table.getItem(TableKeys.devicesRevoked(token.userId()),
-                AccessPattern.USE_DEVICE).map(TableItems::revokedBefore);
+                AccessPattern.USE_DEVICE).map(DeviceItems::revokedBefore);
         // NOT_REVOKED: the token was created after the marker's instant (compared as the stored text is).
-        if (revokedBefore.filter(before -> TableItems.createdAtText(token)
+        if (revokedBefore.filter(before -> DeviceItems.createdAtText(token)
                 .compareTo(Timestamps.format(before)) <= 0).isPresent()) {
             return new UseOutcome.Refused();
         }
@@ -235,7 +236,7 @@ final class DynamoDbDevices implements DeviceRepository {
                                 .expressionAttributeNames(deviceConditionNames())
                                 .expressionAttributeValues(deviceConditionValues(use))
                                 .build()).build(),
-                        table.conditionalPut(TableItems.deviceItem(movedToken(use))))
+                        table.conditionalPut(DeviceItems.deviceItem(movedToken(use))))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .clientRequestToken(TransactionConflicts.clientRequestToken(use.attemptId(), send))
                 .build();
@@ -253,12 +254,12 @@ final class DynamoDbDevices implements DeviceRepository {
     @Override
     public Optional<Instant> findDevicesRevokedBefore(String userId) {
         return table.getItem(TableKeys.devicesRevoked(userId), AccessPattern.LIST_DEVICES)
-                .map(TableItems::revokedBefore);
+                .map(DeviceItems::revokedBefore);
     }
 
     @Override
     public void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt) {
-        Map<String, AttributeValue> values = boundAsValues(TableItems.revocationItem(userId, revokedBefore, expiresAt));
+        Map<String, AttributeValue> values = boundAsValues(DeviceItems.revocationItem(userId, revokedBefore, expiresAt));
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(table.tableName)
                 .key(keyOf(TableKeys.devicesRevoked(userId)))
@@ -277,7 +278,7 @@ final class DynamoDbDevices implements DeviceRepository {
     public List<DeviceToken> findDevices(String userId, Instant now) {
         return table.queryIndexPrefix(TableKeys.user(userId), TableKeys.devicesPrefix(), Optional.of(now),
                 AccessPattern.LIST_DEVICES).stream()
-                .map(DynamoDbItems::fromAttributeValues).map(TableItems::device).toList();
+                .map(DynamoDbItems::fromAttributeValues).map(DeviceItems::device).toList();
     }
 
     @Override
@@ -290,7 +291,7 @@ final class DynamoDbDevices implements DeviceRepository {
         List<Map<String, AttributeValue>> items = table.queryIndexPrefix(TableKeys.user(userId),
                 TableKeys.devicesPrefix(), Optional.empty(), AccessPattern.REVOKE_DEVICES);
         table.deleteAll(items, AccessPattern.REVOKE_DEVICES);
-        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::device).toList();
+        return items.stream().map(DynamoDbItems::fromAttributeValues).map(DeviceItems::device).toList();
     }
 
     /**
@@ -317,7 +318,7 @@ final class DynamoDbDevices implements DeviceRepository {
                 break;
             }
             table.deleteAll(items, AccessPattern.REVOKE_DEVICES);
-            items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::device).forEach(deleted::add);
+            items.stream().map(DynamoDbItems::fromAttributeValues).map(DeviceItems::device).forEach(deleted::add);
         }
         return deleted;
     }

@@ -7,6 +7,7 @@ import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
 
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.idempotency.IdempotencyRepository;
+import dev.verificationservice.table.IdempotencyItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
@@ -57,13 +58,13 @@ final class DynamoDbIdempotency implements IdempotencyRepository {
         try {
             table.capacity.record(AccessPattern.IDEMPOTENCY, WRITE, table.client.putItem(request -> request
                     .tableName(table.tableName)
-                    .item(DynamoDbItems.toAttributeValues(TableItems.idempotencyItem(pending)))
+                    .item(DynamoDbItems.toAttributeValues(IdempotencyItems.idempotencyItem(pending)))
                     .conditionExpression(IDEMPOTENCY_KEY_IS_FREE)
                     .expressionAttributeNames(Map.of("#claimedBy", ItemAttributes.CLAIMED_BY,
                             "#claimedAt", ItemAttributes.CLAIMED_AT, "#answer", ItemAttributes.ANSWER,
                             "#ttl", ItemAttributes.TTL))
                     .expressionAttributeValues(Map.of(":claimedBy", s(pending.claimedBy()),
-                            ":staleBefore", s(TableItems.claimedAtText(staleBefore)),
+                            ":staleBefore", s(IdempotencyItems.claimedAtText(staleBefore)),
                             ":now", n(pending.claimedAt().getEpochSecond())))
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
@@ -74,7 +75,7 @@ final class DynamoDbIdempotency implements IdempotencyRepository {
                     ? Optional.of(DynamoDbItems.fromAttributeValues(e.item()))
                     : table.getItem(key, AccessPattern.IDEMPOTENCY);
             // Gone between the write and the read (released): not held; the caller's next claim takes it.
-            return Optional.of(holder.map(TableItems::idempotency).orElse(new IdempotencyRecord(pending.keyDigest(),
+            return Optional.of(holder.map(IdempotencyItems::idempotency).orElse(new IdempotencyRecord(pending.keyDigest(),
                     pending.requestDigest(), "released", pending.claimedAt(), Optional.empty(), pending.expiresAt())));
         } catch (SdkException e) {
             throw table.failure("claim an Idempotency-Key", e);
@@ -120,6 +121,6 @@ final class DynamoDbIdempotency implements IdempotencyRepository {
     public Optional<IdempotencyRecord> findIdempotencyKey(String keyDigest, Instant now) {
         return table.getItem(TableKeys.idempotencyKey(keyDigest), AccessPattern.IDEMPOTENCY)
                 .filter(item -> TableItems.number(item, ItemAttributes.TTL) > now.getEpochSecond())
-                .map(TableItems::idempotency);
+                .map(IdempotencyItems::idempotency);
     }
 }

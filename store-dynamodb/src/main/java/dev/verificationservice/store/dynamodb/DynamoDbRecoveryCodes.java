@@ -16,7 +16,9 @@ import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.RecoveryCodeItems;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
@@ -80,7 +82,7 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
     @Override
     public Optional<String> currentRecoverySet(String userId) {
         return table.getItem(TableKeys.recoverySet(userId), AccessPattern.ISSUE_RECOVERY_CODES)
-                .map(TableItems::recoverySetId);
+                .map(RecoveryCodeItems::recoverySetId);
     }
 
     @Override
@@ -93,12 +95,12 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
                     .key(keyOf(TableKeys.recoveryCode(userId, code.digest()))).build()).build());
         }
         for (RecoveryCode code : replacement.issued()) {
-            items.add(table.conditionalPut(TableItems.recoveryCodeItem(code)));
+            items.add(table.conditionalPut(RecoveryCodeItems.recoveryCodeItem(code)));
         }
         int marker = items.size();
         items.add(markerMoves(replacement));
         int entry = items.size();
-        items.add(table.conditionalPut(TableItems.auditItem(issuedEntry)));
+        items.add(table.conditionalPut(AuditItems.auditItem(issuedEntry)));
         for (int send = 1; ; send++) {
             TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
                     .transactItems(items)
@@ -115,7 +117,7 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
                 if (CONDITION_FAILED.equals(reasonCode(reasons, entry))
                         && table.getItem(TableKeys.auditEntry(issuedEntry.userId(), issuedEntry.timestamp(),
                         issuedEntry.entryId()), AccessPattern.ISSUE_RECOVERY_CODES)
-                        .filter(stored -> TableItems.isSameAuditEntry(stored, issuedEntry)).isPresent()) {
+                        .filter(stored -> AuditItems.isSameAuditEntry(stored, issuedEntry)).isPresent()) {
                     // The entry is written only with the whole set: this replacement committed before, its answer lost.
                     return true;
                 }
@@ -142,7 +144,7 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
         replacement.replaces().ifPresent(read -> values.put(":replaces", s(read)));
         return TransactWriteItem.builder().put(Put.builder()
                 .tableName(table.tableName)
-                .item(DynamoDbItems.toAttributeValues(TableItems.recoverySetItem(replacement.userId(),
+                .item(DynamoDbItems.toAttributeValues(RecoveryCodeItems.recoverySetItem(replacement.userId(),
                         replacement.setId())))
                 .conditionExpression(replacement.replaces().isPresent() ? SET_IS_READ : NO_SET_OR_THIS)
                 .expressionAttributeNames(Map.of("#setId", ItemAttributes.SET_ID))
@@ -154,7 +156,7 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
     public List<RecoveryCode> findRecoveryCodes(String userId) {
         return DynamoDbAttempts.userItems(table, userId, TableKeys.recoveryCodesPrefix(),
                         AccessPattern.FIND_RECOVERY_CODES)
-                .stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::recoveryCode).toList();
+                .stream().map(DynamoDbItems::fromAttributeValues).map(RecoveryCodeItems::recoveryCode).toList();
     }
 
     @Override
@@ -172,7 +174,7 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
                 use.placeToGiveBack(), use.attemptId(), ItemAttributes.USED_BY,
                 current -> TableItems.bool(current, ItemAttributes.IS_USED));
         return outcome instanceof DynamoDbAttempts.Outcome.Refused refused
-                ? new RecoveryUseOutcome.Refused(refused.current().map(TableItems::recoveryCode))
+                ? new RecoveryUseOutcome.Refused(refused.current().map(RecoveryCodeItems::recoveryCode))
                 : new RecoveryUseOutcome.Used();
     }
 
@@ -181,6 +183,6 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
         List<Map<String, AttributeValue>> items = DynamoDbAttempts.userItems(table, userId,
                 TableKeys.recoveryCodesPrefix(), AccessPattern.DELETE_RECOVERY_CODES);
         table.deleteAll(items, AccessPattern.DELETE_RECOVERY_CODES);
-        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::recoveryCode).toList();
+        return items.stream().map(DynamoDbItems::fromAttributeValues).map(RecoveryCodeItems::recoveryCode).toList();
     }
 }

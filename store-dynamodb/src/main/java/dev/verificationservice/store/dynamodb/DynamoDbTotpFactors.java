@@ -10,10 +10,12 @@ import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.table.TotpItems;
 import dev.verificationservice.totp.StepAcceptance;
 import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.TotpFactor;
@@ -99,8 +101,8 @@ final class DynamoDbTotpFactors implements TotpRepository {
             }
             TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
                     .transactItems(counterMoves(counterKey, seen),
-                            table.conditionalPut(TableItems.totpFactorItem(factor)),
-                            table.conditionalPut(TableItems.auditItem(enrolled)))
+                            table.conditionalPut(TotpItems.totpFactorItem(factor)),
+                            table.conditionalPut(AuditItems.auditItem(enrolled)))
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                     // One token per request: the SDK's retry of this one is answered "done", a new one is new.
                     .clientRequestToken(TransactionConflicts.clientRequestToken(enrolled.entryId() + "-" + seen,
@@ -161,13 +163,13 @@ final class DynamoDbTotpFactors implements TotpRepository {
     @Override
     public List<TotpFactor> findFactors(String userId) {
         return DynamoDbAttempts.userItems(table, userId, TableKeys.totpFactorsPrefix(), AccessPattern.FIND_TOTP)
-                .stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::totpFactor).toList();
+                .stream().map(DynamoDbItems::fromAttributeValues).map(TotpItems::totpFactor).toList();
     }
 
     @Override
     public Optional<TotpFactor> findFactor(String userId, String factorId) {
         return table.getItem(TableKeys.totpFactor(userId, factorId), AccessPattern.FIND_TOTP)
-                .map(TableItems::totpFactor);
+                .map(TotpItems::totpFactor);
     }
 
     @Override
@@ -226,12 +228,12 @@ final class DynamoDbTotpFactors implements TotpRepository {
     }
 
     private static Map<String, AttributeValue> resealedValues(SealedSecret sealed) {
-        return DynamoDbTable.boundAsValues(TableItems.sealedSecretAttributes(sealed));
+        return DynamoDbTable.boundAsValues(TotpItems.sealedSecretAttributes(sealed));
     }
 
     private static StepOutcome outcome(DynamoDbAttempts.Outcome outcome) {
         return outcome instanceof DynamoDbAttempts.Outcome.Refused refused
-                ? new StepOutcome.Refused(refused.current().map(TableItems::totpFactor))
+                ? new StepOutcome.Refused(refused.current().map(TotpItems::totpFactor))
                 : new StepOutcome.Accepted();
     }
 
@@ -246,12 +248,12 @@ final class DynamoDbTotpFactors implements TotpRepository {
                             .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))));
             table.capacity.record(AccessPattern.DELETE_TOTP, WRITE, response.consumedCapacity());
             return response.hasAttributes() && !response.attributes().isEmpty()
-                    ? List.of(TableItems.totpFactor(DynamoDbItems.fromAttributeValues(response.attributes())))
+                    ? List.of(TotpItems.totpFactor(DynamoDbItems.fromAttributeValues(response.attributes())))
                     : List.of();
         }
         List<Map<String, AttributeValue>> items = DynamoDbAttempts.userItems(table, userId,
                 TableKeys.totpFactorsPrefix(), AccessPattern.DELETE_TOTP);
         table.deleteAll(items, AccessPattern.DELETE_TOTP);
-        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TableItems::totpFactor).toList();
+        return items.stream().map(DynamoDbItems::fromAttributeValues).map(TotpItems::totpFactor).toList();
     }
 }

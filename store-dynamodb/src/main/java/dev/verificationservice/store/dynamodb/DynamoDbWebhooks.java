@@ -10,6 +10,7 @@ import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.DeliveryStatus;
 import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.events.WebhookRepository;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.EventItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
@@ -123,7 +124,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
 
     @Override
     public List<AuditEntry> undeliveredEvents(int limit) {
-        return outbox(TableKeys.outboxEventPartitions(), ANY_TIME, limit).stream().map(TableItems::audit).toList();
+        return outbox(TableKeys.outboxEventPartitions(), ANY_TIME, limit).stream().map(AuditItems::audit).toList();
     }
 
     @Override

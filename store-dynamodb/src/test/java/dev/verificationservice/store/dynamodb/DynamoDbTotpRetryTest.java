@@ -113,16 +113,16 @@ class DynamoDbTotpRetryTest {
         VerificationStore lossy = storeThrough(proxy);
         long step = Totp.step(clock.instant(), Totp.DEFAULT_PERIOD) + 1;
         Place place = placeOf("ben", TotpService.VERIFY_ACTION, attempt("accept-1"));
-        assertThat(lossy.takePlace(place, 5)).isEqualTo(1);
+        assertThat(lossy.counters().takePlace(place, 5)).isEqualTo(1);
         StepAcceptance acceptance = new StepAcceptance("ben", enrolment.factorId(), step, clock.instant(), attempt("accept-1"),
                 newEntry("ben", AuditEventType.TOTP_VERIFIED), Optional.of(place), Optional.empty());
         proxy.inject(Fault.dropAnswer("TransactWriteItems"));
 
-        assertThat(lossy.acceptStep(acceptance)).isEqualTo(new StepOutcome.Accepted());
+        assertThat(lossy.totp().acceptStep(acceptance)).isEqualTo(new StepOutcome.Accepted());
 
         assertThat(transactionOutcomes(proxy)).startsWith(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
-        assertThat(store.findFactor("ben", enrolment.factorId()).orElseThrow().lastAcceptedStep()).isEqualTo(step);
-        assertThat(store.acceptStep(new StepAcceptance("ben", enrolment.factorId(), step, clock.instant(), attempt("accept-2"),
+        assertThat(store.totp().findFactor("ben", enrolment.factorId()).orElseThrow().lastAcceptedStep()).isEqualTo(step);
+        assertThat(store.totp().acceptStep(new StepAcceptance("ben", enrolment.factorId(), step, clock.instant(), attempt("accept-2"),
                 newEntry("ben", AuditEventType.TOTP_VERIFIED), Optional.empty(), Optional.empty())))
                 .as("another attempt at the same step").isInstanceOf(StepOutcome.Refused.class);
         assertThat(entries("ben", AuditEventType.TOTP_VERIFIED)).isEqualTo(1);
@@ -132,7 +132,7 @@ class DynamoDbTotpRetryTest {
     @Test
     void aRecoveryCodeUseRetriedAfterTheTokenIsForgottenIsOneUse() {
         confirmed("cal");
-        RecoveryCode code = store.findRecoveryCodes("cal").get(0);
+        RecoveryCode code = store.recoveryCodes().findRecoveryCodes("cal").get(0);
         DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions()
                 .withoutClientRequestTokenMemory());
         VerificationStore lossy = storeThrough(proxy);
@@ -140,7 +140,7 @@ class DynamoDbTotpRetryTest {
                 newEntry("cal", AuditEventType.RECOVERY_CODE_USED), Optional.empty());
         proxy.inject(Fault.dropAnswer("TransactWriteItems"));
 
-        assertThat(lossy.useRecoveryCode(use)).isEqualTo(new RecoveryUseOutcome.Used());
+        assertThat(lossy.recoveryCodes().useRecoveryCode(use)).isEqualTo(new RecoveryUseOutcome.Used());
 
         assertThat(transactionOutcomes(proxy)).startsWith(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
         assertThat(verification.recovery().remaining("cal")).isEqualTo(9);
@@ -164,7 +164,7 @@ class DynamoDbTotpRetryTest {
 
         assertThat(issue).isInstanceOf(RecoveryCodeIssue.Issued.class);
         assertThat(transactionOutcomes(proxy)).startsWith(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
-        assertThat(store.findRecoveryCodes("dan")).hasSize(10);
+        assertThat(store.recoveryCodes().findRecoveryCodes("dan")).hasSize(10);
         String code = ((RecoveryCodeIssue.Issued) issue).codes().codes().get(0);
         assertThat(verification.recovery().verify("dan", code, ClientContext.none()).valid()).isTrue();
         assertThat(entries("dan", AuditEventType.RECOVERY_CODES_ISSUED)).as("the confirmation's and this one")

@@ -18,6 +18,7 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
+import dev.verificationservice.store.contract.AnswerLosingStore;
 import dev.verificationservice.Verification;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.RegisteredDevice;
@@ -191,6 +192,35 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         return engineHasTransactions;
     }
 
+    /**
+     * The store on this test's table through a fault proxy of its own in front of the shared one (so its writes reach
+     * the same transaction emulation and lagging indexes), which drops the answer of the next request carrying an
+     * audit item once asked: the engine applied it, and the SDK sends it again.
+     */
+    @Override
+    public Optional<AnswerLosingStore> answerLosingStore() {
+        DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().transactional().endpoint());
+        closeAfterTest.add(proxy);
+        VerificationStore through = storeThrough(proxy);
+        return Optional.of(new AnswerLosingStore() {
+            @Override
+            public VerificationStore store() {
+                return through;
+            }
+
+            @Override
+            public void loseNextAnswer() {
+                proxy.inject(Fault.dropAnswer(Fault.ANY_OPERATION).whenBodyContains(ItemAttributes.OUTBOX_PK));
+            }
+
+            @Override
+            public int answersLost() {
+                return (int) proxy.exchanges().stream()
+                        .filter(exchange -> exchange.outcome() == Exchange.Outcome.ANSWER_DROPPED).count();
+            }
+        });
+    }
+
     /** Empty when the engine runs the operation; the skip reason when it answers UnknownOperationException. */
     private static Optional<String> probe(String operation, String coveredBy, Runnable call) {
         try {
@@ -245,7 +275,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         AuditEntry added = new AuditEntry("dave", START, "00ff", AuditEventType.DEVICE_ADDED, Map.of(),
                 Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), Optional.empty());
 
-        assertThatThrownBy(() -> withoutTransactions.registerDevice(token, added))
+        assertThatThrownBy(() -> withoutTransactions.devices().registerDevice(token, added))
                 .hasMessageContaining("nothing was written").hasMessageContaining("UnknownOperationException");
         assertThat(allRawItems()).isEmpty();
     }
@@ -348,23 +378,23 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     private void consumeLosingTheFirstAnswer(DynamoDbFaultProxy.Options options) {
         sendEmailCode("lou");
         indexCatchesUp();
-        String digest = store.findCodes("lou", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("lou", CodeType.EMAIL_VERIFICATION).get(0).digest();
         DynamoDbFaultProxy proxy = proxy(options);
         VerificationStore lossy = storeThrough(proxy);
         Place place = new Place(new CounterWindow("lou", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
-        assertThat(lossy.takePlace(place, 5)).isEqualTo(1);
+        assertThat(lossy.counters().takePlace(place, 5)).isEqualTo(1);
         AuditEntry verified = verification.audit().newEntry("lou", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         proxy.inject(Fault.dropAnswer("TransactWriteItems"));
 
-        assertThat(lossy.consumeCode(new CodeConsumption(digest, "lou", CodeType.EMAIL_VERIFICATION, START,
+        assertThat(lossy.codes().consumeCode(new CodeConsumption(digest, "lou", CodeType.EMAIL_VERIFICATION, START,
                 "consume-1", verified, Optional.of(place)))).isEqualTo(new ConsumeOutcome.Consumed());
 
         assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("TransactWriteItems"))
                 .extracting(Exchange::outcome)
                 .containsExactly(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
-        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
         assertThat(auditTypes("lou")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
         assertThat(verification.rateLimiter().current("lou", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
     }
@@ -379,11 +409,11 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                 Optional.empty(), Optional.empty(), Optional.of("laptop-1"), true, Optional.empty(), Optional.empty());
         proxy.inject(Fault.dropAnswer("TransactWriteItems"));
 
-        lossy.registerDevice(token, added);
+        lossy.devices().registerDevice(token, added);
 
         assertThat(proxy.count("TransactWriteItems")).isEqualTo(2);
         // Read through the test's own proxy, whose index is the engine's: the shared one saw none of these writes.
-        assertThat(lossy.findDevices("dave", START)).singleElement()
+        assertThat(lossy.devices().findDevices("dave", START)).singleElement()
                 .satisfies(device -> assertThat(device.tokenId()).isEqualTo("digest-1"));
         assertThat(auditTypes("dave")).containsExactly(AuditEventType.DEVICE_ADDED);
     }
@@ -393,7 +423,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
             // Token ids and entry ids of this user alone: the registration's ClientRequestToken is made from them.
             DeviceToken token = new DeviceToken("device-" + i, "digest-" + userId + "-" + i, userId, "WEB", Optional.empty(),
                     Optional.empty(), START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
-            store.registerDevice(token, new AuditEntry(userId, START, "0" + userId.length() + i, AuditEventType.DEVICE_ADDED, Map.of(),
+            store.devices().registerDevice(token, new AuditEntry(userId, START, "0" + userId.length() + i, AuditEventType.DEVICE_ADDED, Map.of(),
                     Optional.empty(), Optional.empty(), Optional.of("device-" + i), true, Optional.empty(),
                     Optional.empty()));
         }
@@ -407,12 +437,12 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         VerificationStore throttled = storeThrough(proxy);
         proxy.inject(Fault.leaveUnprocessed(1).times(2));
 
-        assertThat(throttled.deleteDevices("una", Optional.empty())).hasSize(3);
+        assertThat(throttled.devices().deleteDevices("una", Optional.empty())).hasSize(3);
 
         assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("BatchWriteItem"))
                 .extracting(Exchange::outcome).containsExactly(Exchange.Outcome.PARTLY_PROCESSED,
                         Exchange.Outcome.PARTLY_PROCESSED, Exchange.Outcome.FORWARDED);
-        assertThat(throttled.findDevices("una", START)).isEmpty();
+        assertThat(throttled.devices().findDevices("una", START)).isEmpty();
     }
 
     @Test
@@ -422,11 +452,11 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         VerificationStore throttled = storeThrough(proxy);
         proxy.inject(Fault.leaveUnprocessed(0).always());
 
-        assertThatThrownBy(() -> throttled.deleteDevices("vera", Optional.empty())).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> throttled.devices().deleteDevices("vera", Optional.empty())).isInstanceOf(StoreException.class)
                 .hasMessageContaining("2 deletes unprocessed after 8 attempts").hasMessageContaining("retry later");
 
         assertThat(proxy.count("BatchWriteItem")).isEqualTo(8);
-        assertThat(throttled.findDevices("vera", START)).hasSize(2);
+        assertThat(throttled.devices().findDevices("vera", START)).hasSize(2);
     }
 
     // Conflicts with running transactions (issue 22): the proxy keeps a transaction running until released.
@@ -494,7 +524,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aConsumeStillRunningAfterTheAttemptTimeoutIsSentAgainUnderItsTokenAndIsConsumedNeverUsed() throws Exception {
         sendEmailCode("kim");
         indexCatchesUp();
-        String digest = store.findCodes("kim", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("kim", CodeType.EMAIL_VERIFICATION).get(0).digest();
         DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
         DynamoDbClient impatient = DynamoDbClient.builder()
                 .endpointOverride(proxy.endpoint())
@@ -512,7 +542,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         TransactionHold hold = proxy.holdTransactions("consume-slow");
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<ConsumeOutcome> outcome = pool.submit(() -> slow.consumeCode(new CodeConsumption(digest, "kim",
+            Future<ConsumeOutcome> outcome = pool.submit(() -> slow.codes().consumeCode(new CodeConsumption(digest, "kim",
                     CodeType.EMAIL_VERIFICATION, START, "consume-slow", verified, Optional.empty())));
             assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
             // More than the SDK's own retries within one call (it retries TransactionInProgressException as
@@ -527,7 +557,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
             hold.release();
             pool.shutdownNow();
         }
-        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
         assertThat(auditTypes("kim")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
     }
 
@@ -536,13 +566,13 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aCodeDeletedWhileItsConsumeIsRunningIsDeletedOnceTheConsumeAnswered() throws Exception {
         sendEmailCode("lin");
         indexCatchesUp();
-        String digest = store.findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0).digest();
         AuditEntry verified = verification.audit().newEntry("lin", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         whileAConsumeIsHeld(new CodeConsumption(digest, "lin", CodeType.EMAIL_VERIFICATION, START, "consume-held",
-                verified, Optional.empty()), conflicting -> conflicting.deleteCode(digest));
+                verified, Optional.empty()), conflicting -> conflicting.codes().deleteCode(digest));
 
-        assertThat(store.findCode(digest)).isEmpty();
+        assertThat(store.codes().findCode(digest)).isEmpty();
     }
 
     /** A give-back while another verification's consume gives back a place of the same counter: both happen. */
@@ -550,16 +580,16 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aPlaceGivenBackWhileAConsumeGivesBackAnotherOfTheSameCounterIsGivenBack() throws Exception {
         sendEmailCode("lee");
         indexCatchesUp();
-        String digest = store.findCodes("lee", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("lee", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place consuming = new Place(new CounterWindow("lee", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
         Place refused = new Place(consuming.window(), "guess-2");
-        store.takePlace(consuming, 5);
-        store.takePlace(refused, 5);
+        store.counters().takePlace(consuming, 5);
+        store.counters().takePlace(refused, 5);
         AuditEntry verified = verification.audit().newEntry("lee", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
         whileAConsumeIsHeld(new CodeConsumption(digest, "lee", CodeType.EMAIL_VERIFICATION, START, "consume-held",
-                verified, Optional.of(consuming)), conflicting -> conflicting.givePlaceBack(refused));
+                verified, Optional.of(consuming)), conflicting -> conflicting.counters().givePlaceBack(refused));
 
         assertThat(verification.rateLimiter().current("lee", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
     }
@@ -576,7 +606,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         TransactionHold hold = proxy.holdTransactions(consumption.attemptId());
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<ConsumeOutcome> consumed = pool.submit(() -> through.consumeCode(consumption));
+            Future<ConsumeOutcome> consumed = pool.submit(() -> through.codes().consumeCode(consumption));
             assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
             Future<?> write = pool.submit(() -> conflicting.accept(through));
             assertThat(hold.awaitTurnedAway(1, Duration.ofSeconds(10))).as("the write met the running consume").isTrue();
@@ -600,23 +630,23 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aConsumeRetriedWithoutItsGiveBackIsSentUnderAFreshTokenAndConsumes() {
         sendEmailCode("max");
         indexCatchesUp();
-        String digest = store.findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        String digest = store.codes().findCodes("max", CodeType.EMAIL_VERIFICATION).get(0).digest();
         Place place = new Place(new CounterWindow("max", "VERIFY_EMAIL_VERIFICATION", WINDOW_START,
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
-        store.takePlace(place, 5);
-        store.deleteCounters("max", "VERIFY_EMAIL_VERIFICATION");
+        store.counters().takePlace(place, 5);
+        store.counters().deleteCounters("max", "VERIFY_EMAIL_VERIFICATION");
         CodeConsumption consumption = new CodeConsumption(digest, "max", CodeType.EMAIL_VERIFICATION, START,
                 "consume-reset-" + UUID.randomUUID().toString().substring(0, 8), verification.audit().newEntry("max",
                         AuditEventType.CODE_VERIFIED, true, Optional.empty(), Map.of(), ClientContext.none()),
                 Optional.of(place));
 
-        assertThat(store.consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
+        assertThat(store.codes().consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
 
         DynamoDbVerificationStore dynamo = (DynamoDbVerificationStore) store;
         assertThat(dynamo.codes.consumeRequest(consumption, true, 1).clientRequestToken())
                 .isEqualTo(consumption.attemptId())
                 .isNotEqualTo(dynamo.codes.consumeRequest(consumption, false, 2).clientRequestToken());
-        assertThat(store.findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
     }
 
     /** A proxy of this test only, in front of the same engine and table; closed after the test. */

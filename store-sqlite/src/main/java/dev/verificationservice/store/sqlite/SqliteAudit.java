@@ -2,7 +2,7 @@ package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditRepository;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.TableKeys;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -38,7 +38,7 @@ final class SqliteAudit implements AuditRepository {
 
     @Override
     public boolean appendAudit(AuditEntry entry) {
-        Map<String, Object> item = TableItems.auditItem(entry);
+        Map<String, Object> item = AuditItems.auditItem(entry);
         return table.inTransaction("append an audit entry", connection -> {
             if (table.insertIfAbsent(connection, item) == 1) {
                 return true;
@@ -46,7 +46,7 @@ final class SqliteAudit implements AuditRepository {
             // Taken by this very entry (a retry) counts as written; by another entry, the caller picks a new id.
             return table.selectItem(connection,
                             TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId()))
-                    .filter(stored -> TableItems.isSameAuditEntry(stored, entry)).isPresent();
+                    .filter(stored -> AuditItems.isSameAuditEntry(stored, entry)).isPresent();
         });
     }
 
@@ -65,7 +65,7 @@ final class SqliteAudit implements AuditRepository {
             }
             select.setLong(index++, now.getEpochSecond());
             select.setInt(index, limit);
-            return table.allItems(select).stream().map(TableItems::audit).toList();
+            return table.allItems(select).stream().map(AuditItems::audit).toList();
         } catch (SQLException e) {
             throw SqliteTable.failure("query the audit log", e);
         }

@@ -13,6 +13,8 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
+import dev.verificationservice.table.CodeItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
@@ -68,14 +70,14 @@ final class SqliteCodes implements CodeRepository {
 
     @Override
     public boolean insertCode(VerificationCode code, String issueId) {
-        Map<String, Object> item = TableItems.codeItem(code, issueId);
+        Map<String, Object> item = CodeItems.codeItem(code, issueId);
         return table.inTransaction("write a code", connection -> {
             if (table.insertIfAbsent(connection, item) == 1) {
                 return true;
             }
             // The key is taken: by this very insert (a retry) or by another code, which the caller replaces.
             return table.selectItem(connection, TableKeys.code(code.digest()))
-                    .flatMap(TableItems::issuedBy).filter(issueId::equals).isPresent();
+                    .flatMap(CodeItems::issuedBy).filter(issueId::equals).isPresent();
         });
     }
 
@@ -83,7 +85,7 @@ final class SqliteCodes implements CodeRepository {
     public Optional<VerificationCode> findCode(String digest) {
         TableKeys.PrimaryKey key = TableKeys.code(digest);
         try (Connection connection = table.readConnection()) {
-            return table.selectItem(connection, key).map(TableItems::code);
+            return table.selectItem(connection, key).map(CodeItems::code);
         } catch (SQLException e) {
             throw SqliteTable.failure("read a code", e);
         }
@@ -92,7 +94,7 @@ final class SqliteCodes implements CodeRepository {
     @Override
     public ConsumeOutcome consumeCode(CodeConsumption consumption) {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
-        Map<String, Object> auditItem = TableItems.auditItem(consumption.verified());
+        Map<String, Object> auditItem = AuditItems.auditItem(consumption.verified());
         return table.inTransaction("consume a code", connection -> {
             boolean updated;
             try (PreparedStatement update = connection.prepareStatement(CONSUME_CODE)) {
@@ -108,11 +110,11 @@ final class SqliteCodes implements CodeRepository {
             }
             if (!updated) {
                 Optional<Map<String, Object>> current = table.selectItem(connection, key);
-                if (current.flatMap(TableItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
+                if (current.flatMap(CodeItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
                     // This attempt used the code up already, with its audit entry: a retry, not a second use.
                     return new ConsumeOutcome.Consumed();
                 }
-                return new ConsumeOutcome.Rejected(current.map(TableItems::code));
+                return new ConsumeOutcome.Rejected(current.map(CodeItems::code));
             }
             if (table.insertIfAbsent(connection, auditItem) != 1) {
                 throw new StoreException("the CODE_VERIFIED audit key " + TableItems.string(auditItem, ItemAttributes.SK)
@@ -129,7 +131,7 @@ final class SqliteCodes implements CodeRepository {
     public List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format) {
         if (format.isEmpty()) {
             return table.deleteByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType)).stream()
-                    .map(TableItems::code).toList();
+                    .map(CodeItems::code).toList();
         }
         return table.inTransaction("delete codes of one format", connection -> {
             List<VerificationCode> deleted = codesOfType(connection, userId, codeType).stream()
@@ -157,7 +159,7 @@ final class SqliteCodes implements CodeRepository {
     private List<VerificationCode> codesOfType(Connection connection, String userId, CodeType codeType)
             throws SQLException {
         return table.selectByIndexPrefix(connection, TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType),
-                Optional.empty()).stream().map(TableItems::code).toList();
+                Optional.empty()).stream().map(CodeItems::code).toList();
     }
 
     private static void deleteCodes(Connection connection, List<VerificationCode> doomed) throws SQLException {
@@ -175,7 +177,7 @@ final class SqliteCodes implements CodeRepository {
     public List<VerificationCode> findCodes(String userId, CodeType codeType) {
         return table.selectByIndexPrefix(TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType),
                         Optional.empty())
-                .stream().map(TableItems::code).toList();
+                .stream().map(CodeItems::code).toList();
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.RateLimitItems;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.sql.Connection;
@@ -56,7 +57,7 @@ final class SqliteCounters implements RateLimitRepository {
         return table.inTransaction("count a rate-limited event", connection -> {
             Optional<Map<String, Object>> current = table.selectItem(connection, key);
             Optional<Long> taken = place.attemptId()
-                    .flatMap(attemptId -> current.flatMap(item -> TableItems.place(item, attemptId)));
+                    .flatMap(attemptId -> current.flatMap(item -> RateLimitItems.place(item, attemptId)));
             if (taken.isPresent()) {
                 return taken.get();
             }
@@ -64,10 +65,10 @@ final class SqliteCounters implements RateLimitRepository {
             if (count >= ceiling) {
                 return count + 1;
             }
-            Map<String, Object> item = new LinkedHashMap<>(current.orElseGet(() -> TableItems.counterItem(
+            Map<String, Object> item = new LinkedHashMap<>(current.orElseGet(() -> RateLimitItems.counterItem(
                     window.userId(), window.action(), window.windowStart(), window.expiresAt(), 0)));
             item.put(COUNT, count + 1);
-            place.attemptId().ifPresent(attemptId -> item.put(TableItems.placeAttribute(attemptId), count + 1));
+            place.attemptId().ifPresent(attemptId -> item.put(RateLimitItems.placeAttribute(attemptId), count + 1));
             table.putItem(connection, item);
             return count + 1;
         });
@@ -90,12 +91,12 @@ final class SqliteCounters implements RateLimitRepository {
         }
         String attemptId = place.attemptId().get();
         Optional<Map<String, Object>> current = table.selectItem(connection, key);
-        if (current.isEmpty() || TableItems.place(current.get(), attemptId).isEmpty()) {
+        if (current.isEmpty() || RateLimitItems.place(current.get(), attemptId).isEmpty()) {
             return;
         }
         Map<String, Object> item = new LinkedHashMap<>(current.get());
         item.put(COUNT, TableItems.number(item, COUNT) - 1);
-        item.remove(TableItems.placeAttribute(attemptId));
+        item.remove(RateLimitItems.placeAttribute(attemptId));
         table.putItem(connection, item);
     }
 
@@ -109,9 +110,9 @@ final class SqliteCounters implements RateLimitRepository {
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
         table.inTransaction("keep a rate-limit place", connection -> {
             Optional<Map<String, Object>> current = table.selectItem(connection, key);
-            if (current.isPresent() && TableItems.place(current.get(), attemptId).isPresent()) {
+            if (current.isPresent() && RateLimitItems.place(current.get(), attemptId).isPresent()) {
                 Map<String, Object> item = new LinkedHashMap<>(current.get());
-                item.remove(TableItems.placeAttribute(attemptId));
+                item.remove(RateLimitItems.placeAttribute(attemptId));
                 table.putItem(connection, item);
             }
             return null;
@@ -138,7 +139,7 @@ final class SqliteCounters implements RateLimitRepository {
             select.setString(2, TableKeys.rateLimitWindow(userId, action, fromWindowStart).sk());
             select.setString(3, TableKeys.rateLimitWindow(userId, action, toWindowStart).sk());
             select.setLong(4, now.getEpochSecond());
-            return table.allItems(select).stream().map(TableItems::counter).toList();
+            return table.allItems(select).stream().map(RateLimitItems::counter).toList();
         } catch (SQLException e) {
             throw SqliteTable.failure("read rate-limit counters", e);
         }
@@ -151,12 +152,12 @@ final class SqliteCounters implements RateLimitRepository {
             Optional<Map<String, Object>> current = table.selectItem(connection, key);
             if (current.isPresent()
                     && !cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))
-                    && TableItems.busyUntil(current.get()).isAfter(cooldown.now())) {
-                return Optional.of(TableItems.busyUntil(current.get()));
+                    && RateLimitItems.busyUntil(current.get()).isAfter(cooldown.now())) {
+                return Optional.of(RateLimitItems.busyUntil(current.get()));
             }
             if (current.isEmpty() || !cooldown.attemptId().equals(current.get().get(ItemAttributes.CLAIMED_BY))) {
                 table.putItem(connection,
-                        TableItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE)));
+                        RateLimitItems.cooldownItem(cooldown, cooldown.endsAt().plus(RateLimiter.COUNTER_GRACE)));
             }
             return Optional.<Instant>empty();
         });
@@ -182,7 +183,7 @@ final class SqliteCounters implements RateLimitRepository {
             select.setString(1, key.pk());
             select.setString(2, key.sk());
             select.setLong(3, now.getEpochSecond());
-            return table.allItems(select).stream().findFirst().map(TableItems::counter);
+            return table.allItems(select).stream().findFirst().map(RateLimitItems::counter);
         } catch (SQLException e) {
             throw SqliteTable.failure("read a rate-limit counter", e);
         }

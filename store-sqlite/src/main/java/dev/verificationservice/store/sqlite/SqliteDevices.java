@@ -6,6 +6,8 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
+import dev.verificationservice.table.DeviceItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
@@ -42,8 +44,8 @@ final class SqliteDevices implements DeviceRepository {
 
     @Override
     public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
-        Map<String, Object> tokenItem = TableItems.deviceItem(token);
-        Map<String, Object> auditItem = TableItems.auditItem(deviceAdded);
+        Map<String, Object> tokenItem = DeviceItems.deviceItem(token);
+        Map<String, Object> auditItem = AuditItems.auditItem(deviceAdded);
         table.inTransaction("register a device", connection -> {
             if (table.insertIfAbsent(connection, tokenItem) != 1) {
                 throw new StoreException("device registration refused: a token with key " + TableItems.string(tokenItem, ItemAttributes.PK)
@@ -60,7 +62,7 @@ final class SqliteDevices implements DeviceRepository {
     @Override
     public Optional<DeviceToken> findDevice(String deviceId, String tokenId) {
         try (Connection connection = table.readConnection()) {
-            return table.selectItem(connection, TableKeys.deviceToken(deviceId, tokenId)).map(TableItems::device);
+            return table.selectItem(connection, TableKeys.deviceToken(deviceId, tokenId)).map(DeviceItems::device);
         } catch (SQLException e) {
             throw SqliteTable.failure("read a device token", e);
         }
@@ -71,11 +73,11 @@ final class SqliteDevices implements DeviceRepository {
         DeviceToken token = use.token();
         TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
         return table.inTransaction("use a device token", connection -> {
-            Optional<DeviceToken> current = table.selectItem(connection, key).map(TableItems::device);
+            Optional<DeviceToken> current = table.selectItem(connection, key).map(DeviceItems::device);
             if (current.isEmpty() && use.rekeyTo().isPresent()) {
                 // Moved already: a retry of this very re-key finds the token under its new id.
                 Optional<DeviceToken> moved = table.selectItem(connection, TableKeys.deviceToken(token.deviceId(),
-                        use.rekeyTo().get())).map(TableItems::device)
+                        use.rekeyTo().get())).map(DeviceItems::device)
                         .filter(after -> after.createdAt().equals(token.createdAt()));
                 return moved.<UseOutcome>map(UseOutcome.Used::new).orElseGet(UseOutcome.Refused::new);
             }
@@ -89,11 +91,11 @@ final class SqliteDevices implements DeviceRepository {
                     current.get().ipAddress(), current.get().userAgent(), current.get().createdAt(), use.newExpiresAt());
             if (use.rekeyTo().isPresent()) {
                 table.deleteItem(connection, key);
-                if (table.insertIfAbsent(connection, TableItems.deviceItem(after)) != 1) {
+                if (table.insertIfAbsent(connection, DeviceItems.deviceItem(after)) != 1) {
                     throw new StoreException("the device token could not move to its current key: the new key is taken");
                 }
             } else {
-                table.putItem(connection, TableItems.deviceItem(after));
+                table.putItem(connection, DeviceItems.deviceItem(after));
             }
             return new UseOutcome.Used(after);
         });
@@ -102,7 +104,7 @@ final class SqliteDevices implements DeviceRepository {
     @Override
     public Optional<Instant> findDevicesRevokedBefore(String userId) {
         try (Connection connection = table.readConnection()) {
-            return table.selectItem(connection, TableKeys.devicesRevoked(userId)).map(TableItems::revokedBefore);
+            return table.selectItem(connection, TableKeys.devicesRevoked(userId)).map(DeviceItems::revokedBefore);
         } catch (SQLException e) {
             throw SqliteTable.failure("read the revoke-all marker", e);
         }
@@ -112,13 +114,13 @@ final class SqliteDevices implements DeviceRepository {
     private boolean revokedAfterCreation(Connection connection, DeviceToken token) throws SQLException {
         return table.selectItem(connection, TableKeys.devicesRevoked(token.userId()))
                 .map(marker -> TableItems.string(marker, ItemAttributes.REVOKED_BEFORE))
-                .filter(revokedBefore -> revokedBefore.compareTo(TableItems.createdAtText(token)) >= 0)
+                .filter(revokedBefore -> revokedBefore.compareTo(DeviceItems.createdAtText(token)) >= 0)
                 .isPresent();
     }
 
     @Override
     public void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt) {
-        Map<String, Object> marker = TableItems.revocationItem(userId, revokedBefore, expiresAt);
+        Map<String, Object> marker = DeviceItems.revocationItem(userId, revokedBefore, expiresAt);
         table.inTransaction("mark a user's devices revoked", connection -> {
             Optional<String> current = table.selectItem(connection, TableKeys.devicesRevoked(userId))
                     .map(item -> TableItems.string(item, ItemAttributes.REVOKED_BEFORE));
@@ -133,12 +135,12 @@ final class SqliteDevices implements DeviceRepository {
     @Override
     public List<DeviceToken> findDevices(String userId, Instant now) {
         return table.selectByIndexPrefix(TableKeys.user(userId), TableKeys.devicesPrefix(), Optional.of(now))
-                .stream().map(TableItems::device).toList();
+                .stream().map(DeviceItems::device).toList();
     }
 
     @Override
     public List<DeviceToken> deleteDevices(String userId, Optional<String> deviceId) {
         String prefix = deviceId.map(TableKeys::deviceOfUserPrefix).orElse(TableKeys.devicesPrefix());
-        return table.deleteByIndexPrefix(TableKeys.user(userId), prefix).stream().map(TableItems::device).toList();
+        return table.deleteByIndexPrefix(TableKeys.user(userId), prefix).stream().map(DeviceItems::device).toList();
     }
 }

@@ -4,6 +4,7 @@ import static dev.verificationservice.table.ItemAttributes.TTL;
 
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.idempotency.IdempotencyRepository;
+import dev.verificationservice.table.IdempotencyItems;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.sql.Connection;
@@ -36,7 +37,7 @@ final class SqliteIdempotency implements IdempotencyRepository {
         return table.inTransaction("claim an Idempotency-Key", connection -> {
             Optional<IdempotencyRecord> current = table.selectItem(connection, key)
                     .filter(item -> TableItems.number(item, TTL) > pending.claimedAt().getEpochSecond())
-                    .map(TableItems::idempotency);
+                    .map(IdempotencyItems::idempotency);
             // This very claim again is free only while it is pending: once answered, the answer is what it gets.
             boolean free = current.isEmpty() || (!current.get().done()
                     && (current.get().claimedBy().equals(pending.claimedBy())
@@ -45,7 +46,7 @@ final class SqliteIdempotency implements IdempotencyRepository {
                 return current;
             }
             if (current.isEmpty() || !current.get().claimedBy().equals(pending.claimedBy())) {
-                table.putItem(connection, TableItems.idempotencyItem(pending));
+                table.putItem(connection, IdempotencyItems.idempotencyItem(pending));
             }
             return Optional.<IdempotencyRecord>empty();
         });
@@ -55,11 +56,11 @@ final class SqliteIdempotency implements IdempotencyRepository {
     public void completeIdempotencyKey(String keyDigest, String claimedBy, IdempotencyRecord.StoredAnswer answer) {
         TableKeys.PrimaryKey key = TableKeys.idempotencyKey(keyDigest);
         table.inTransaction("store an idempotent answer", connection -> {
-            Optional<IdempotencyRecord> current = table.selectItem(connection, key).map(TableItems::idempotency)
+            Optional<IdempotencyRecord> current = table.selectItem(connection, key).map(IdempotencyItems::idempotency)
                     .filter(record -> record.claimedBy().equals(claimedBy));
             if (current.isPresent()) {
                 IdempotencyRecord record = current.get();
-                table.putItem(connection, TableItems.idempotencyItem(new IdempotencyRecord(record.keyDigest(),
+                table.putItem(connection, IdempotencyItems.idempotencyItem(new IdempotencyRecord(record.keyDigest(),
                         record.requestDigest(), record.claimedBy(), record.claimedAt(), Optional.of(answer),
                         record.expiresAt())));
             }
@@ -71,7 +72,7 @@ final class SqliteIdempotency implements IdempotencyRepository {
     public void releaseIdempotencyKey(String keyDigest, String claimedBy) {
         TableKeys.PrimaryKey key = TableKeys.idempotencyKey(keyDigest);
         table.inTransaction("release an Idempotency-Key", connection -> {
-            if (table.selectItem(connection, key).map(TableItems::idempotency)
+            if (table.selectItem(connection, key).map(IdempotencyItems::idempotency)
                     .filter(record -> record.claimedBy().equals(claimedBy) && !record.done()).isPresent()) {
                 table.deleteItem(connection, key);
             }
@@ -87,7 +88,7 @@ final class SqliteIdempotency implements IdempotencyRepository {
             select.setString(1, key.pk());
             select.setString(2, key.sk());
             select.setLong(3, now.getEpochSecond());
-            return table.allItems(select).stream().findFirst().map(TableItems::idempotency);
+            return table.allItems(select).stream().findFirst().map(IdempotencyItems::idempotency);
         } catch (SQLException e) {
             throw SqliteTable.failure("read an Idempotency-Key", e);
         }

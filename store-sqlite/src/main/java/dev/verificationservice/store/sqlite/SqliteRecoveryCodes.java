@@ -11,7 +11,8 @@ import dev.verificationservice.recovery.RecoveryCodeReplacement;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
-import dev.verificationservice.table.TableItems;
+import dev.verificationservice.table.AuditItems;
+import dev.verificationservice.table.RecoveryCodeItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import java.sql.Connection;
@@ -60,7 +61,7 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     @Override
     public Optional<String> currentRecoverySet(String userId) {
         try (Connection connection = table.readConnection()) {
-            return table.selectItem(connection, TableKeys.recoverySet(userId)).map(TableItems::recoverySetId);
+            return table.selectItem(connection, TableKeys.recoverySet(userId)).map(RecoveryCodeItems::recoverySetId);
         } catch (SQLException e) {
             throw SqliteTable.failure("read a user's recovery-code set", e);
         }
@@ -70,10 +71,10 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
         String userId = replacement.userId();
         AuditEntry issuedEntry = replacement.issuedEntry();
-        Map<String, Object> auditItem = TableItems.auditItem(issuedEntry);
+        Map<String, Object> auditItem = AuditItems.auditItem(issuedEntry);
         return table.inTransaction("replace recovery codes", connection -> {
             Optional<String> current = table.selectItem(connection, TableKeys.recoverySet(userId))
-                    .map(TableItems::recoverySetId);
+                    .map(RecoveryCodeItems::recoverySetId);
             if (!current.equals(replacement.replaces()) && !current.equals(Optional.of(replacement.setId()))) {
                 return false;
             }
@@ -82,15 +83,15 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
             }
             for (RecoveryCode code : replacement.issued()) {
                 // Not inserted: the item is there already, written by this very replacement (a retry).
-                table.insertIfAbsent(connection, TableItems.recoveryCodeItem(code));
+                table.insertIfAbsent(connection, RecoveryCodeItems.recoveryCodeItem(code));
             }
             boolean retried = table.selectItem(connection, TableKeys.auditEntry(issuedEntry.userId(),
                     issuedEntry.timestamp(), issuedEntry.entryId()))
-                    .filter(stored -> TableItems.isSameAuditEntry(stored, issuedEntry)).isPresent();
+                    .filter(stored -> AuditItems.isSameAuditEntry(stored, issuedEntry)).isPresent();
             if (!retried) {
                 SqliteTotpFactors.writeEntry(table, connection, auditItem, "recovery-code issue");
             }
-            table.putItem(connection, TableItems.recoverySetItem(userId, replacement.setId()));
+            table.putItem(connection, RecoveryCodeItems.recoverySetItem(userId, replacement.setId()));
             return true;
         });
     }
@@ -99,7 +100,7 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     public List<RecoveryCode> findRecoveryCodes(String userId) {
         try (Connection connection = table.readConnection()) {
             return table.selectByKeyPrefix(connection, TableKeys.user(userId), TableKeys.recoveryCodesPrefix())
-                    .stream().map(TableItems::recoveryCode).toList();
+                    .stream().map(RecoveryCodeItems::recoveryCode).toList();
         } catch (SQLException e) {
             throw SqliteTable.failure("read a user's recovery codes", e);
         }
@@ -108,7 +109,7 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     @Override
     public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
         TableKeys.PrimaryKey key = TableKeys.recoveryCode(use.userId(), use.digest());
-        Map<String, Object> auditItem = TableItems.auditItem(use.used());
+        Map<String, Object> auditItem = AuditItems.auditItem(use.used());
         return table.inTransaction("use a recovery code", connection -> {
             int updated;
             try (PreparedStatement update = connection.prepareStatement(USE_CODE)) {
@@ -121,11 +122,11 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
             }
             if (updated != 1) {
                 Optional<Map<String, Object>> current = table.selectItem(connection, key);
-                if (current.flatMap(TableItems::usedBy).filter(use.attemptId()::equals).isPresent()) {
+                if (current.flatMap(RecoveryCodeItems::usedBy).filter(use.attemptId()::equals).isPresent()) {
                     // This attempt used the code already, with its audit entry: a retry, not a second use.
                     return new RecoveryUseOutcome.Used();
                 }
-                return new RecoveryUseOutcome.Refused(current.map(TableItems::recoveryCode));
+                return new RecoveryUseOutcome.Refused(current.map(RecoveryCodeItems::recoveryCode));
             }
             SqliteTotpFactors.writeEntry(table, connection, auditItem, "recovery-code use");
             SqliteTotpFactors.givePlaceBack(counters, connection, use.placeToGiveBack());
@@ -136,6 +137,6 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     @Override
     public List<RecoveryCode> deleteRecoveryCodes(String userId) {
         return table.inTransaction("delete recovery codes", connection -> table.deleteByKeyPrefix(connection,
-                TableKeys.user(userId), TableKeys.recoveryCodesPrefix()).stream().map(TableItems::recoveryCode).toList());
+                TableKeys.user(userId), TableKeys.recoveryCodesPrefix()).stream().map(RecoveryCodeItems::recoveryCode).toList());
     }
 }

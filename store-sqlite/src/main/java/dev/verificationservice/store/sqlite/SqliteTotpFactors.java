@@ -13,10 +13,12 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
+import dev.verificationservice.table.TotpItems;
 import dev.verificationservice.totp.StepAcceptance;
 import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.TotpFactor;
@@ -80,13 +82,13 @@ final class SqliteTotpFactors implements TotpRepository {
 
     @Override
     public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
-        Map<String, Object> factorItem = TableItems.totpFactorItem(factor);
-        Map<String, Object> auditItem = TableItems.auditItem(enrolled);
+        Map<String, Object> factorItem = TotpItems.totpFactorItem(factor);
+        Map<String, Object> auditItem = AuditItems.auditItem(enrolled);
         return table.inTransaction("enrol an authenticator factor", connection -> {
             // Counted in the writer's transaction (BEGIN IMMEDIATE holds the file's write lock, so another store
             // instance on the file waits too): a count read on a pool connection would race the insert.
             List<TotpFactor> stored = table.selectByKeyPrefix(connection, TableKeys.user(factor.userId()),
-                    TableKeys.totpFactorsPrefix()).stream().map(TableItems::totpFactor).toList();
+                    TableKeys.totpFactorsPrefix()).stream().map(TotpItems::totpFactor).toList();
             if (stored.stream().filter(existing -> !existing.isExpiredAt(factor.createdAt())).count() >= maxFactors) {
                 return false;
             }
@@ -103,7 +105,7 @@ final class SqliteTotpFactors implements TotpRepository {
     public List<TotpFactor> findFactors(String userId) {
         try (Connection connection = table.readConnection()) {
             return table.selectByKeyPrefix(connection, TableKeys.user(userId), TableKeys.totpFactorsPrefix()).stream()
-                    .map(TableItems::totpFactor).toList();
+                    .map(TotpItems::totpFactor).toList();
         } catch (SQLException e) {
             throw SqliteTable.failure("read a user's authenticator factors", e);
         }
@@ -112,7 +114,7 @@ final class SqliteTotpFactors implements TotpRepository {
     @Override
     public Optional<TotpFactor> findFactor(String userId, String factorId) {
         try (Connection connection = table.readConnection()) {
-            return table.selectItem(connection, TableKeys.totpFactor(userId, factorId)).map(TableItems::totpFactor);
+            return table.selectItem(connection, TableKeys.totpFactor(userId, factorId)).map(TotpItems::totpFactor);
         } catch (SQLException e) {
             throw SqliteTable.failure("read an authenticator factor", e);
         }
@@ -157,7 +159,7 @@ final class SqliteTotpFactors implements TotpRepository {
      */
     private StepOutcome conditionalStep(String what, StepAcceptance write, String statement, Binding binding) {
         TableKeys.PrimaryKey key = TableKeys.totpFactor(write.userId(), write.factorId());
-        Map<String, Object> auditItem = TableItems.auditItem(write.entry());
+        Map<String, Object> auditItem = AuditItems.auditItem(write.entry());
         return table.inTransaction(what, connection -> {
             int updated;
             try (PreparedStatement update = connection.prepareStatement(statement)) {
@@ -166,11 +168,11 @@ final class SqliteTotpFactors implements TotpRepository {
             }
             if (updated != 1) {
                 Optional<Map<String, Object>> current = table.selectItem(connection, key);
-                if (current.flatMap(TableItems::acceptedBy).filter(write.attemptId()::equals).isPresent()) {
+                if (current.flatMap(TotpItems::acceptedBy).filter(write.attemptId()::equals).isPresent()) {
                     // This attempt wrote the step already, with its audit entry: a retry, not a replay.
                     return new StepOutcome.Accepted();
                 }
-                return new StepOutcome.Refused(current.map(TableItems::totpFactor));
+                return new StepOutcome.Refused(current.map(TotpItems::totpFactor));
             }
             writeEntry(table, connection, auditItem, what);
             givePlaceBack(counters, connection, write.placeToGiveBack());
@@ -192,10 +194,10 @@ final class SqliteTotpFactors implements TotpRepository {
         return table.inTransaction("delete authenticator factors", connection -> {
             if (factorId.isEmpty()) {
                 return table.deleteByKeyPrefix(connection, TableKeys.user(userId), TableKeys.totpFactorsPrefix())
-                        .stream().map(TableItems::totpFactor).toList();
+                        .stream().map(TotpItems::totpFactor).toList();
             }
             TableKeys.PrimaryKey key = TableKeys.totpFactor(userId, factorId.get());
-            Optional<TotpFactor> found = table.selectItem(connection, key).map(TableItems::totpFactor);
+            Optional<TotpFactor> found = table.selectItem(connection, key).map(TotpItems::totpFactor);
             table.deleteItem(connection, key);
             return found.stream().toList();
         });

@@ -1,36 +1,21 @@
 package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.audit.AuditEntry;
-import dev.verificationservice.codes.CodeConsumption;
-import dev.verificationservice.codes.CodeFormat;
-import dev.verificationservice.codes.CodeType;
-import dev.verificationservice.codes.ConsumeOutcome;
-import dev.verificationservice.codes.VerificationCode;
-import dev.verificationservice.devices.DeviceToken;
-import dev.verificationservice.devices.DeviceUse;
-import dev.verificationservice.devices.UseOutcome;
+import dev.verificationservice.audit.AuditRepository;
+import dev.verificationservice.codes.CodeRepository;
+import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.events.WebhookRepository;
-import dev.verificationservice.idempotency.IdempotencyRecord;
-import dev.verificationservice.ratelimit.Cooldown;
-import dev.verificationservice.ratelimit.Place;
-import dev.verificationservice.ratelimit.RateLimitCounter;
-import dev.verificationservice.recovery.RecoveryCode;
-import dev.verificationservice.recovery.RecoveryCodeReplacement;
-import dev.verificationservice.recovery.RecoveryCodeUse;
-import dev.verificationservice.recovery.RecoveryUseOutcome;
+import dev.verificationservice.idempotency.IdempotencyRepository;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.totp.StepAcceptance;
-import dev.verificationservice.totp.StepOutcome;
-import dev.verificationservice.totp.TotpFactor;
 import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.totp.TotpRepository;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The single table in one SQLite file: the store that runs with no configuration at all.
@@ -127,215 +112,41 @@ public final class SqliteVerificationStore implements VerificationStore {
         return new SqliteVerificationStore(SqliteTable.open(dataDirectory, lockWait), clock, sweepInterval, sweepGrace);
     }
 
-    // Codes: SqliteCodes
+    // The ports: each concept's own class
 
     @Override
-    public boolean insertCode(VerificationCode code, String issueId) {
-        return codes.insertCode(code, issueId);
+    public CodeRepository codes() {
+        return codes;
     }
 
     @Override
-    public Optional<VerificationCode> findCode(String digest) {
-        return codes.findCode(digest);
+    public DeviceRepository devices() {
+        return devices;
     }
 
     @Override
-    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
-        return codes.consumeCode(consumption);
+    public AuditRepository audit() {
+        return audit;
     }
 
     @Override
-    public List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format) {
-        return codes.deleteCodes(userId, codeType, format);
+    public RateLimitRepository counters() {
+        return counters;
     }
 
     @Override
-    public List<VerificationCode> makeCurrent(VerificationCode code) {
-        return codes.makeCurrent(code);
+    public IdempotencyRepository idempotency() {
+        return idempotency;
     }
 
     @Override
-    public List<VerificationCode> findCodes(String userId, CodeType codeType) {
-        return codes.findCodes(userId, codeType);
+    public TotpRepository totp() {
+        return totpFactors;
     }
 
     @Override
-    public void deleteCode(String digest) {
-        codes.deleteCode(digest);
-    }
-
-    // Devices: SqliteDevices
-
-    @Override
-    public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
-        devices.registerDevice(token, deviceAdded);
-    }
-
-    @Override
-    public Optional<DeviceToken> findDevice(String deviceId, String tokenId) {
-        return devices.findDevice(deviceId, tokenId);
-    }
-
-    @Override
-    public UseOutcome useDevice(DeviceUse use) {
-        return devices.useDevice(use);
-    }
-
-    @Override
-    public Optional<Instant> findDevicesRevokedBefore(String userId) {
-        return devices.findDevicesRevokedBefore(userId);
-    }
-
-    @Override
-    public void markDevicesRevoked(String userId, Instant revokedBefore, Instant expiresAt) {
-        devices.markDevicesRevoked(userId, revokedBefore, expiresAt);
-    }
-
-    @Override
-    public List<DeviceToken> findDevices(String userId, Instant now) {
-        return devices.findDevices(userId, now);
-    }
-
-    @Override
-    public List<DeviceToken> deleteDevices(String userId, Optional<String> deviceId) {
-        return devices.deleteDevices(userId, deviceId);
-    }
-
-    // Audit: SqliteAudit
-
-    @Override
-    public boolean appendAudit(AuditEntry entry) {
-        return audit.appendAudit(entry);
-    }
-
-    @Override
-    public List<AuditEntry> queryAudit(String userId, Instant from, Instant to, Optional<AuditPosition> before,
-                                       int limit, Instant now) {
-        return audit.queryAudit(userId, from, to, before, limit, now);
-    }
-
-    // Rate limits: SqliteCounters
-
-    @Override
-    public long takePlace(Place place, long ceiling) {
-        return counters.takePlace(place, ceiling);
-    }
-
-    @Override
-    public void givePlaceBack(Place place) {
-        counters.givePlaceBack(place);
-    }
-
-    @Override
-    public void keepPlace(Place place) {
-        counters.keepPlace(place);
-    }
-
-    @Override
-    public int deleteCounters(String userId, String action) {
-        return counters.deleteCounters(userId, action);
-    }
-
-    @Override
-    public List<RateLimitCounter> findCounters(String userId, String action, Instant fromWindowStart,
-                                               Instant toWindowStart, Instant now) {
-        return counters.findCounters(userId, action, fromWindowStart, toWindowStart, now);
-    }
-
-    @Override
-    public Optional<Instant> claimCooldown(Cooldown cooldown) {
-        return counters.claimCooldown(cooldown);
-    }
-
-    @Override
-    public void releaseCooldown(Cooldown cooldown) {
-        counters.releaseCooldown(cooldown);
-    }
-
-    @Override
-    public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now) {
-        return counters.findCounter(userId, action, windowStart, now);
-    }
-
-    // Idempotency-Keys: SqliteIdempotency
-
-    @Override
-    public Optional<IdempotencyRecord> claimIdempotencyKey(IdempotencyRecord pending, Instant staleBefore) {
-        return idempotency.claimIdempotencyKey(pending, staleBefore);
-    }
-
-    @Override
-    public void completeIdempotencyKey(String keyDigest, String claimedBy, IdempotencyRecord.StoredAnswer answer) {
-        idempotency.completeIdempotencyKey(keyDigest, claimedBy, answer);
-    }
-
-    @Override
-    public void releaseIdempotencyKey(String keyDigest, String claimedBy) {
-        idempotency.releaseIdempotencyKey(keyDigest, claimedBy);
-    }
-
-    @Override
-    public Optional<IdempotencyRecord> findIdempotencyKey(String keyDigest, Instant now) {
-        return idempotency.findIdempotencyKey(keyDigest, now);
-    }
-
-    // TOTP factors: SqliteTotpFactors
-
-    @Override
-    public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
-        return totpFactors.insertFactor(factor, enrolled, maxFactors);
-    }
-
-    @Override
-    public List<TotpFactor> findFactors(String userId) {
-        return totpFactors.findFactors(userId);
-    }
-
-    @Override
-    public Optional<TotpFactor> findFactor(String userId, String factorId) {
-        return totpFactors.findFactor(userId, factorId);
-    }
-
-    @Override
-    public StepOutcome confirmFactor(StepAcceptance confirmation) {
-        return totpFactors.confirmFactor(confirmation);
-    }
-
-    @Override
-    public StepOutcome acceptStep(StepAcceptance acceptance) {
-        return totpFactors.acceptStep(acceptance);
-    }
-
-    @Override
-    public List<TotpFactor> deleteFactors(String userId, Optional<String> factorId) {
-        return totpFactors.deleteFactors(userId, factorId);
-    }
-
-    // Recovery codes: SqliteRecoveryCodes
-
-    @Override
-    public Optional<String> currentRecoverySet(String userId) {
-        return recoveryCodes.currentRecoverySet(userId);
-    }
-
-    @Override
-    public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
-        return recoveryCodes.replaceRecoveryCodes(replacement);
-    }
-
-    @Override
-    public List<RecoveryCode> findRecoveryCodes(String userId) {
-        return recoveryCodes.findRecoveryCodes(userId);
-    }
-
-    @Override
-    public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
-        return recoveryCodes.useRecoveryCode(use);
-    }
-
-    @Override
-    public List<RecoveryCode> deleteRecoveryCodes(String userId) {
-        return recoveryCodes.deleteRecoveryCodes(userId);
+    public RecoveryCodeRepository recoveryCodes() {
+        return recoveryCodes;
     }
 
     // Operations

@@ -221,13 +221,13 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
                 assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
                     assertThatThrownBy(locked::checkReady).isInstanceOf(StoreException.class)
                             .hasMessageContaining("readiness");
-                    assertThatThrownBy(() -> locked.takePlace(place, 5)).isInstanceOf(StoreException.class);
+                    assertThatThrownBy(() -> locked.counters().takePlace(place, 5)).isInstanceOf(StoreException.class);
                 });
 
                 statement.execute("COMMIT");
             }
             locked.checkReady();
-            assertThat(locked.takePlace(place, 5)).isEqualTo(1);
+            assertThat(locked.counters().takePlace(place, 5)).isEqualTo(1);
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.verificationservice.testsupport.concurrency;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
@@ -15,7 +14,8 @@ import java.util.function.Function;
  * Makes calls meet, so that a race a test needs is made, not hoped for: a proxy of an interface holds each call of
  * one method whose key (read from its arguments) a test has armed with {@link #meet}, until that many calls of the
  * key have arrived, then lets them on together; later calls of the key, and calls of other keys, pass at once.
- * Several proxies (over several instances of one service) share one {@code MeetingPoints}. A call left waiting
+ * Several proxies (over several instances of one service) share one {@code MeetingPoints}; a store's port behind one
+ * goes back into the store with {@link Interposed#withPort}. A call left waiting
  * fails after {@link #BOUND}: that bounds a hang when the others never come.
  */
 public final class MeetingPoints {
@@ -43,16 +43,8 @@ public final class MeetingPoints {
                             point.arrive();
                         }
                     }
-                    return invoke(target, called, args);
+                    return Interposed.invoke(target, called, args);
                 }));
-    }
-
-    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 
     private static final class Point {

@@ -57,7 +57,10 @@ public final class WebhookReceiver implements AutoCloseable {
                 Received request = new Received(headers.getFirst("webhook-id"), headers.getFirst("webhook-timestamp"),
                         headers.getFirst("webhook-signature"), headers.getFirst("content-type"), body);
                 if (hangs) {
-                    hanging.incrementAndGet();
+                    synchronized (hanging) {
+                        hanging.incrementAndGet();
+                        hanging.notifyAll();
+                    }
                     released.await();
                     return;
                 }
@@ -98,6 +101,24 @@ public final class WebhookReceiver implements AutoCloseable {
     /** Requests held by {@link #hanging} right now. */
     public int hangingNow() {
         return hanging.get();
+    }
+
+    /**
+     * Waits until {@link #hanging} holds at least {@code count} requests, or the timeout passed; whether it does. A
+     * request is held only once the sender's connection reached this server, which can come after its other work.
+     */
+    public boolean awaitHanging(int count, java.time.Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (hanging) {
+            while (hanging.get() < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(hanging, left);
+            }
+            return true;
+        }
     }
 
     public List<Received> received() {

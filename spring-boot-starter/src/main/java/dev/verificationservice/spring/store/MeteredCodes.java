@@ -1,0 +1,54 @@
+package dev.verificationservice.spring.store;
+
+import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodeRepository;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.ConsumeOutcome;
+import dev.verificationservice.codes.VerificationCode;
+import java.util.List;
+import java.util.Optional;
+
+/** The store's codes, each call timed. */
+record MeteredCodes(CodeRepository codes, StoreTimers.Port timer) implements CodeRepository {
+
+    @Override
+    public boolean insertCode(VerificationCode code, String issueId) {
+        return timer.time("insertCode", () -> codes.insertCode(code, issueId));
+    }
+
+    @Override
+    public Optional<VerificationCode> findCode(String digest) {
+        return timer.time("findCode", () -> codes.findCode(digest));
+    }
+
+    @Override
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        return timer.time("consumeCode", () -> codes.consumeCode(consumption));
+    }
+
+    @Override
+    public List<VerificationCode> makeCurrent(VerificationCode code) {
+        return timer.time("makeCurrent", () -> codes.makeCurrent(code));
+    }
+
+    @Override
+    public List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
+        return timer.time("deleteCodes", () -> codes.deleteCodes(userId, codeType));
+    }
+
+    @Override
+    public List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format) {
+        return timer.time("deleteCodes", () -> codes.deleteCodes(userId, codeType, format));
+    }
+
+    @Override
+    public List<VerificationCode> findCodes(String userId, CodeType codeType) {
+        return timer.time("findCodes", () -> codes.findCodes(userId, codeType));
+    }
+
+    @Override
+    public void deleteCode(String digest) {
+        timer.run("deleteCode", () -> codes.deleteCode(digest));
+    }
+}

@@ -1,0 +1,81 @@
+package dev.verificationservice.spring.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.verificationservice.VerificationStore;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.memory.MemoryVerificationStore;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Every port's calls are timed by port, operation and outcome, webhooks included, without a proxy. */
+class MeteredVerificationStoreTest {
+
+    private static final Instant NOW = Instant.parse("2026-12-02T10:00:00Z");
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final VerificationStore store = MeteredVerificationStore.wrap(new MemoryVerificationStore(), registry);
+
+    private long count(String port, String operation, String outcome) {
+        Timer timer = registry.find(MeteredVerificationStore.TIMER).tag("port", port).tag("operation", operation)
+                .tag("outcome", outcome).timer();
+        return timer == null ? 0 : timer.count();
+    }
+
+    @Test
+    void aWebhookStoreCallIsTimed() {
+        assertThat(store.webhooks().listEndpoints()).isEmpty();
+        assertThat(store.webhooks().findEndpoint("ep-1")).isEmpty();
+        assertThat(store.webhooks().listEndpoints()).isEmpty();
+
+        assertThat(count("webhooks", "listEndpoints", "success")).isEqualTo(2);
+        assertThat(count("webhooks", "findEndpoint", "success")).isEqualTo(1);
+    }
+
+    @Test
+    void aBatchedWebhookCallReachesTheStoresOwnAsOneTimedCall() {
+        assertThat(store.webhooks().recordAndClaim(List.of(), "relay-1", List.of(), NOW, NOW.plusSeconds(30))
+                .claimed()).isEmpty();
+
+        assertThat(count("webhooks", "recordAndClaim", "success")).isEqualTo(1);
+        assertThat(count("webhooks", "claimDeliveries", "success")).as("not split by the decorator").isZero();
+    }
+
+    @Test
+    void everyPortIsTimedUnderItsOwnName() {
+        store.codes().findCodes("ada", CodeType.EMAIL_VERIFICATION);
+        store.devices().findDevices("ada", NOW);
+        store.audit().queryAudit("ada", NOW.minusSeconds(60), NOW, Optional.empty(), 10, NOW);
+        store.counters().deleteCounters("ada", "SEND_EMAIL_VERIFICATION");
+        store.idempotency().findIdempotencyKey("key-digest", NOW);
+        store.totp().findFactors("ada");
+        store.recoveryCodes().findRecoveryCodes("ada");
+        store.webhooks().outboxStats(NOW);
+        store.units().run("a unit", () -> store.codes().findCode("digest"));
+        store.checkReady();
+
+        assertThat(registry.find(MeteredVerificationStore.TIMER).timers()).extracting(meter -> meter.getId().getTag("port"))
+                .containsExactlyInAnyOrder("codes", "codes", "devices", "audit", "counters", "idempotency", "totp",
+                        "recoveryCodes", "webhooks", "units", "store");
+        assertThat(count("codes", "findCode", "success")).as("a call inside a unit is timed too").isEqualTo(1);
+        assertThat(count("units", "unit", "success")).isEqualTo(1);
+    }
+
+    @Test
+    void aFailedCallIsTimedAsAnErrorAndItsFailureGoesUp() {
+        assertThatThrownBy(() -> store.units().run("a unit", () -> {
+            throw new StoreException("refused");
+        })).isInstanceOf(StoreException.class).hasMessage("refused");
+
+        assertThat(count("units", "unit", "error")).isEqualTo(1);
+        assertThat(count("units", "unit", "success")).isZero();
+        assertThat(registry.getMeters()).extracting(Meter::getId).allMatch(id -> id.getTag("port") != null);
+    }
+}
