@@ -58,7 +58,8 @@ public interface VerificationStore extends AutoCloseable {
 
     /**
      * How the domain runs the steps of one operation as a unit ({@link UnitOfWork}): by default each step is its
-     * own call (DynamoDB); the embedded store runs a unit as one transaction of its one writer.
+     * own call and independent calls run one after another; DynamoDB runs independent calls in parallel, and the
+     * embedded store runs a unit as one transaction of its one writer.
      */
     default UnitOfWork units() {
         return UnitOfWork.SEPARATE_STEPS;

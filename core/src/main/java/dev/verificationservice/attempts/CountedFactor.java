@@ -3,8 +3,9 @@ package dev.verificationservice.attempts;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.store.UnitOfWork;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One factor under the rule of {@link CountedAttempts}: its window limit ({@link #action()}) and its count of wrong
@@ -58,25 +59,19 @@ public final class CountedFactor {
 
     /**
      * Starts an attempt of the user, before anything is tested: its place in the window, with the count in a row read
-     * beside it (and, when that count holds something, its place there too). Refused when either limit is reached;
-     * a refused attempt holds no place.
+     * beside it (independent calls, handed to the store together), and, when that count holds something, its place
+     * there too. Refused when either limit is reached; a refused attempt holds no place.
      */
     public Admission begin(String userId) {
         RateLimiter rateLimiter = attempts.rateLimiter();
-        CompletableFuture<RateLimitDecision> reading = rateLimiter.beside(() -> consecutiveState(userId));
-        RateLimitDecision place;
-        try {
-            place = rateLimiter.acquireOverWindows(userId, action, limit, lookBack);
-        } catch (RuntimeException e) {
-            reading.cancel(false);
-            throw e;
-        }
+        List<UnitOfWork.Settled<RateLimitDecision>> ended = rateLimiter.units().settle(List.of(
+                () -> consecutiveState(userId),
+                () -> rateLimiter.acquireOverWindows(userId, action, limit, lookBack)));
+        RateLimitDecision place = ended.get(1).get();
         if (!place.allowed()) {
-            reading.cancel(false);
             return new Admission.Refused(place);
         }
-        RateLimitDecision inARow = RateLimiter.undoneOnFailure(() -> RateLimiter.join(reading),
-                () -> rateLimiter.release(place));
+        RateLimitDecision inARow = RateLimiter.undoneOnFailure(ended.get(0)::get, () -> rateLimiter.release(place));
         if (inARow.limitReached()) {
             rateLimiter.release(place);
             return new Admission.Refused(inARow);

@@ -32,7 +32,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,8 +60,10 @@ import org.slf4j.LoggerFactory;
  *   and are not counted; a verified one is a success of the user's all the same.</li>
  *   <li><b>Units of work</b>: each operation's steps run as one {@link dev.verificationservice.store.UnitOfWork}
  *   (on the embedded store one transaction): a send up to its delivery, then what follows the delivery; a check
- *   or verification whole. A refused send undoes its admission ({@code undo}: rolled back, or its places given
- *   back) and then writes its RATE_LIMITED entry; a wrong guess, its entry and a lock-out's invalidation stay.</li>
+ *   or verification whole. Calls that need none of each other's answers go to the store as one
+ *   {@link dev.verificationservice.store.UnitOfWork#together} call. A refused send gives back what its admission
+ *   took (every place, the cooldown: the same calls on every store, which commit with the unit on the embedded
+ *   store) and writes its RATE_LIMITED entry; a wrong guess, its entry and a lock-out's invalidation stay.</li>
  * </ul>
  */
 public final class CodeService {
@@ -174,7 +176,7 @@ public final class CodeService {
             // The earlier codes are read beside admission's first step: neither needs the other's answer. They
             // are deleted only once the new code is current (the index may not show them all: the store's record
             // of the current code is what makes them unusable).
-            CompletableFuture<List<VerificationCode>> earlier = rateLimiter.beside(() -> codes.findCodes(userId, type));
+            Remembered<List<VerificationCode>> earlier = new Remembered<>(() -> codes.findCodes(userId, type));
             SendAdmission.Outcome outcome = admission.admit(
                     new SendAdmission.Send(userId, type, format, method, target, client), earlier);
             if (outcome instanceof SendAdmission.Refused refused) {
@@ -182,8 +184,8 @@ public final class CodeService {
             }
             SendAdmission.Admitted admitted = (SendAdmission.Admitted) outcome;
             try {
-                return new Prepared.Ready(admitted,
-                        write(userId, type, format, method, maskedTarget, length, context, earlier, client, ttl));
+                return new Prepared.Ready(admitted, write(userId, type, format, method, maskedTarget, length, context,
+                        earlier.value(), client, ttl));
             } catch (RuntimeException failure) {
                 // Nothing went out: the send counts against nothing, and the user may try again at once.
                 admission.withdraw(admitted).ifPresent(failure::addSuppressed);
@@ -210,7 +212,7 @@ public final class CodeService {
         } catch (DeliveryException | RuntimeException e) {
             units.run("record a failed delivery", () -> {
                 // The channel may have taken the message before it failed (and may bill it): its places stay.
-                RateLimiter.join(admission.keep(admitted));
+                admission.keep(admitted).get();
                 // Any failure of the channel, checked or not, leaves no usable code behind.
                 codes.deleteCode(stored.digest());
                 audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
@@ -225,12 +227,36 @@ public final class CodeService {
         details.put("expiresAt", Instants.iso(expiresAt));
         units.run("record a sent code", () -> {
             // The SMS budget's place is kept for good beside CODE_SENT: independent writes.
-            CompletableFuture<Void> kept = admission.keep(admitted);
-            audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
-            RateLimiter.join(kept);
+            units.together(List.of(admission.keep(admitted), () -> {
+                audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
+                return null;
+            }));
             return null;
         });
         return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
+    }
+
+    /**
+     * A call that keeps its value for later: handed to the store among independent calls, read once they have all
+     * ended (volatile, since a store may run it on a thread of its own).
+     */
+    private static final class Remembered<T> implements Supplier<T> {
+        private final Supplier<T> call;
+        private volatile T value;
+
+        Remembered(Supplier<T> call) {
+            this.call = call;
+        }
+
+        @Override
+        public T get() {
+            value = call.get();
+            return value;
+        }
+
+        T value() {
+            return value;
+        }
     }
 
     /** A code as stored (its HMAC) and as it goes out. */
@@ -252,9 +278,8 @@ public final class CodeService {
      * between its admission and its delivery.
      */
     private Written write(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String maskedTarget,
-                          int length, Optional<String> context, CompletableFuture<List<VerificationCode>> earlier,
-                          ClientContext client, Duration ttl) {
-        List<VerificationCode> shown = RateLimiter.join(earlier);
+                          int length, Optional<String> context, List<VerificationCode> shown, ClientContext client,
+                          Duration ttl) {
         Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
         Instant expiresAt = Instants.wholeSecond(createdAt.plus(ttl));

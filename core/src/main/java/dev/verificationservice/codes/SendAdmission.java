@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * Each count is one atomic write, so every limit is exact under concurrency. In four steps:
  * <ol>
  *   <li>what concerns the user alone, at once (on DynamoDB one round trip): the lock-out reads and the place of
- *   item 2, with the caller's read of the user's earlier codes beside them ({@link RateLimiter#beside});</li>
+ *   item 2, with the caller's read of the user's earlier codes beside them (independent calls, handed to the store
+ *   together: {@link UnitOfWork#together});</li>
  *   <li>only if those let the request through, the places shared with other users, at once: items 3 and 4. A
  *   user over its own limit, or locked out, never takes a place in a target's or an address's count, not even
  *   for a moment, so a flood from one account cannot crowd out a victim's address or a shared network;</li>
@@ -115,11 +116,11 @@ final class SendAdmission {
 
     /**
      * Admits the send (every place taken, the cooldown claimed) or says which limit refused it.
-     * {@code alongside} is a call the caller started beside the first step ({@link RateLimiter#beside}); it is
-     * waited for with the first step, and its failure fails the send before the cooldown and the SMS budget are
-     * touched, with every place given back.
+     * {@code alongside} is a call of the caller's that needs none of admission's answers: it goes to the store
+     * with the first step, as one of its independent calls, and its failure fails the send before the cooldown and
+     * the SMS budget are touched, with every place given back.
      */
-    Outcome admit(Send send, CompletableFuture<?> alongside) {
+    Outcome admit(Send send, Supplier<?> alongside) {
         String userId = send.userId();
         CodeType type = send.type();
         DeliveryMethod method = send.method();
@@ -135,27 +136,25 @@ final class SendAdmission {
         Optional<RateLimitDecision> refused;
         try {
             // The first step: what concerns the user alone (the lock-out reads, the user's place) and the caller's
-            // read of the earlier codes, at once.
+            // call, at once.
             List<Check> first = new ArrayList<>();
             if (send.format() == CodeFormat.NUMERIC) {
                 CountedFactor factor = factors.get(type);
-                first.add(new Check(true, rateLimiter.beside(() -> factor.windowState(userId))));
-                first.add(new Check(true, rateLimiter.beside(() -> factor.consecutiveState(userId))));
+                first.add(new Check(true, () -> factor.windowState(userId)));
+                first.add(new Check(true, () -> factor.consecutiveState(userId)));
             }
-            first.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(userId,
-                    CodeService.sendAction(type), policy.sendLimit()))));
+            first.add(new Check(false, () -> rateLimiter.acquire(userId, CodeService.sendAction(type),
+                    policy.sendLimit())));
             refused = step(first, Optional.of(alongside), taken);
             if (refused.isEmpty()) {
-                RateLimiter.join(alongside);
                 // The second step, only for a request the user's own limits let through: the places shared with
                 // other users, the target's and the client address's, at once. A user over its own limit never
                 // touches them, not even for a moment: a flood from one account cannot crowd out a victim's
                 // address or a shared network.
                 List<Check> second = new ArrayList<>();
-                second.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(target, TARGET_ACTION,
-                        policy.targetLimit()))));
-                ip.ifPresent(subject -> second.add(new Check(false, rateLimiter.beside(() -> rateLimiter.acquire(
-                        subject, IP_ACTION, policy.ipLimit())))));
+                second.add(new Check(false, () -> rateLimiter.acquire(target, TARGET_ACTION, policy.targetLimit())));
+                ip.ifPresent(subject -> second.add(new Check(false, () -> rateLimiter.acquire(subject, IP_ACTION,
+                        policy.ipLimit()))));
                 refused = step(second, Optional.empty(), taken);
             }
             Optional<Cooldown> cooldown = refused.isEmpty() ? cooldown(userId, type) : Optional.empty();
@@ -181,103 +180,99 @@ final class SendAdmission {
         }
         Admitted held = new Admitted(List.copyOf(taken), claimed, smsPlace);
         if (refused.isPresent()) {
-            // A refused send leaves nothing of its admission: the embedded store rolls its unit back, a store of
-            // separate steps gets every place and the cooldown given back.
-            units.undo(() -> withdraw(held).ifPresent(failed -> {
+            // A refused send leaves nothing of its admission: every place and the cooldown go back, the same calls
+            // on every store (inside the embedded store's unit they commit with it).
+            withdraw(held).ifPresent(failed -> {
                 throw failed;
-            }));
+            });
             return new Refused(refused.get());
         }
         return held;
     }
 
     /**
-     * Gives back everything an admitted send holds (every place, the cooldown): for a send that fails before its
-     * message is handed to the channel, which must count against nothing. Each is tried even if another fails;
-     * the first failure, the others added to it.
+     * Gives back everything an admitted send holds (every place, the cooldown): for a send refused or failed
+     * before its message is handed to the channel, which must count against nothing. The give-backs are
+     * independent calls: each runs even if another fails; the first failure, the others added to it.
      */
     Optional<RuntimeException> withdraw(Admitted admitted) {
-        List<Runnable> returns = new ArrayList<>();
-        admitted.places().forEach(place -> returns.add(() -> rateLimiter.release(place)));
-        admitted.cooldown().ifPresent(cooldown -> returns.add(() -> rateLimiter.releaseCooldown(cooldown)));
-        RuntimeException first = null;
-        for (Runnable giveBack : returns) {
-            try {
-                giveBack.run();
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        return Optional.ofNullable(first);
-    }
-
-    /**
-     * Keeps the send's SMS budget place for good once its message was handed to the channel (beside the caller's
-     * next call): its mark leaves the budget's counter, which so holds marks only for sends still in admission,
-     * not one per SMS of the window. A failure is only logged: the message is out, and the mark left behind
-     * still counts the SMS (it goes with the counter's ttl).
-     */
-    CompletableFuture<Void> keep(Admitted admitted) {
-        if (admitted.smsPlace().isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return rateLimiter.beside(() -> {
-            try {
-                rateLimiter.keep(admitted.smsPlace().get());
-            } catch (RuntimeException e) {
-                LOG.warn("The SMS budget's place of a sent SMS could not be kept for good ({}); it still counts, "
-                        + "and its mark stays in the counter until the window's counter expires", e.toString());
-            }
+        List<Supplier<Void>> returns = new ArrayList<>();
+        admitted.places().forEach(place -> returns.add(() -> {
+            rateLimiter.release(place);
             return null;
-        });
+        }));
+        admitted.cooldown().ifPresent(cooldown -> returns.add(() -> {
+            rateLimiter.releaseCooldown(cooldown);
+            return null;
+        }));
+        try {
+            units.together(returns);
+            return Optional.empty();
+        } catch (RuntimeException first) {
+            return Optional.of(first);
+        }
     }
 
     /**
-     * Waits for every call of one step (and {@code alongside}), adds each place granted to {@code taken}, then
-     * judges the checks in their order: the first refusal, or the first failure before any refusal, as the
-     * checks made one after another would meet it.
+     * The call that keeps the send's SMS budget place for good once its message was handed to the channel, for
+     * the caller to hand to the store beside its next call: its mark leaves the budget's counter, which so holds
+     * marks only for sends still in admission, not one per SMS of the window. A failure is only logged: the
+     * message is out, and the mark left behind still counts the SMS (it goes with the counter's ttl).
      */
-    private static Optional<RateLimitDecision> step(List<Check> checks, Optional<CompletableFuture<?>> alongside,
-                                                    List<RateLimitDecision> taken) {
-        List<CompletableFuture<?>> calls = new ArrayList<>();
-        checks.forEach(check -> calls.add(check.call()));
-        alongside.ifPresent(calls::add);
-        RateLimiter.awaitAll(calls);
-        for (Check check : checks) {
-            if (!check.lockOut() && !check.call().isCompletedExceptionally()) {
-                RateLimitDecision place = check.call().join();
+    Supplier<Void> keep(Admitted admitted) {
+        return () -> {
+            admitted.smsPlace().ifPresent(place -> {
+                try {
+                    rateLimiter.keep(place);
+                } catch (RuntimeException e) {
+                    LOG.warn("The SMS budget's place of a sent SMS could not be kept for good ({}); it still "
+                            + "counts, and its mark stays in the counter until the window's counter expires",
+                            e.toString());
+                }
+            });
+            return null;
+        };
+    }
+
+    /**
+     * Hands every call of one step (and {@code alongside}) to the store as independent calls, adds each place
+     * granted to {@code taken}, then judges the checks in their order: the first refusal, or the first failure
+     * before any refusal, as the checks made one after another would meet it. Without a refusal, a failure of
+     * {@code alongside} fails the step.
+     */
+    private Optional<RateLimitDecision> step(List<Check> checks, Optional<Supplier<?>> alongside,
+                                             List<RateLimitDecision> taken) {
+        List<Supplier<Object>> calls = new ArrayList<>();
+        alongside.ifPresent(call -> calls.add(call::get));
+        checks.forEach(check -> calls.add(check.call()::get));
+        List<UnitOfWork.Settled<Object>> ended = units.settle(calls);
+        List<UnitOfWork.Settled<Object>> answers = ended.subList(alongside.isPresent() ? 1 : 0, ended.size());
+        for (int index = 0; index < checks.size(); index++) {
+            if (!checks.get(index).lockOut() && !answers.get(index).failed()) {
+                RateLimitDecision place = (RateLimitDecision) answers.get(index).value();
                 if (place.allowed()) {
                     taken.add(place);
                 }
             }
         }
-        return firstRefusal(checks);
+        for (int index = 0; index < checks.size(); index++) {
+            RateLimitDecision decision = (RateLimitDecision) answers.get(index).get();
+            if (checks.get(index).refuses(decision)) {
+                return Optional.of(decision);
+            }
+        }
+        if (alongside.isPresent()) {
+            ended.get(0).get();
+        }
+        return Optional.empty();
     }
 
     /** One call of a step; a lock-out read refuses when its limit is reached, a place when not allowed. */
-    private record Check(boolean lockOut, CompletableFuture<RateLimitDecision> call) {
+    private record Check(boolean lockOut, Supplier<RateLimitDecision> call) {
 
         boolean refuses(RateLimitDecision decision) {
             return lockOut ? decision.limitReached() : !decision.allowed();
         }
-    }
-
-    /**
-     * The first refusal in the order of the checks, as the checks made one after another would find it: a call
-     * that failed before any refusal fails the send with its own exception.
-     */
-    private static Optional<RateLimitDecision> firstRefusal(List<Check> checks) {
-        for (Check check : checks) {
-            RateLimitDecision decision = RateLimiter.join(check.call());
-            if (check.refuses(decision)) {
-                return Optional.of(decision);
-            }
-        }
-        return Optional.empty();
     }
 
     /** The send's place in the global SMS budget, named like every place so that it can go back. */

@@ -5,18 +5,11 @@ import dev.verificationservice.store.UnitOfWork;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -25,62 +18,32 @@ import java.util.function.Supplier;
  * 1, 2, 3, ... and exactly {@code limit} of them are allowed. Each event is named by a random attempt id
  * written with its place, so a retried write counts once (see {@link RateLimitRepository#takePlace}).
  *
- * <p><b>Independent store calls run in parallel</b> (each is a network round trip on DynamoDB): the read of the
- * earlier windows beside the place taken in the current one ({@link #acquireOverWindows}), the reads of a
- * user's states ({@link #states}), and the first step of a send (the lock-out reads, the places and the read of
- * the user's earlier codes, started with {@link #beside}). None of them depends on another's result, and none
- * of them is a condition of another: the decision is made from all the results, exactly as when they ran one
- * after the other.
+ * <p><b>Independent store calls go to the store as one call</b> ({@link UnitOfWork#together}): the read of the
+ * earlier windows beside the place taken in the current one ({@link #acquireOverWindows}) and the reads of a
+ * user's states ({@link #states}). None of them depends on another's result, and none of them is a condition of
+ * another: the decision is made from all the results, exactly as when they ran one after the other. The store
+ * decides how they run (on DynamoDB in parallel, one round trip; on the embedded store one after another).
  */
 public final class RateLimiter {
 
     /** Counters outlive their window by this much before TTL may clean them up. */
     public static final Duration COUNTER_GRACE = Duration.ofHours(1);
 
-    /**
-     * Runs the independent reads: daemon threads, created on demand and ended after a minute idle. Store calls
-     * block on I/O, so they need threads of their own (the common fork-join pool has one thread on two cores).
-     */
-    private static final ExecutorService PARALLEL_READS = Executors.newCachedThreadPool(new java.util.concurrent.ThreadFactory() {
-        private final AtomicInteger threads = new AtomicInteger();
-
-        @Override
-        public Thread newThread(Runnable task) {
-            Thread thread = new Thread(task, "verification-parallel-read-" + threads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        }
-    });
-
     private final RateLimitRepository counters;
     private final Clock clock;
     private final SecureTokens tokens;
-    private final Executor parallel;
     private final UnitOfWork units;
 
+    /** Independent calls one after another ({@link UnitOfWork#SEPARATE_STEPS}). */
     public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens) {
-        this(counters, clock, tokens, PARALLEL_READS);
+        this(counters, clock, tokens, UnitOfWork.SEPARATE_STEPS);
     }
 
-    /**
-     * @param units says when the calling thread runs a unit of work whose calls must stay on it: {@link #beside}
-     *              then runs its call at once, on this thread
-     */
+    /** @param units the store's units of work, which run the independent calls ({@link UnitOfWork#together}) */
     public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, UnitOfWork units) {
-        this(counters, clock, tokens, PARALLEL_READS, units);
-    }
-
-    /** @param parallel runs the store calls that go out beside the calling thread's own */
-    public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, Executor parallel) {
-        this(counters, clock, tokens, parallel, UnitOfWork.SEPARATE_STEPS);
-    }
-
-    private RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, Executor parallel,
-                        UnitOfWork units) {
         this.counters = counters;
         this.clock = clock;
         this.tokens = tokens;
-        this.parallel = parallel;
         this.units = units;
     }
 
@@ -147,29 +110,19 @@ public final class RateLimiter {
         Place place = new Place(new CounterWindow(userId, action, windowStart,
                 windowStart.plus(window.multipliedBy(lookBack + 1L)).plus(COUNTER_GRACE)), tokens.attemptId());
         // The earlier windows are read while the place is taken: two independent requests, one round trip.
-        CompletableFuture<Map<Instant, Long>> reading = beside(() -> counts(userId, action,
-                windowStart.minus(window.multipliedBy(lookBack)), windowStart.minus(window), now));
-        long taken;
-        try {
-            taken = take(place, policy.limit());
-        } catch (RuntimeException e) {
-            reading.cancel(false);
-            throw e;
-        }
-        Map<Instant, Long> earlier;
-        try {
-            earlier = join(reading);
-        } catch (RuntimeException e) {
-            // The attempt fails untested: it must not stay counted.
+        List<UnitOfWork.Settled<Object>> ended = units.settle(List.of(
+                () -> counts(userId, action, windowStart.minus(window.multipliedBy(lookBack)),
+                        windowStart.minus(window), now),
+                () -> take(place, policy.limit())));
+        // A failed take gave its own place back.
+        long taken = (Long) ended.get(1).get();
+        // A failed read fails the attempt untested: its place must not stay counted.
+        @SuppressWarnings("unchecked")
+        Map<Instant, Long> earlier = (Map<Instant, Long>) undoneOnFailure(ended.get(0)::get, () -> {
             if (taken <= policy.limit()) {
-                try {
-                    counters.givePlaceBack(place);
-                } catch (RuntimeException alsoFailed) {
-                    e.addSuppressed(alsoFailed);
-                }
+                counters.givePlaceBack(place);
             }
-            throw e;
-        }
+        });
         long before = earlier.values().stream().mapToLong(Long::longValue).sum();
         long effective = before + taken;
         boolean counted = taken <= policy.limit();
@@ -222,61 +175,16 @@ public final class RateLimiter {
     }
 
     /**
-     * Several reads of states at once, in parallel (on DynamoDB one round trip instead of one each), answered in
-     * the order given. A read that fails fails the whole call with its own exception.
+     * Several reads of states at once, handed to the store as independent calls (on DynamoDB one round trip instead
+     * of one each), answered in the order given. A read that fails fails the whole call with its own exception.
      */
     public List<RateLimitDecision> states(List<Supplier<RateLimitDecision>> reads) {
-        // All of them go out at once; the calling thread only waits (had it run one itself, that one could end
-        // before the others had even started).
-        List<CompletableFuture<RateLimitDecision>> pending = new ArrayList<>();
-        for (Supplier<RateLimitDecision> read : reads) {
-            pending.add(beside(read));
-        }
-        List<RateLimitDecision> states = new ArrayList<>();
-        try {
-            for (CompletableFuture<RateLimitDecision> state : pending) {
-                states.add(join(state));
-            }
-        } finally {
-            pending.forEach(state -> state.cancel(false));
-        }
-        return states;
+        return units.together(reads);
     }
 
-    /**
-     * Starts a store call on the threads of the independent calls, to go out beside the caller's others: only for
-     * calls none of which needs another's result or is a condition of another. {@link #join} gives its result.
-     * Inside a unit of work that holds the calling thread (the embedded store's one transaction) the call runs at
-     * once, on this thread: another thread's call would wait for the very writer this thread holds.
-     */
-    public <T> CompletableFuture<T> beside(Supplier<T> call) {
-        if (units.holdsCallingThread()) {
-            return CompletableFuture.supplyAsync(call, Runnable::run);
-        }
-        return CompletableFuture.supplyAsync(call, parallel);
-    }
-
-    /**
-     * Waits until every call has ended, whether it succeeded or failed (a failure stays in its call): the caller
-     * then knows, for instance, every place that was taken, also when another call failed.
-     */
-    public static void awaitAll(List<? extends CompletableFuture<?>> calls) {
-        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).exceptionally(failure -> null).join();
-    }
-
-    /** The result of a call run in parallel; its own exception if it failed. */
-    public static <T> T join(CompletableFuture<T> call) {
-        try {
-            return call.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException failure) {
-                throw failure;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
-        }
+    /** The store's units of work: how the independent calls of the domain's counted attempts run. */
+    public UnitOfWork units() {
+        return units;
     }
 
     private Map<Instant, Long> counts(String userId, String action, Instant from, Instant to, Instant now) {

@@ -11,6 +11,7 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import java.time.Clock;
@@ -49,6 +50,7 @@ public final class RecoveryCodeService {
     private final SecureTokens tokens;
     private final RecoveryCodes generator;
     private final Clock clock;
+    private final UnitOfWork units;
 
     /**
      * @param attempts    the counted guesses every factor shares, where this one counts its wrong codes
@@ -63,6 +65,7 @@ public final class RecoveryCodeService {
         this.tokens = tokens;
         this.generator = new RecoveryCodes(tokens.random());
         this.clock = clock;
+        this.units = attempts.units();
     }
 
     /**
@@ -71,6 +74,9 @@ public final class RecoveryCodeService {
      */
     public RecoveryCodeIssue issue(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
+        // Not a unit of its own: two issues at once must meet at the replacing write's condition (one set, one
+        // conflict, no answer showing codes voided a moment later), where a unit on the embedded store's one writer
+        // would run them one after the other. Inside a caller's unit (a confirmation's) the steps join it.
         // The set before its codes: an issue written between the two reads moves the set, so this one is refused.
         Optional<String> replaces = repository.currentRecoverySet(user);
         List<RecoveryCode> voided = repository.findRecoveryCodes(user);
@@ -103,6 +109,11 @@ public final class RecoveryCodeService {
     public RecoveryVerification verify(String userId, String code, ClientContext client) {
         String user = Inputs.userId(userId);
         String normalised = RecoveryCodes.normalise(Inputs.required("code", code));
+        // The count, the test and its outcome are one unit of work (on the embedded store one transaction).
+        return units.run("use a recovery code", () -> useCounted(user, normalised, client));
+    }
+
+    private RecoveryVerification useCounted(String user, String normalised, ClientContext client) {
         if (!(factor.begin(user) instanceof Admission.Admitted admitted)) {
             return failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client);
         }

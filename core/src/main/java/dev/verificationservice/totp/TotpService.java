@@ -13,6 +13,7 @@ import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
@@ -71,6 +72,7 @@ public final class TotpService {
     private final TotpSecrets secrets;
     private final Clock clock;
     private final TotpPolicy policy;
+    private final UnitOfWork units;
 
     /** @param attempts the counted guesses every factor shares, where this one counts its wrong codes */
     public TotpService(TotpRepository factors, RecoveryCodeService recovery, EncryptionKeyRing encryption,
@@ -84,6 +86,7 @@ public final class TotpService {
         this.secrets = new TotpSecrets(tokens.random());
         this.clock = clock;
         this.policy = policy;
+        this.units = attempts.units();
     }
 
     /** A new pending factor; the label defaults to the userId and the issuer to the configured one. */
@@ -121,6 +124,12 @@ public final class TotpService {
         String user = Inputs.userId(userId);
         String factor = factorId(factorId);
         String presented = code(code);
+        // The count, the test, its outcome and the recovery codes it issues are one unit of work (on the embedded
+        // store one transaction).
+        return units.run("confirm an authenticator factor", () -> confirmCounted(user, factor, presented, client));
+    }
+
+    private Confirmation confirmCounted(String user, String factor, String presented, ClientContext client) {
         if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
             return notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client);
         }
@@ -170,6 +179,11 @@ public final class TotpService {
     public TotpVerification verify(String userId, String code, ClientContext client) {
         String user = Inputs.userId(userId);
         String presented = code(code);
+        // The count, the test and its outcome are one unit of work (on the embedded store one transaction).
+        return units.run("verify an authenticator code", () -> verifyCounted(user, presented, client));
+    }
+
+    private TotpVerification verifyCounted(String user, String presented, ClientContext client) {
         if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
             return invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client);
         }
@@ -241,15 +255,17 @@ public final class TotpService {
     public boolean remove(String userId, String factorId, ClientContext client) {
         String user = Inputs.userId(userId);
         String factor = factorId(factorId);
-        List<TotpFactor> deleted = factors.deleteFactors(user, Optional.of(factor));
-        if (deleted.isEmpty()) {
-            return false;
-        }
-        boolean confirmedLeft = factors.findFactors(user).stream().anyMatch(TotpFactor::confirmed);
-        int recoveryCodes = confirmedLeft ? 0 : recovery.deleteAll(user);
-        audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.of(factor),
-                recoveryCodes, Map.of()), client);
-        return true;
+        return units.run("remove an authenticator factor", () -> {
+            List<TotpFactor> deleted = factors.deleteFactors(user, Optional.of(factor));
+            if (deleted.isEmpty()) {
+                return false;
+            }
+            boolean confirmedLeft = factors.findFactors(user).stream().anyMatch(TotpFactor::confirmed);
+            int recoveryCodes = confirmedLeft ? 0 : recovery.deleteAll(user);
+            audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.of(factor),
+                    recoveryCodes, Map.of()), client);
+            return true;
+        });
     }
 
     /**
@@ -258,11 +274,13 @@ public final class TotpService {
      */
     public int removeAll(String userId, Map<String, String> context, ClientContext client) {
         String user = Inputs.userId(userId);
-        List<TotpFactor> deleted = factors.deleteFactors(user, Optional.empty());
-        int recoveryCodes = recovery.deleteAll(user);
-        audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.empty(),
-                recoveryCodes, context), client);
-        return deleted.size();
+        return units.run("remove every authenticator factor", () -> {
+            List<TotpFactor> deleted = factors.deleteFactors(user, Optional.empty());
+            int recoveryCodes = recovery.deleteAll(user);
+            audit.recordSuccess(user, AuditEventType.TOTP_REMOVED, removedDetails(deleted.size(), Optional.empty(),
+                    recoveryCodes, context), client);
+            return deleted.size();
+        });
     }
 
     /**
@@ -271,6 +289,7 @@ public final class TotpService {
      */
     public Optional<RecoveryCodeIssue> regenerateRecoveryCodes(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
+        // No unit, as for every issue of a set (RecoveryCodeService#issue).
         if (factors.findFactors(user).stream().noneMatch(TotpFactor::confirmed)) {
             return Optional.empty();
         }

@@ -16,6 +16,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -72,11 +74,18 @@ class SendStepsTest {
 
     @Test
     void theLockOutReadTheUsersPlaceAndTheEarlierCodesAreInFlightTogether() {
+        ExecutorService threads = Executors.newCachedThreadPool();
+        store.independentCallsOn(threads);
         CodeService service = codes(VerificationSettings.defaults());
-        // Lock-out read, user, earlier codes: one after another, the first would wait alone and fail.
+        // Lock-out read, user, earlier codes: handed to the store in separate calls, the first would wait alone
+        // and fail.
         store.gate().holdUntilTogether(3);
 
-        assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
+        try {
+            assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
+        } finally {
+            threads.shutdownNow();
+        }
 
         assertThat(store.table().cooldownClaimed("ada", RESEND)).isTrue();
         assertThat(store.table().codes()).hasSize(1);

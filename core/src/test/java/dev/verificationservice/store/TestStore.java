@@ -8,6 +8,7 @@ import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.store.memory.MemoryTable;
 import dev.verificationservice.store.memory.MemoryVerificationStore;
 import dev.verificationservice.totp.TotpRepository;
+import java.util.concurrent.ExecutorService;
 
 /**
  * The reference store, with the ports the core's tests reach into behind a test decorator: its counters
@@ -24,6 +25,17 @@ public final class TestStore implements VerificationStore {
     private final FaultyCounters counters = new FaultyCounters(memory.counters(), faults, gate);
     private final FaultyCodes codes = new FaultyCodes(memory.codes(), faults, gate);
     private final InterleavedRecoveryCodes recoveryCodes = new InterleavedRecoveryCodes(memory.recoveryCodes());
+    private UnitOfWork units = UnitOfWork.SEPARATE_STEPS;
+
+    /** From now on independent calls each run on one of {@code threads}, as DynamoDB runs them in parallel. */
+    public void independentCallsOn(ExecutorService threads) {
+        units = new ParallelUnits(threads);
+    }
+
+    @Override
+    public UnitOfWork units() {
+        return units;
+    }
 
     /** What the store holds. */
     public MemoryTable table() {

@@ -36,7 +36,8 @@ import java.util.Map;
  * <p><b>Expiry.</b> Nothing is ever deleted for having expired: every read and conditional write decides validity
  * from the ttl the record carries and the {@code now} it is given, to the whole second as a table's {@code ttl}
  * holds it; timestamps compare to the millisecond, as the table's fixed-width text does. Steps of an operation run
- * as separate calls ({@link dev.verificationservice.store.UnitOfWork#SEPARATE_STEPS}), as on DynamoDB.
+ * as separate calls, as on DynamoDB, and independent calls one after another
+ * ({@link dev.verificationservice.store.UnitOfWork#SEPARATE_STEPS}).
  */
 public final class MemoryVerificationStore implements VerificationStore {
 

@@ -17,6 +17,7 @@ import dev.verificationservice.Verification;
 import dev.verificationservice.codes.ArchitectureViolationFixture;
 import dev.verificationservice.codes.PredictableRandomFixture;
 import dev.verificationservice.codes.TestSupportViolationFixture;
+import dev.verificationservice.codes.ThreadsInDomainFixture;
 import dev.verificationservice.console.ConsoleConfiguration;
 import dev.verificationservice.console.ServerInConsoleFixture;
 import dev.verificationservice.delivery.SpringInDeliveryFixture;
@@ -28,6 +29,11 @@ import dev.verificationservice.store.sqlite.SqliteVerificationStore;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -127,6 +133,24 @@ class ArchitectureTest {
             .orShould().callMethod(StrictMath.class, "random")
             .because("codes, recovery codes, TOTP seeds, device secrets and keys must be unguessable: SecureRandom");
 
+    /** The packages of the domain's services: they say which calls are independent, never how they run. */
+    private static final Set<String> DOMAIN_SERVICES = Set.of("codes", "devices", "totp", "recovery", "attempts",
+            "ratelimit", "audit", "operator", "idempotency").stream()
+            .map(name -> "dev.verificationservice." + name).collect(Collectors.toUnmodifiableSet());
+
+    static final ArchRule DOMAIN_SERVICES_RUN_NO_THREADS = noClasses()
+            .that(resideIn("are in a domain service's package", DOMAIN_SERVICES))
+            .should().dependOnClassesThat(DescribedPredicate.describe("run calls on other threads (an executor, a "
+                    + "thread factory, a future)", type -> type.isAssignableTo(Executor.class)
+                    || type.isAssignableTo(ThreadFactory.class) || type.isAssignableTo(Future.class)
+                    || type.isAssignableTo(CompletionStage.class) || type.isEquivalentTo(Executors.class)))
+            .orShould().callConstructorWhere(DescribedPredicate.describe("make a thread",
+                    call -> call.getTargetOwner().isAssignableTo(Thread.class)))
+            .orShould().callMethodWhere(DescribedPredicate.describe("start a thread",
+                    call -> call.getTargetOwner().isAssignableTo(Thread.class) && call.getName().equals("start")))
+            .because("the domain hands independent calls to the store as one call (UnitOfWork#together), and the "
+                    + "store decides how they run: in parallel on DynamoDB, on the writer's thread in an embedded unit");
+
     static final ArchRule STARTER_PACKAGES_FORM_NO_CYCLE = slices()
             .assignedFrom(packagesOf("the starter", STARTER))
             .should().beFreeOfCycles();
@@ -186,6 +210,11 @@ class ArchitectureTest {
     @Test
     void everySecretComesFromSecureRandom() {
         SECRETS_COME_FROM_SECURE_RANDOM.check(PRODUCTION);
+    }
+
+    @Test
+    void theDomainServicesRunNoThreads() {
+        DOMAIN_SERVICES_RUN_NO_THREADS.check(PRODUCTION);
     }
 
     @Test
@@ -254,6 +283,16 @@ class ArchitectureTest {
         JavaClasses withViolation = new ClassFileImporter().importClasses(SpringInDeliveryFixture.class);
 
         assertThat(DELIVERY_KNOWS_NO_SPRING.evaluate(withViolation).hasViolation()).isTrue();
+    }
+
+    /** The rule catches what it is there for: a domain class that runs a call on a future or a thread. */
+    @Test
+    void aDomainClassRunningThreadsBreaksTheBuild() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(ThreadsInDomainFixture.class);
+
+        assertThat(DOMAIN_SERVICES_RUN_NO_THREADS.evaluate(withViolation).getFailureReport().getDetails())
+                .anyMatch(line -> line.contains("CompletableFuture")).anyMatch(line -> line.contains("Thread.<init>"))
+                .anyMatch(line -> line.contains("Thread.start"));
     }
 
     /** The rule catches what it is there for: a domain class that draws a code from java.util.Random. */

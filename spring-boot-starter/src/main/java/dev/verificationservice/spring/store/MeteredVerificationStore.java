@@ -11,6 +11,7 @@ import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.totp.TotpRepository;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -65,13 +66,8 @@ public final class MeteredVerificationStore {
             }
 
             @Override
-            public void undo(Runnable compensation) {
-                units.undo(compensation);
-            }
-
-            @Override
-            public boolean holdsCallingThread() {
-                return units.holdsCallingThread();
+            public <T> List<T> together(List<Supplier<T>> calls) {
+                return units.together(calls);
             }
         };
     }

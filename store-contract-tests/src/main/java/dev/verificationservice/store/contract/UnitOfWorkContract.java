@@ -1,27 +1,36 @@
 package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeRequest;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.IssueResult;
 import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.ratelimit.RateLimitDecision;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The refusals of an operation run as one unit of work ({@link dev.verificationservice.store.UnitOfWork}): the
- * embedded store rolls back what its one transaction wrote, DynamoDB gives it back step by step, and both leave the
- * same answers, the same audit and the same counts. What a refusal must leave behind stays on both: its audit
- * entry, a counted wrong guess, a lock-out's invalidation.
+ * The steps of an operation run as one unit of work ({@link UnitOfWork}), and the unit never changes what they
+ * mean: the embedded store commits them together, DynamoDB runs them one by one, and both leave the same answers,
+ * the same audit and the same counts. What a refusal or a failure must not leave, the domain gives back with the
+ * same calls on every store; what it must leave stays on every store: its audit entry, a counted wrong guess, a
+ * lock-out's invalidation. Independent calls handed over together ({@link UnitOfWork#together}) answer in order
+ * and all run, whichever fails.
  */
 public abstract class UnitOfWorkContract extends ContractPart {
 
@@ -174,5 +183,87 @@ public abstract class UnitOfWorkContract extends ContractPart {
         assertThat(count("ash", "SEND_EMAIL_VERIFICATION")).isEqualTo(issued);
         assertThat(audit("ash").stream().filter("CODE_SENT"::equals)).hasSize(1);
         assertThat(audit("ash").stream().filter(entry -> entry.startsWith("RATE_LIMITED"))).hasSize(11);
+    }
+
+    @Test
+    void independentCallsAnswerInTheOrderGivenAndAllRunWhenOneFails() {
+        UnitOfWork units = store().units();
+        for (int held = 1; held <= 3; held++) {
+            for (int place = 0; place < held; place++) {
+                store().counters().takePlace(placeOf("kit-" + held, "SEND_EMAIL_VERIFICATION", "attempt-" + place), 5);
+            }
+        }
+
+        assertThat(units.together(List.<Supplier<Long>>of(() -> placesOf("kit-3"), () -> placesOf("kit-1"),
+                () -> placesOf("kit-2")))).containsExactly(3L, 1L, 2L);
+
+        IllegalStateException first = new IllegalStateException("the first call failed");
+        IllegalStateException third = new IllegalStateException("the third call failed");
+        assertThatThrownBy(() -> units.together(List.<Supplier<Long>>of(() -> {
+            throw first;
+        }, () -> store().counters().takePlace(placeOf("lee", "SEND_EMAIL_VERIFICATION", "attempt-1"), 5), () -> {
+            throw third;
+        }, () -> store().counters().takePlace(placeOf("lee", "SEND_EMAIL_VERIFICATION", "attempt-2"), 5))))
+                .isSameAs(first).satisfies(thrown -> assertThat(thrown.getSuppressed()).containsExactly(third));
+        assertThat(placesOf("lee")).as("every call beside the failures ran to its end").isEqualTo(2);
+    }
+
+    @Test
+    void independentCallsInsideAUnitAllRunAndWhatTheDomainKeepsCommitsWithTheUnit() {
+        UnitOfWork units = store().units();
+        IllegalStateException failed = new IllegalStateException("one call failed");
+
+        List<UnitOfWork.Settled<Long>> ended = units.run("take places beside a failing call",
+                () -> units.settle(List.<Supplier<Long>>of(
+                        () -> store().counters().takePlace(placeOf("mae", "SEND_EMAIL_VERIFICATION", "attempt-1"), 5), () -> {
+                            throw failed;
+                        }, () -> store().counters().takePlace(placeOf("mae", "SEND_EMAIL_VERIFICATION", "attempt-2"), 5))));
+
+        assertThat(ended).extracting(UnitOfWork.Settled::failure).containsExactly(null, failed, null);
+        assertThat(ended.get(0).value() + ended.get(2).value()).as("places 1 and 2, in either order").isEqualTo(3);
+        assertThat(placesOf("mae")).isEqualTo(2);
+    }
+
+    @Test
+    void aSendWhoseCodeCannotBeStoredGivesBackEveryPlaceAndItsCooldown() {
+        assertThat(send("nia")).isInstanceOf(IssueResult.Issued.class);
+        clock().advance(java.time.Duration.ofMinutes(1));
+        Map<String, String> counts = heldCounts();
+        var failing = on(failingAt("insertCode"));
+
+        assertThatThrownBy(() -> failing.codes().issue(CodeRequest.of("nia", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "nia@example.com").withClient(CLIENT))).isInstanceOf(StoreException.class);
+
+        assertThat(heldCounts()).as("every place the send took was given back").isEqualTo(counts);
+        assertThat(send("nia")).as("no cooldown holds the next send back").isInstanceOf(IssueResult.Issued.class);
+        assertThat(audit("nia")).as("the failed send wrote nothing").containsExactly("CODE_SENT", "CODES_INVALIDATED",
+                "CODE_SENT");
+    }
+
+    @Test
+    void aSendWhoseEarlierCodesCannotBeReadGivesBackThePlacesTakenBesideTheRead() {
+        Map<String, String> counts = heldCounts();
+        var failing = on(failingAt("findCodes"));
+
+        assertThatThrownBy(() -> failing.codes().issue(CodeRequest.of("oli", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "oli@example.com").withClient(CLIENT))).isInstanceOf(StoreException.class);
+
+        assertThat(heldCounts()).as("the user's place, taken beside the read, was given back").isEqualTo(counts);
+        assertThat(send("oli")).isInstanceOf(IssueResult.Issued.class);
+        assertThat(count("oli", "SEND_EMAIL_VERIFICATION")).isEqualTo(1);
+    }
+
+    /** The places the user holds in the send counter of the test's window. */
+    private long placesOf(String userId) {
+        return store().counters().findCounter(userId, "SEND_EMAIL_VERIFICATION", placeOf(userId, "SEND_EMAIL_VERIFICATION", "-")
+                .window().windowStart(), clock().instant()).map(counter -> counter.count()).orElse(0L);
+    }
+
+    /** This test's store, except that every call of the codes' {@code method} fails as an unreachable store does. */
+    private VerificationStore failingAt(String method) {
+        return Interposed.withPort(VerificationStore.class, store(), "codes", Interposed.answering(CodeRepository.class,
+                store().codes(), method, arguments -> {
+                    throw new StoreException("the store could not be reached for " + method);
+                }));
     }
 }

@@ -11,6 +11,7 @@ import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.totp.TotpRepository;
 import java.util.List;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -133,6 +134,12 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         table.call("describe the table",
                 () -> table.client.describeTable(request -> request.tableName(table.tableName)));
         table.capacity.record(AccessPattern.CHECK_READY, READ, List.of());
+    }
+
+    /** Each step its own request; independent calls in parallel ({@link DynamoDbUnitOfWork}). */
+    @Override
+    public UnitOfWork units() {
+        return DynamoDbUnitOfWork.INSTANCE;
     }
 
     /** The client belongs to whoever built it; closing the store leaves it open. */

@@ -60,9 +60,8 @@ import org.slf4j.LoggerFactory;
  * While they run, each store call they make is a step: {@link #run} from the writer's own thread runs the body at
  * once in a nested savepoint of its own (a failing step leaves nothing of itself, and the unit decides what
  * follows), and reads use the writer's connection ({@link #unitConnection}), so they see what the unit and the
- * bodies before it in the batch wrote. {@link #undoUnit} rolls the unit back to its start (a refusal that must
- * leave nothing). A unit that throws leaves nothing. Its outcome is handed back after the COMMIT, like every
- * body's.
+ * bodies before it in the batch wrote. A unit that throws leaves nothing. Its outcome is handed back after the
+ * COMMIT, like every body's.
  * No batch waits for company: a batch is whatever arrived while the previous one was being written and
  * synced, so a lone write is committed at once.
  */
@@ -231,18 +230,6 @@ final class GroupCommitWriter implements AutoCloseable {
     /** Whether the calling thread is the writer's, running a unit: its store calls are the unit's steps. */
     boolean holdsCallingThread() {
         return unitRunning && Thread.currentThread() == thread;
-    }
-
-    /** Within a unit: rolls back everything the unit wrote so far (the unit's savepoint stays open). */
-    void undoUnit() {
-        if (!holdsCallingThread()) {
-            throw new IllegalStateException("only a unit of work can undo its writes");
-        }
-        try {
-            execute("ROLLBACK TO job");
-        } catch (SQLException e) {
-            throw SqliteTable.failure("undo a refused operation", e);
-        }
     }
 
     /** The connection a unit's steps read through (see {@link #holdsCallingThread}); closing it does nothing. */

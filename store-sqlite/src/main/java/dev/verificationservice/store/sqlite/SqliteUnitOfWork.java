@@ -1,6 +1,7 @@
 package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.store.UnitOfWork;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -8,8 +9,8 @@ import java.util.function.Supplier;
  * ({@link GroupCommitWriter#runUnit}). Every store call the steps make runs on the writer's thread in a savepoint
  * of its own, reads included (through the writer's connection), and the unit commits once, with the other
  * transactions of its batch: a send up to its delivery, or a verification, costs one place in one COMMIT instead
- * of one transaction per step. A refusal's {@link #undo} rolls the unit back to its start; what the refusal must
- * leave behind is written after it and commits with the unit.
+ * of one transaction per step. The domain's compensations (a refused send's places given back) are steps like any
+ * other and commit with the unit.
  */
 final class SqliteUnitOfWork implements UnitOfWork {
 
@@ -24,14 +25,13 @@ final class SqliteUnitOfWork implements UnitOfWork {
         return writer.runUnit(what, steps);
     }
 
-    /** Rolls the unit back to its start; the compensation is not needed, nothing of the unit stays. */
+    /**
+     * One after another on the calling thread: inside a unit that is the writer's, which every call of the unit
+     * must stay on (another thread's call would wait for the very writer this thread holds); outside one as well,
+     * so that the calls run the same way wherever they are made (the store owns no thread for them).
+     */
     @Override
-    public void undo(Runnable compensation) {
-        writer.undoUnit();
-    }
-
-    @Override
-    public boolean holdsCallingThread() {
-        return writer.holdsCallingThread();
+    public <T> List<T> together(List<Supplier<T>> calls) {
+        return UnitOfWork.inTurn(calls);
     }
 }

@@ -37,10 +37,11 @@ import java.util.Map;
  * together. SQLite runs one writer at a time, and every step above is atomic, so the concurrent guarantees
  * (one consume wins, exact rate limits) hold across threads and across processes sharing the file.
  *
- * <p><b>One transaction per operation.</b> The domain runs the steps of a send (up to its delivery), of a
- * verification and of a device verification as a unit of work ({@link #units()}, {@link SqliteUnitOfWork}): the
- * steps run on the writer's thread as one transaction of a batch, each store call in a savepoint of its own, and
- * commit once. Delivery runs outside the unit, so the writer never waits for a channel.
+ * <p><b>One transaction per operation.</b> The domain runs the steps of a send (up to its delivery), of a code,
+ * TOTP or recovery-code verification and of a device verification as a unit of work ({@link #units()},
+ * {@link SqliteUnitOfWork}): the steps run on the writer's thread as one transaction of a batch, each store call in
+ * a savepoint of its own (independent calls one after another), and commit once. Delivery runs outside the unit,
+ * so the writer never waits for a channel.
  *
  * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss. A
  * write is acknowledged only once the batch it was committed in is synced; the batch shares that one sync

@@ -17,15 +17,23 @@ import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.DeviceVerification;
 import dev.verificationservice.devices.RegisteredDevice;
+import dev.verificationservice.recovery.RecoveryVerification;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.testsupport.time.MutableClock;
+import dev.verificationservice.totp.Confirmation;
+import dev.verificationservice.totp.Enrolment;
+import dev.verificationservice.totp.Totp;
+import dev.verificationservice.totp.TotpAlgorithm;
+import dev.verificationservice.totp.TotpVerification;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.apache.commons.codec.binary.Base32;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,6 +60,7 @@ class SqliteUnitOfWorkTest {
         store = SqliteVerificationStore.open(dataDirectory, clock, Duration.ofDays(1), Duration.ofHours(1));
         verification = Verification.builder().store(store)
                 .keys(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom()))))
+                .encryption(EncryptionKeyRing.fromBase64(List.of(EncryptionKeyRing.generateBase64Key(new SecureRandom()))))
                 .sender(outbox).clock(clock).settings(VerificationSettings.defaults()).build();
     }
 
@@ -125,6 +134,49 @@ class SqliteUnitOfWorkTest {
     }
 
     @Test
+    void aTotpVerificationIsOneCommitRightOrWrong() {
+        Enrolment enrolment = verification.totp().enrol("alice", Optional.empty(), Optional.empty(), CLIENT);
+        long before = commits();
+        assertThat(verification.totp().confirm("alice", enrolment.factorId(), totpCode(enrolment, 0), CLIENT)
+                .confirmed()).isTrue();
+        assertThat(commits() - before).as("count, test, confirming write and the recovery codes").isEqualTo(1);
+
+        String right = totpCode(enrolment, 1);
+        // A code no step within the accepted skew shows.
+        List<String> shown = List.of(totpCode(enrolment, -1), totpCode(enrolment, 0), right, totpCode(enrolment, 2));
+        String wrong = java.util.stream.Stream.of("000000", "111111", "222222", "333333", "444444")
+                .filter(candidate -> !shown.contains(candidate)).findFirst().orElseThrow();
+        before = commits();
+        assertThat(verification.totp().verify("alice", wrong, CLIENT))
+                .isEqualTo(new TotpVerification.Invalid(TotpVerification.Reason.INVALID_CODE));
+        assertThat(commits() - before).as("the counted guess and its audit entry").isEqualTo(1);
+
+        clock.advance(Duration.ofSeconds(30));
+        before = commits();
+        assertThat(verification.totp().verify("alice", right, CLIENT)).isInstanceOf(TotpVerification.Valid.class);
+        assertThat(commits() - before).as("count, read, accepted step with TOTP_VERIFIED and the reset")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aRecoveryCodeUseIsOneCommit() {
+        Enrolment enrolment = verification.totp().enrol("alice", Optional.empty(), Optional.empty(), CLIENT);
+        Confirmation.Confirmed confirmed = (Confirmation.Confirmed) verification.totp().confirm("alice",
+                enrolment.factorId(), totpCode(enrolment, 0), CLIENT);
+        String code = confirmed.recoveryCodes().orElseThrow().codes().get(0);
+
+        long before = commits();
+        assertThat(verification.recovery().verify("alice", code, CLIENT)).isInstanceOf(RecoveryVerification.Valid.class);
+        assertThat(commits() - before).as("count, read, the use with RECOVERY_CODE_USED and the reset").isEqualTo(1);
+    }
+
+    /** The authenticator's code {@code stepsAhead} periods from now. */
+    private String totpCode(Enrolment enrolment, int stepsAhead) {
+        return Totp.code(new Base32().decode(enrolment.secret()), Totp.step(clock.instant(), Totp.DEFAULT_PERIOD)
+                + stepsAhead, TotpAlgorithm.SHA1, Totp.DEFAULT_DIGITS);
+    }
+
+    @Test
     void revokingEveryDeviceAndInvalidatingCodesAreOneCommitEach() {
         verification.devices().register(new DeviceRegistration("alice", "phone-1", "IOS", Optional.empty(),
                 Optional.empty(), CLIENT));
@@ -148,8 +200,8 @@ class SqliteUnitOfWorkTest {
         // The cooldown refuses it after the user's, the target's and the address's places were taken.
         assertThat(send("alice")).isInstanceOf(IssueResult.RateLimited.class);
 
-        assertThat(commits() - before).isEqualTo(1);
-        assertThat(counterItems()).as("every place and mark rolled back").isEqualTo(counters);
+        assertThat(commits() - before).as("the places taken and given back, and RATE_LIMITED").isEqualTo(1);
+        assertThat(counterItems()).as("every place given back, no mark left").isEqualTo(counters);
         assertThat(verification.audit().query("alice", Optional.empty(), Optional.empty(), Optional.of(10),
                 Optional.empty()).entries().get(0).eventType().name()).isEqualTo("RATE_LIMITED");
     }
@@ -162,12 +214,12 @@ class SqliteUnitOfWorkTest {
         assertThatThrownBy(() -> units.run("fail after a step", () -> {
             verification.rateLimiter().acquire("alice", "SEND_EMAIL_VERIFICATION",
                     VerificationSettings.DEFAULT_SEND_LIMIT);
-            assertThat(units.holdsCallingThread()).isTrue();
+            assertThat(store.writer().holdsCallingThread()).isTrue();
             throw new IllegalStateException("the operation failed after its first step");
         })).hasMessageContaining("after its first step");
 
         assertThat(counterItems()).isEqualTo(counters);
-        assertThat(units.holdsCallingThread()).isFalse();
+        assertThat(store.writer().holdsCallingThread()).isFalse();
     }
 
     /** The rate-limit counters and cooldowns as stored (rows of the items table), in key order. */
