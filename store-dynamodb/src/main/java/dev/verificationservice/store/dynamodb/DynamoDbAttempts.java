@@ -16,7 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
@@ -67,6 +69,11 @@ final class DynamoDbAttempts {
 
     /** The outcome of one attempt's transaction. */
     sealed interface Outcome {
+        /** This outcome in a port's words: {@code written}, or {@code refused} of the item as it is. */
+        default <T> T answer(Supplier<T> written, Function<Optional<Map<String, Object>>, T> refused) {
+            return this instanceof Refused refusal ? refused.apply(refusal.current()) : written.get();
+        }
+
         /** Written now, or before: then {@code shown} is the item as read that shows this attempt's write. */
         record Written(Optional<Map<String, Object>> shown) implements Outcome {
         }
@@ -100,6 +107,7 @@ final class DynamoDbAttempts {
      * @param operation what {@link DynamoDbTable#failure} names
      * @param cancelled what a cancellation's message names, after "the"
      * @param retry     the advice that ends a cancellation's message
+     * @param kind      the cancellation's kind
      */
     record Naming(String operation, String cancelled, String retry, StoreException.Kind kind) {
 
@@ -111,10 +119,14 @@ final class DynamoDbAttempts {
     /**
      * One attempt's transaction, as the class says.
      *
+     * @param pattern     whose capacity it is
+     * @param naming      how its failures name it
+     * @param attemptId   the attempt, the first send's ClientRequestToken
      * @param conditioned the items whose conditions are the rule, first
      * @param riding      the items written with them on conditions of their own (a failure: a StoreException)
      * @param place       the place to give back, if the attempt holds a counted one
      * @param guard       the last item, whose failed condition refuses the attempt with nothing to show
+     * @param mark        the item that shows whether this attempt's write is there
      */
     record Write(AccessPattern pattern, Naming naming, String attemptId, List<TransactWriteItem> conditioned,
                  List<TransactWriteItem> riding, Optional<Place> place, Optional<TransactWriteItem> guard, Mark mark) {

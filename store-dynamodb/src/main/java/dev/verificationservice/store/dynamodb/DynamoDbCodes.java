@@ -113,9 +113,8 @@ final class DynamoDbCodes implements CodeRepository {
 
     @Override
     public ConsumeOutcome consumeCode(CodeConsumption consumption) {
-        return DynamoDbAttempts.run(table, consumeWrite(consumption)) instanceof DynamoDbAttempts.Outcome.Refused refused
-                ? new ConsumeOutcome.Rejected(refused.current().map(CodeItems::code))
-                : new ConsumeOutcome.Consumed();
+        return DynamoDbAttempts.run(table, consumeWrite(consumption)).answer(ConsumeOutcome.Consumed::new,
+                current -> new ConsumeOutcome.Rejected(current.map(CodeItems::code)));
     }
 
     /** The consume's {@code send}-th request, with the give-back only while {@code giveBack}. */

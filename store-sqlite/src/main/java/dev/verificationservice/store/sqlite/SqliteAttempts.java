@@ -12,7 +12,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The one write of an attempt that uses something up in the SQLite table (a code consumed, a time step accepted or a
@@ -40,6 +42,11 @@ final class SqliteAttempts {
 
     /** The outcome of one attempt's write. */
     sealed interface Outcome {
+        /** This outcome in a port's words: {@code written}, or {@code refused} of the item as it is. */
+        default <T> T answer(Supplier<T> written, Function<Optional<Map<String, Object>>, T> refused) {
+            return this instanceof Refused refusal ? refused.apply(refusal.current()) : written.get();
+        }
+
         record Written() implements Outcome {
         }
 

@@ -86,7 +86,7 @@ final class SqliteCodes implements CodeRepository {
     @Override
     public ConsumeOutcome consumeCode(CodeConsumption consumption) {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
-        SqliteAttempts.Outcome outcome = attempts.write("consume a code", "verification", key, CONSUME_CODE,
+        return attempts.write("consume a code", "verification", key, CONSUME_CODE,
                 (update, item) -> {
                     update.setString(1, consumption.attemptId());
                     update.setString(2, item.pk());
@@ -97,10 +97,8 @@ final class SqliteCodes implements CodeRepository {
                     // IS compares NULL with NULL as equal: both without a context, or the same context's HMAC.
                     update.setString(7, consumption.contextDigest().orElse(null));
                 }, current -> CodeItems.consumedBy(current).filter(consumption.attemptId()::equals).isPresent(),
-                consumption.verified(), consumption.placeToGiveBack());
-        return outcome instanceof SqliteAttempts.Outcome.Refused refused
-                ? new ConsumeOutcome.Rejected(refused.current().map(CodeItems::code))
-                : new ConsumeOutcome.Consumed();
+                consumption.verified(), consumption.placeToGiveBack()).answer(ConsumeOutcome.Consumed::new,
+                current -> new ConsumeOutcome.Rejected(current.map(CodeItems::code)));
     }
 
     @Override

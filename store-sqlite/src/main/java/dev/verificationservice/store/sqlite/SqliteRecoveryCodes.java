@@ -108,7 +108,7 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     @Override
     public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
         TableKeys.PrimaryKey key = TableKeys.recoveryCode(use.userId(), use.digest());
-        SqliteAttempts.Outcome outcome = attempts.write("use a recovery code", "recovery-code use", key, USE_CODE,
+        return attempts.write("use a recovery code", "recovery-code use", key, USE_CODE,
                 (update, item) -> {
                     update.setString(1, Timestamps.format(use.now()));
                     update.setString(2, use.attemptId());
@@ -116,10 +116,8 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
                     update.setString(4, item.sk());
                     update.setString(5, use.setId());
                 }, current -> RecoveryCodeItems.usedBy(current).filter(use.attemptId()::equals).isPresent(),
-                use.used(), use.placeToGiveBack());
-        return outcome instanceof SqliteAttempts.Outcome.Refused refused
-                ? new RecoveryUseOutcome.Refused(refused.current().map(RecoveryCodeItems::recoveryCode))
-                : new RecoveryUseOutcome.Used();
+                use.used(), use.placeToGiveBack()).answer(RecoveryUseOutcome.Used::new,
+                current -> new RecoveryUseOutcome.Refused(current.map(RecoveryCodeItems::recoveryCode)));
     }
 
     @Override

@@ -146,12 +146,10 @@ final class SqliteTotpFactors implements TotpRepository {
     private StepOutcome conditionalStep(String what, StepAcceptance write, String statement,
                                        SqliteAttempts.Binding binding) {
         TableKeys.PrimaryKey key = TableKeys.totpFactor(write.userId(), write.factorId());
-        SqliteAttempts.Outcome outcome = attempts.write(what, what, key, statement, binding,
+        return attempts.write(what, what, key, statement, binding,
                 current -> TotpItems.acceptedBy(current).filter(write.attemptId()::equals).isPresent(),
-                write.entry(), write.placeToGiveBack());
-        return outcome instanceof SqliteAttempts.Outcome.Refused refused
-                ? new StepOutcome.Refused(refused.current().map(TotpItems::totpFactor))
-                : new StepOutcome.Accepted();
+                write.entry(), write.placeToGiveBack()).answer(StepOutcome.Accepted::new,
+                current -> new StepOutcome.Refused(current.map(TotpItems::totpFactor)));
     }
 
     private static int bindReseal(PreparedStatement update, int first, Optional<SealedSecret> resealed)
