@@ -4,12 +4,8 @@ import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Ki
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.bool;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
-import static dev.verificationservice.store.dynamodb.DynamoDbTable.CONDITION_FAILED;
-import static dev.verificationservice.store.dynamodb.DynamoDbTable.TRANSACTION_CONFLICT;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.boundAsValues;
-import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
-import static dev.verificationservice.store.dynamodb.DynamoDbTable.reasonCode;
 
 import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeFormat;
@@ -27,16 +23,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
-import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -61,27 +54,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   its GSI1 read showed.</li>
  * </ol>
  *
- * <p><b>Consume a code</b>: one TransactWriteItems of
- * <ol>
- *   <li>Update {@value #MARK_USED} on {@value #CODE_IS_CONSUMABLE} and the context's ({@value #AND_SAME_CONTEXT},
- *   or {@value #AND_NO_CONTEXT}), ALL_OLD on failure;</li>
- *   <li>Put of the CODE_VERIFIED entry on {@value DynamoDbTable#KEY_IS_NEW};</li>
- *   <li>for a NUMERIC code, Update {@value DynamoDbCounters#GIVE_PLACE_BACK} on
- *   {@value DynamoDbCounters#PLACE_IS_HELD};</li>
- *   <li>last, a ConditionCheck of the marker, {@value #IS_CURRENT}, so a superseded code is never used, whatever
- *   GSI1 shows.</li>
- * </ol>
- * The attempt id is the ClientRequestToken, so DynamoDB answers the SDK's retry of a committed transaction "done"
- * without applying it again. Outcomes: committed: consumed; the code's condition failed and its
- * {@code consumedBy} is this attempt: consumed (this attempt's transaction was applied before); failed otherwise:
- * rejected, and the old item says why (USED, EXPIRED, NOT_FOUND); the marker's condition failed: rejected (another
- * code is current, or the codes were invalidated); only the give-back's condition failed (the counter was reset
- * meanwhile): the transaction is sent again without it; TransactionConflict (another transaction on an item at
- * that moment): the code is read consistently (used by another attempt: rejected; by this one: consumed), else sent
- * again after a pause, up to {@value #MAX_CONSUME_ATTEMPTS} times; anything else: a StoreException, nothing written.
- * Each different request of one consume has a token of its own, and a request whose outcome is in doubt is sent
- * again under its token until it is certain (see {@link TransactionConflicts}). An engine that does not return
- * the old item is read once with a consistent GetItem.
+ * <p><b>Consume a code</b>: one attempt's transaction ({@link DynamoDbAttempts}, which has the algorithm): Update
+ * {@value #MARK_USED} on {@value #CODE_IS_CONSUMABLE} and the context's ({@value #AND_SAME_CONTEXT}, or
+ * {@value #AND_NO_CONTEXT}), stamped with the attempt in {@code consumedBy}; the CODE_VERIFIED entry; for a NUMERIC
+ * code, the give-back; as the guard, a ConditionCheck of the marker, {@value #IS_CURRENT}, so a superseded code is
+ * never used, whatever GSI1 shows. Refused is rejected, and the old item says why (USED, EXPIRED, NOT_FOUND; nothing
+ * when the guard failed); after a conflict, a code another attempt used is rejected.
  *
  * <p><b>Invalidate codes</b> (the operator's, or a lock-out's for one format):
  * <ol>
@@ -114,9 +92,6 @@ final class DynamoDbCodes implements CodeRepository {
     /** No marker: a code stored before markers existed, still governed by deletion alone. */
     static final String IS_CURRENT = "attribute_not_exists(PK) OR #current = :digest";
 
-    /** How often a consume cancelled by a concurrent transaction on its items is tried (with pauses between). */
-    private static final int MAX_CONSUME_ATTEMPTS = TransactionConflicts.MAX_CONFLICT_TRIES;
-
     private final DynamoDbTable table;
 
     DynamoDbCodes(DynamoDbTable table) {
@@ -138,75 +113,24 @@ final class DynamoDbCodes implements CodeRepository {
 
     @Override
     public ConsumeOutcome consumeCode(CodeConsumption consumption) {
-        TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
-        boolean giveBack = consumption.placeToGiveBack().isPresent();
-        for (int attempt = 1; ; attempt++) {
-            // Each try is a different request under a token of its own (see TransactionConflicts).
-            TransactWriteItemsRequest request = consumeRequest(consumption, giveBack, attempt);
-            try {
-                table.capacity.record(AccessPattern.CONSUME_CODE, WRITE,
-                        TransactionConflicts.settled(table.client, request).consumedCapacity());
-                return new ConsumeOutcome.Consumed();
-            } catch (TransactionCanceledException e) {
-                table.capacity.record(AccessPattern.CONSUME_CODE, WRITE, List.of());
-                List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
-                String codeReason = reasonCode(reasons, 0);
-                if (CONDITION_FAILED.equals(codeReason)) {
-                    Optional<Map<String, Object>> current = reasons.get(0).hasItem() && !reasons.get(0).item().isEmpty()
-                            ? Optional.of(DynamoDbItems.fromAttributeValues(reasons.get(0).item()))
-                            : table.conditionFailureReturnsItem ? Optional.empty()
-                            : table.getItem(key, AccessPattern.CONSUME_CODE);
-                    if (current.flatMap(CodeItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
-                        // This attempt's transaction was applied before (its answer lost): the code, its audit
-                        // entry and the give-back are all there. A retry, not a second use.
-                        return new ConsumeOutcome.Consumed();
-                    }
-                    return new ConsumeOutcome.Rejected(current.map(CodeItems::code));
-                }
-                if (CONDITION_FAILED.equals(reasonCode(reasons, request.transactItems().size() - 1))) {
-                    // Another code of the user and type is current, or the codes were invalidated: this one is
-                    // as good as deleted, whether or not its deletion has happened yet.
-                    return new ConsumeOutcome.Rejected(Optional.empty());
-                }
-                if (giveBack && CONDITION_FAILED.equals(reasonCode(reasons, 2))) {
-                    // The place to give back is gone (the window's counter was reset meanwhile): consume without it.
-                    giveBack = false;
-                    continue;
-                }
-                if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
-                        && attempt < MAX_CONSUME_ATTEMPTS) {
-                    // Another transaction was writing one of the items at this moment: nothing was written. Most
-                    // often it is another verification of the same code: once that one committed, the code says so
-                    // (a consistent read) and this one is over; otherwise the next try, after a pause.
-                    Optional<Map<String, Object>> current = table.getItem(key, AccessPattern.CONSUME_CODE);
-                    if (current.flatMap(CodeItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
-                        return new ConsumeOutcome.Consumed();
-                    }
-                    if (current.map(CodeItems::code).filter(VerificationCode::used).isPresent()) {
-                        return new ConsumeOutcome.Rejected(current.map(CodeItems::code));
-                    }
-                    TransactionConflicts.pause(attempt);
-                    continue;
-                }
-                throw new StoreException("the verification was cancelled and nothing was written: "
-                        + describeCancellation(request, reasons) + "; retry the verification", e);
-            } catch (SdkException e) {
-                throw table.failure("consume a code", e);
-            }
-        }
+        return DynamoDbAttempts.run(table, consumeWrite(consumption)).answer(ConsumeOutcome.Consumed::new,
+                current -> new ConsumeOutcome.Rejected(current.map(CodeItems::code)));
+    }
+
+    /** The consume's {@code send}-th request, with the give-back only while {@code giveBack}. */
+    TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack, int send) {
+        return consumeWrite(consumption).request(table, giveBack, send);
     }
 
     /**
-     * The one transaction of a successful verification: the code marked used (and stamped with the attempt id)
-     * on the consumable condition, its CODE_VERIFIED entry, and, for a NUMERIC code, the attempt's place in the
-     * failure count given back while its mark is there. The ClientRequestToken is the attempt id for the first
-     * send and the attempt id with the send's number for each later, different one: the SDK's own retry after a
-     * commit whose answer was lost is answered "done" by DynamoDB; a later retry is recognised by
-     * {@code consumedBy}.
+     * The one transaction of a successful verification: the code marked used (and stamped with the attempt id in
+     * {@code consumedBy}) on the consumable condition, its CODE_VERIFIED entry, for a NUMERIC code the give-back,
+     * and the marker's ConditionCheck as the guard (another code of the user and type is current, or the codes were
+     * invalidated: this one is as good as deleted, whether or not its deletion has happened yet). After a conflict,
+     * a code another attempt used is rejected.
      */
-    TransactWriteItemsRequest consumeRequest(CodeConsumption consumption, boolean giveBack, int send) {
+    private DynamoDbAttempts.Write consumeWrite(CodeConsumption consumption) {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
-        List<TransactWriteItem> items = new ArrayList<>();
         Map<String, String> names = new HashMap<>(Map.of("#isUsed", ItemAttributes.IS_USED, "#ttl", ItemAttributes.TTL,
                 "#consumedBy", ItemAttributes.CONSUMED_BY, "#userId", ItemAttributes.USER_ID,
                 "#codeType", ItemAttributes.CODE_TYPE, "#contextDigest", ItemAttributes.CONTEXT_DIGEST));
@@ -214,33 +138,27 @@ final class DynamoDbCodes implements CodeRepository {
                 ":now", n(consumption.now().getEpochSecond()), ":attemptId", s(consumption.attemptId()),
                 ":userId", s(consumption.userId()), ":codeType", s(consumption.codeType().name())));
         consumption.contextDigest().ifPresent(digest -> values.put(":contextDigest", s(digest)));
-        items.add(TransactWriteItem.builder().update(Update.builder()
-                .tableName(table.tableName)
-                .key(keyOf(key))
+        TransactWriteItem markUsed = DynamoDbAttempts.conditionedUpdate(table, key, Update.builder()
                 .updateExpression(MARK_USED)
                 .conditionExpression(CODE_IS_CONSUMABLE
                         + (consumption.contextDigest().isPresent() ? AND_SAME_CONTEXT : AND_NO_CONTEXT))
                 .expressionAttributeNames(names)
-                .expressionAttributeValues(values)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build()).build());
-        items.add(table.conditionalPut(AuditItems.auditItem(consumption.verified())));
-        if (giveBack && consumption.placeToGiveBack().orElseThrow().attemptId().isPresent()) {
-            items.add(DynamoDbCounters.giveBackItem(table, consumption.placeToGiveBack().orElseThrow()));
-        }
-        // Last, so the other items keep their places in the cancellation reasons.
-        items.add(TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
+                .expressionAttributeValues(values));
+        TransactWriteItem isCurrent = TransactWriteItem.builder().conditionCheck(ConditionCheck.builder()
                 .tableName(table.tableName)
                 .key(keyOf(TableKeys.currentCode(consumption.userId(), consumption.codeType())))
                 .conditionExpression(IS_CURRENT)
                 .expressionAttributeNames(Map.of("#current", ItemAttributes.CURRENT))
                 .expressionAttributeValues(Map.of(":digest", s(consumption.digest())))
-                .build()).build());
-        return TransactWriteItemsRequest.builder()
-                .transactItems(items)
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .clientRequestToken(TransactionConflicts.clientRequestToken(consumption.attemptId(), send))
-                .build();
+                .build()).build();
+        return new DynamoDbAttempts.Write(AccessPattern.CONSUME_CODE,
+                new DynamoDbAttempts.Naming("consume a code", "verification", "; retry the verification",
+                        StoreException.Kind.FAILED),
+                consumption.attemptId(), List.of(markUsed),
+                List.of(table.conditionalPut(AuditItems.auditItem(consumption.verified()))),
+                consumption.placeToGiveBack(), Optional.of(isCurrent),
+                DynamoDbAttempts.Mark.stamped(key, consumption.attemptId(), ItemAttributes.CONSUMED_BY,
+                        current -> current.map(CodeItems::code).filter(VerificationCode::used).isPresent()));
     }
 
     @Override

@@ -3,8 +3,6 @@ package dev.verificationservice.store.dynamodb;
 import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.WRITE;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
-import static dev.verificationservice.store.dynamodb.DynamoDbTable.CONDITION_FAILED;
-import static dev.verificationservice.store.dynamodb.DynamoDbTable.TRANSACTION_CONFLICT;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.boundAsValues;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.describeCancellation;
 import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
@@ -28,7 +26,6 @@ import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.Delete;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -51,9 +48,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * <ol>
  *   <li>the domain's consistent GetItem of the token (its user and createdAt);</li>
  *   <li>UpdateItem {@value #SLIDE_DEVICE} on {@value #TOKEN_IS_USABLE}; or, to move a token found under a previous
- *   key to the current one, one TransactWriteItems: Delete on that condition and a Put on
- *   {@value DynamoDbTable#KEY_IS_NEW}, sent again after a TransactionConflict up to {@value #MAX_REKEY_ATTEMPTS}
- *   times. A failed condition: refused (a retried re-key finds the token under its new id and answers used);</li>
+ *   key to the current one, one attempt's transaction ({@link DynamoDbAttempts}): Delete on that condition and a
+ *   Put on {@value DynamoDbTable#KEY_IS_NEW}. A failed condition: refused (a retried re-key finds the token under
+ *   its new id and answers used);</li>
  *   <li>a consistent GetItem of the user's revoke-all marker: used only if {@value #NOT_REVOKED}. The marker is
  *   read after the write, never checked inside a transaction, so that its write never conflicts with a use (see
  *   {@link #useDevice}).</li>
@@ -85,9 +82,6 @@ final class DynamoDbDevices implements DeviceRepository {
 
     /** How often a single-device revoke reads the device's partition again after deleting what it found. */
     private static final int MAX_REVOKE_ROUNDS = 4;
-    /** How often a re-key cancelled by a concurrent transaction on its items is tried (with pauses between). */
-    private static final int MAX_REKEY_ATTEMPTS = TransactionConflicts.MAX_CONFLICT_TRIES;
-
     private final DynamoDbTable table;
 
     DynamoDbDevices(DynamoDbTable table) {
@@ -186,35 +180,13 @@ final class DynamoDbDevices implements DeviceRepository {
     }
 
     /**
-     * The token moved to its current-key tokenId in one transaction (Delete on {@value #TOKEN_IS_USABLE}, Put on
-     * {@value DynamoDbTable#KEY_IS_NEW}): the moved token, or empty if not usable. A retry of this very re-key
-     * finds the token moved already: that token.
+     * The token moved to its current-key tokenId in one attempt's transaction ({@link DynamoDbAttempts}): the
+     * moved token, or empty if not usable.
      */
     private Optional<DeviceToken> rekeyDevice(DeviceUse use) {
-        for (int attempt = 1; ; attempt++) {
-            TransactWriteItemsRequest request = useDeviceRequest(use, attempt);
-            try {
-                table.capacity.record(AccessPattern.USE_DEVICE, WRITE,
-                        TransactionConflicts.settled(table.client, request).consumedCapacity());
-                return Optional.of(movedToken(use));
-            } catch (TransactionCanceledException e) {
-                table.capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
-                List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
-                if (reasons.stream().anyMatch(reason -> CONDITION_FAILED.equals(reason.code()))) {
-                    return findDevice(use.token().deviceId(), use.rekeyTo().get())
-                            .filter(after -> after.createdAt().equals(use.token().createdAt()));
-                }
-                if (reasons.stream().anyMatch(reason -> TRANSACTION_CONFLICT.equals(reason.code()))
-                        && attempt < MAX_REKEY_ATTEMPTS) {
-                    TransactionConflicts.pause(attempt);
-                    continue;
-                }
-                throw new StoreException(StoreException.Kind.BUSY, "the device token's use was cancelled and nothing "
-                        + "was written: " + describeCancellation(request, reasons), e);
-            } catch (SdkException e) {
-                throw table.failure("use a device token", e);
-            }
-        }
+        return DynamoDbAttempts.run(table, rekeyWrite(use)) instanceof DynamoDbAttempts.Outcome.Written written
+                ? Optional.of(written.shown().map(DeviceItems::device).orElseGet(() -> movedToken(use)))
+                : Optional.empty();
     }
 
     private static DeviceToken movedToken(DeviceUse use) {
@@ -224,22 +196,27 @@ final class DynamoDbDevices implements DeviceRepository {
                 token.createdAt(), use.newExpiresAt());
     }
 
-    /** The re-key's transaction, its {@code send}-th request; a use without a re-key is one UpdateItem. */
-    private TransactWriteItemsRequest useDeviceRequest(DeviceUse use, int send) {
+    /**
+     * The re-key's transaction: the conditioned Delete on {@value #TOKEN_IS_USABLE} and the moved token's Put on
+     * {@value DynamoDbTable#KEY_IS_NEW}, nothing riding with them. The moved token shows the write: a retry of this
+     * very re-key finds the token there, with its createdAt. A conflict is sent again without a read.
+     */
+    private DynamoDbAttempts.Write rekeyWrite(DeviceUse use) {
         DeviceToken token = use.token();
         TableKeys.PrimaryKey key = TableKeys.deviceToken(token.deviceId(), token.tokenId());
-        return TransactWriteItemsRequest.builder()
-                .transactItems(
-                        TransactWriteItem.builder().delete(Delete.builder()
-                                .tableName(table.tableName).key(keyOf(key))
-                                .conditionExpression(TOKEN_IS_USABLE)
-                                .expressionAttributeNames(deviceConditionNames())
-                                .expressionAttributeValues(deviceConditionValues(use))
-                                .build()).build(),
-                        table.conditionalPut(DeviceItems.deviceItem(movedToken(use))))
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .clientRequestToken(TransactionConflicts.clientRequestToken(use.attemptId(), send))
-                .build();
+        TransactWriteItem delete = TransactWriteItem.builder().delete(Delete.builder()
+                .tableName(table.tableName).key(keyOf(key))
+                .conditionExpression(TOKEN_IS_USABLE)
+                .expressionAttributeNames(deviceConditionNames())
+                .expressionAttributeValues(deviceConditionValues(use))
+                .build()).build();
+        DynamoDbAttempts.Mark moved = new DynamoDbAttempts.Mark(
+                TableKeys.deviceToken(token.deviceId(), use.rekeyTo().orElseThrow()), false,
+                item -> DeviceItems.device(item).createdAt().equals(token.createdAt()), Optional.empty());
+        return new DynamoDbAttempts.Write(AccessPattern.USE_DEVICE,
+                new DynamoDbAttempts.Naming("use a device token", "device token's use", "", StoreException.Kind.BUSY),
+                use.attemptId(), List.of(delete, table.conditionalPut(DeviceItems.deviceItem(movedToken(use)))),
+                List.of(), Optional.empty(), Optional.empty(), moved);
     }
 
     private static Map<String, String> deviceConditionNames() {

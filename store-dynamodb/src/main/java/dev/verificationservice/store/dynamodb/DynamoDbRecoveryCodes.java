@@ -56,11 +56,10 @@ import software.amazon.awssdk.services.dynamodb.model.Update;
  *   TransactionConflicts#MAX_CONFLICT_TRIES} times, then a StoreException; cancelled otherwise: a StoreException,
  *   nothing written. A set and its voided codes are at most a few dozen items, within the 100 a transaction
  *   takes;</li>
- *   <li>use a code: one transaction ({@link DynamoDbAttempts}): Update {@value #MARK_USED} on {@value #CODE_IS_UNUSED},
- *   the {@code RECOVERY_CODE_USED} entry, the give-back. Every outcome: committed: Used; the condition failed and
- *   {@code usedBy} is this attempt: Used (its own earlier write, the answer lost); failed otherwise: Refused with the
- *   code as it is (gone, of another set, or used by another attempt); a conflict with a concurrent use: Refused once
- *   the code shows used, else sent again;</li>
+ *   <li>use a code: one attempt's transaction ({@link DynamoDbAttempts}, which has the algorithm): Update
+ *   {@value #MARK_USED} on {@value #CODE_IS_UNUSED}, stamped in {@code usedBy}, the {@code RECOVERY_CODE_USED}
+ *   entry, the give-back. Refused is Refused with the code as it is (gone, of another set, or used by another
+ *   attempt); after a conflict, a code that shows used is settled;</li>
  *   <li>read: a consistent Query {@value DynamoDbAttempts#PK_BEGINS_WITH} of the user's codes; delete them: that
  *   Query, then BatchWriteItem deletes.</li>
  * </ul>
@@ -169,13 +168,11 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
                 .expressionAttributeValues(Map.of(":true", bool(true), ":false", bool(false),
                         ":now", s(Timestamps.format(use.now())), ":attemptId", s(use.attemptId()),
                         ":setId", s(use.setId())));
-        DynamoDbAttempts.Outcome outcome = DynamoDbAttempts.run(table, AccessPattern.USE_RECOVERY_CODE,
+        return DynamoDbAttempts.run(table, AccessPattern.USE_RECOVERY_CODE,
                 "recovery-code use", TableKeys.recoveryCode(use.userId(), use.digest()), update, use.used(),
                 use.placeToGiveBack(), use.attemptId(), ItemAttributes.USED_BY,
-                current -> TableItems.bool(current, ItemAttributes.IS_USED));
-        return outcome instanceof DynamoDbAttempts.Outcome.Refused refused
-                ? new RecoveryUseOutcome.Refused(refused.current().map(RecoveryCodeItems::recoveryCode))
-                : new RecoveryUseOutcome.Used();
+                current -> TableItems.bool(current, ItemAttributes.IS_USED)).answer(RecoveryUseOutcome.Used::new,
+                current -> new RecoveryUseOutcome.Refused(current.map(RecoveryCodeItems::recoveryCode)));
     }
 
     @Override

@@ -49,11 +49,10 @@ import software.amazon.awssdk.services.dynamodb.model.Update;
  *   token of its own; {@value TransactionConflicts#MAX_CONFLICT_TRIES} rounds in a row without the version moving
  *   are a StoreException (busy, nothing written). Cancelled otherwise: a StoreException, nothing written. Deletes
  *   leave the counter alone: a count that still sees a deleted factor only refuses early;</li>
- *   <li>accept a step (the replay rule): one transaction ({@link DynamoDbAttempts}): Update {@value #ACCEPT_STEP} on
- *   {@value #STEP_IS_NEW}, the {@code TOTP_VERIFIED} entry, the give-back. Every outcome: committed: Accepted; the
- *   condition failed and {@code acceptedBy} is this attempt: Accepted (its own earlier write, the answer lost);
- *   failed otherwise: Refused with the factor as it is (gone, pending, or at this step or later); a conflict with a
- *   concurrent acceptance: Refused once the factor shows this step or a later one accepted, else sent again;</li>
+ *   <li>accept a step (the replay rule): one attempt's transaction ({@link DynamoDbAttempts}, which has the
+ *   algorithm): Update {@value #ACCEPT_STEP} on {@value #STEP_IS_NEW}, stamped in {@code acceptedBy}, the
+ *   {@code TOTP_VERIFIED} entry, the give-back. Refused is Refused with the factor as it is (gone, pending, or at
+ *   this step or later); after a conflict, a factor that shows this step or a later one accepted is settled;</li>
  *   <li>confirm: the same transaction with {@value #CONFIRM} on {@value #IS_PENDING} ({@code TOTP_CONFIRMED});
  *   after a conflict, a factor confirmed by another attempt is Refused;</li>
  *   <li>with a re-sealed secret, both updates also set {@value #RESEAL} (rotation on use, in the same write);</li>
@@ -232,9 +231,8 @@ final class DynamoDbTotpFactors implements TotpRepository {
     }
 
     private static StepOutcome outcome(DynamoDbAttempts.Outcome outcome) {
-        return outcome instanceof DynamoDbAttempts.Outcome.Refused refused
-                ? new StepOutcome.Refused(refused.current().map(TotpItems::totpFactor))
-                : new StepOutcome.Accepted();
+        return outcome.answer(StepOutcome.Accepted::new,
+                current -> new StepOutcome.Refused(current.map(TotpItems::totpFactor)));
     }
 
     @Override

@@ -12,11 +12,7 @@ import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
-import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.CodeItems;
-import dev.verificationservice.table.ItemAttributes;
-import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -38,14 +34,10 @@ import java.util.Optional;
  *   new one replaces ({@link VerificationCode#replacedBy}, itself when a newer one is stored) deleted by key.</li>
  * </ol>
  *
- * <p><b>Consume a code</b>, in one transaction:
- * <ol>
- *   <li>{@code UPDATE ... SET isUsed = true, consumedBy = :attempt WHERE isUsed = false AND ttl > :now AND userId
- *   AND codeType match} ({@link #CONSUME_CODE}). No row updated: the item as it is says why (like {@code ALL_OLD}),
- *   and one whose {@code consumedBy} is this attempt is this attempt's own earlier success;</li>
- *   <li>the {@code CODE_VERIFIED} entry inserted; if its key were taken the whole transaction rolls back;</li>
- *   <li>the attempt's failure-count place given back ({@link SqliteCounters}).</li>
- * </ol>
+ * <p><b>Consume a code</b>: one attempt's write ({@link SqliteAttempts}, which has the algorithm) of
+ * {@link #CONSUME_CODE}, {@code SET isUsed = true, consumedBy = :attempt WHERE isUsed = false AND ttl > :now AND
+ * userId AND codeType match}, with the {@code CODE_VERIFIED} entry and the give-back. Refused is rejected, and the
+ * item as it is says why.
  *
  * <p><b>Besides</b>: delete the codes of one format (the lock-out): in one transaction, the user's codes of the
  * type read through GSI1 and those of the format deleted by key; find and delete all of a user's codes of a type:
@@ -61,11 +53,11 @@ final class SqliteCodes implements CodeRepository {
             + " AND json_extract(item, '$." + CONTEXT_DIGEST + "') IS ?";
 
     private final SqliteTable table;
-    private final SqliteCounters counters;
+    private final SqliteAttempts attempts;
 
     SqliteCodes(SqliteTable table, SqliteCounters counters) {
         this.table = table;
-        this.counters = counters;
+        this.attempts = new SqliteAttempts(table, counters);
     }
 
     @Override
@@ -94,37 +86,19 @@ final class SqliteCodes implements CodeRepository {
     @Override
     public ConsumeOutcome consumeCode(CodeConsumption consumption) {
         TableKeys.PrimaryKey key = TableKeys.code(consumption.digest());
-        Map<String, Object> auditItem = AuditItems.auditItem(consumption.verified());
-        return table.inTransaction("consume a code", connection -> {
-            boolean updated;
-            try (PreparedStatement update = connection.prepareStatement(CONSUME_CODE)) {
-                update.setString(1, consumption.attemptId());
-                update.setString(2, key.pk());
-                update.setString(3, key.sk());
-                update.setLong(4, consumption.now().getEpochSecond());
-                update.setString(5, consumption.userId());
-                update.setString(6, consumption.codeType().name());
-                // IS compares NULL with NULL as equal: both without a context, or the same context's HMAC.
-                update.setString(7, consumption.contextDigest().orElse(null));
-                updated = update.executeUpdate() == 1;
-            }
-            if (!updated) {
-                Optional<Map<String, Object>> current = table.selectItem(connection, key);
-                if (current.flatMap(CodeItems::consumedBy).filter(consumption.attemptId()::equals).isPresent()) {
-                    // This attempt used the code up already, with its audit entry: a retry, not a second use.
-                    return new ConsumeOutcome.Consumed();
-                }
-                return new ConsumeOutcome.Rejected(current.map(CodeItems::code));
-            }
-            if (table.insertIfAbsent(connection, auditItem) != 1) {
-                throw new StoreException("the CODE_VERIFIED audit key " + TableItems.string(auditItem, ItemAttributes.SK)
-                        + " is taken; nothing was written, retry the verification");
-            }
-            if (consumption.placeToGiveBack().isPresent()) {
-                counters.givePlaceBack(connection, consumption.placeToGiveBack().get());
-            }
-            return new ConsumeOutcome.Consumed();
-        });
+        return attempts.write("consume a code", "verification", key, CONSUME_CODE,
+                (update, item) -> {
+                    update.setString(1, consumption.attemptId());
+                    update.setString(2, item.pk());
+                    update.setString(3, item.sk());
+                    update.setLong(4, consumption.now().getEpochSecond());
+                    update.setString(5, consumption.userId());
+                    update.setString(6, consumption.codeType().name());
+                    // IS compares NULL with NULL as equal: both without a context, or the same context's HMAC.
+                    update.setString(7, consumption.contextDigest().orElse(null));
+                }, current -> CodeItems.consumedBy(current).filter(consumption.attemptId()::equals).isPresent(),
+                consumption.verified(), consumption.placeToGiveBack()).answer(ConsumeOutcome.Consumed::new,
+                current -> new ConsumeOutcome.Rejected(current.map(CodeItems::code)));
     }
 
     @Override

@@ -16,7 +16,6 @@ import dev.verificationservice.table.RecoveryCodeItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -34,10 +33,10 @@ import java.util.Optional;
  *   finds its own items there), the marker set to the new set and the {@code RECOVERY_CODES_ISSUED} entry inserted
  *   (a taken key holding this very entry is a retry; another entry's rolls everything back). The writer's
  *   {@code BEGIN IMMEDIATE} holds the file's write lock, so another store instance on the file waits for it;</li>
- *   <li>use a code: in one transaction, {@link #USE_CODE}, whose {@code WHERE} is the condition
- *   {@code isUsed = false AND setId = :setId}, then the {@code RECOVERY_CODE_USED} entry inserted and the attempt's
- *   place given back. No row updated: a code whose {@code usedBy} is this attempt is its own earlier success (Used
- *   again, nothing written); anything else is Refused with the code as it is (gone, of another set, or used);</li>
+ *   <li>use a code: one attempt's write ({@link SqliteAttempts}, which has the algorithm) of {@link #USE_CODE},
+ *   whose {@code WHERE} is the condition {@code isUsed = false AND setId = :setId}, stamped in {@code usedBy}, with
+ *   the {@code RECOVERY_CODE_USED} entry and the give-back; Refused with the code as it is (gone, of another set, or
+ *   used);</li>
  *   <li>find and delete a user's codes: one statement on the user's partition ({@code sk} prefix
  *   {@code RECOVERY#}).</li>
  * </ul>
@@ -51,11 +50,11 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
             + " AND json_extract(item, '$." + SET_ID + "') = ?";
 
     private final SqliteTable table;
-    private final SqliteCounters counters;
+    private final SqliteAttempts attempts;
 
     SqliteRecoveryCodes(SqliteTable table, SqliteCounters counters) {
         this.table = table;
-        this.counters = counters;
+        this.attempts = new SqliteAttempts(table, counters);
     }
 
     @Override
@@ -89,7 +88,7 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
                     issuedEntry.timestamp(), issuedEntry.entryId()))
                     .filter(stored -> AuditItems.isSameAuditEntry(stored, issuedEntry)).isPresent();
             if (!retried) {
-                SqliteTotpFactors.writeEntry(table, connection, auditItem, "recovery-code issue");
+                SqliteAttempts.writeEntry(table, connection, auditItem, "recovery-code issue");
             }
             table.putItem(connection, RecoveryCodeItems.recoverySetItem(userId, replacement.setId()));
             return true;
@@ -109,29 +108,16 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     @Override
     public RecoveryUseOutcome useRecoveryCode(RecoveryCodeUse use) {
         TableKeys.PrimaryKey key = TableKeys.recoveryCode(use.userId(), use.digest());
-        Map<String, Object> auditItem = AuditItems.auditItem(use.used());
-        return table.inTransaction("use a recovery code", connection -> {
-            int updated;
-            try (PreparedStatement update = connection.prepareStatement(USE_CODE)) {
-                update.setString(1, Timestamps.format(use.now()));
-                update.setString(2, use.attemptId());
-                update.setString(3, key.pk());
-                update.setString(4, key.sk());
-                update.setString(5, use.setId());
-                updated = update.executeUpdate();
-            }
-            if (updated != 1) {
-                Optional<Map<String, Object>> current = table.selectItem(connection, key);
-                if (current.flatMap(RecoveryCodeItems::usedBy).filter(use.attemptId()::equals).isPresent()) {
-                    // This attempt used the code already, with its audit entry: a retry, not a second use.
-                    return new RecoveryUseOutcome.Used();
-                }
-                return new RecoveryUseOutcome.Refused(current.map(RecoveryCodeItems::recoveryCode));
-            }
-            SqliteTotpFactors.writeEntry(table, connection, auditItem, "recovery-code use");
-            SqliteTotpFactors.givePlaceBack(counters, connection, use.placeToGiveBack());
-            return new RecoveryUseOutcome.Used();
-        });
+        return attempts.write("use a recovery code", "recovery-code use", key, USE_CODE,
+                (update, item) -> {
+                    update.setString(1, Timestamps.format(use.now()));
+                    update.setString(2, use.attemptId());
+                    update.setString(3, item.pk());
+                    update.setString(4, item.sk());
+                    update.setString(5, use.setId());
+                }, current -> RecoveryCodeItems.usedBy(current).filter(use.attemptId()::equals).isPresent(),
+                use.used(), use.placeToGiveBack()).answer(RecoveryUseOutcome.Used::new,
+                current -> new RecoveryUseOutcome.Refused(current.map(RecoveryCodeItems::recoveryCode)));
     }
 
     @Override

@@ -10,12 +10,9 @@ import static dev.verificationservice.table.ItemAttributes.SECRET_NONCE;
 import static dev.verificationservice.table.ItemAttributes.TTL;
 
 import dev.verificationservice.audit.AuditEntry;
-import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.table.AuditItems;
-import dev.verificationservice.table.ItemAttributes;
-import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import dev.verificationservice.table.TotpItems;
@@ -38,12 +35,10 @@ import java.util.Optional;
  *   <li>insert a factor: in one transaction, the user's factors read and those not expired counted (the cap), then
  *   the factor's and the {@code TOTP_ENROLLED} entry's {@code INSERT ... ON CONFLICT DO NOTHING}, rolled back (a
  *   StoreException) unless both wrote a row;</li>
- *   <li>accept a step (the replay rule): in one transaction, {@link #ACCEPT_STEP}, whose {@code WHERE} is the
- *   condition {@code confirmed = true AND lastAcceptedStep < :step}, then the {@code TOTP_VERIFIED} entry inserted
- *   and the attempt's failure-count place given back ({@link SqliteCounters}); if the entry's key were taken the
- *   whole transaction rolls back. No row updated: the factor as it is says why, and one whose {@code acceptedBy} is
- *   this attempt is this attempt's own earlier success (Accepted again, nothing written); anything else is
- *   Refused with the factor as it is (gone, pending, or at this step or later);</li>
+ *   <li>accept a step (the replay rule): one attempt's write ({@link SqliteAttempts}, which has the algorithm) of
+ *   {@link #ACCEPT_STEP}, whose {@code WHERE} is the condition {@code confirmed = true AND lastAcceptedStep < :step},
+ *   stamped in {@code acceptedBy}, with the {@code TOTP_VERIFIED} entry and the give-back; Refused with the factor
+ *   as it is (gone, pending, or at this step or later);</li>
  *   <li>confirm a factor: the same, with {@link #CONFIRM_FACTOR}: {@code confirmed = false AND ttl > :now}, which
  *   sets {@code confirmed}, the confirming code's step and removes the ttl;</li>
  *   <li>find a user's factors, and delete them: one statement on the user's partition
@@ -73,11 +68,11 @@ final class SqliteTotpFactors implements TotpRepository {
             + " WHERE pk = ? AND sk = ? AND json_extract(item, '$." + CONFIRMED + "') = 0 AND ttl > ?";
 
     private final SqliteTable table;
-    private final SqliteCounters counters;
+    private final SqliteAttempts attempts;
 
     SqliteTotpFactors(SqliteTable table, SqliteCounters counters) {
         this.table = table;
-        this.counters = counters;
+        this.attempts = new SqliteAttempts(table, counters);
     }
 
     @Override
@@ -96,7 +91,7 @@ final class SqliteTotpFactors implements TotpRepository {
                 throw new StoreException("factor enrolment refused: factor " + factor.factorId()
                         + " of this user exists already; nothing was written");
             }
-            writeEntry(table, connection, auditItem, "enrolment");
+            SqliteAttempts.writeEntry(table, connection, auditItem, "enrolment");
             return true;
         });
     }
@@ -147,37 +142,14 @@ final class SqliteTotpFactors implements TotpRepository {
         });
     }
 
-    /** How a conditional step's statement is bound. */
-    private interface Binding {
-        void bind(PreparedStatement update, TableKeys.PrimaryKey key) throws SQLException;
-    }
-
-    /**
-     * One conditional update, then (when it updated the row) its audit entry and the place given back, all in one
-     * transaction; when it updated nothing, this attempt's own earlier write (a retry) is Accepted, anything else
-     * Refused with the factor as it is.
-     */
-    private StepOutcome conditionalStep(String what, StepAcceptance write, String statement, Binding binding) {
+    /** One attempt's write ({@link SqliteAttempts}) of the step, stamped in {@code acceptedBy}. */
+    private StepOutcome conditionalStep(String what, StepAcceptance write, String statement,
+                                       SqliteAttempts.Binding binding) {
         TableKeys.PrimaryKey key = TableKeys.totpFactor(write.userId(), write.factorId());
-        Map<String, Object> auditItem = AuditItems.auditItem(write.entry());
-        return table.inTransaction(what, connection -> {
-            int updated;
-            try (PreparedStatement update = connection.prepareStatement(statement)) {
-                binding.bind(update, key);
-                updated = update.executeUpdate();
-            }
-            if (updated != 1) {
-                Optional<Map<String, Object>> current = table.selectItem(connection, key);
-                if (current.flatMap(TotpItems::acceptedBy).filter(write.attemptId()::equals).isPresent()) {
-                    // This attempt wrote the step already, with its audit entry: a retry, not a replay.
-                    return new StepOutcome.Accepted();
-                }
-                return new StepOutcome.Refused(current.map(TotpItems::totpFactor));
-            }
-            writeEntry(table, connection, auditItem, what);
-            givePlaceBack(counters, connection, write.placeToGiveBack());
-            return new StepOutcome.Accepted();
-        });
+        return attempts.write(what, what, key, statement, binding,
+                current -> TotpItems.acceptedBy(current).filter(write.attemptId()::equals).isPresent(),
+                write.entry(), write.placeToGiveBack()).answer(StepOutcome.Accepted::new,
+                current -> new StepOutcome.Refused(current.map(TotpItems::totpFactor)));
     }
 
     private static int bindReseal(PreparedStatement update, int first, Optional<SealedSecret> resealed)
@@ -201,22 +173,5 @@ final class SqliteTotpFactors implements TotpRepository {
             table.deleteItem(connection, key);
             return found.stream().toList();
         });
-    }
-
-    /** Inserts the audit entry a write carries; a taken key rolls the whole transaction back. */
-    static void writeEntry(SqliteTable table, Connection connection, Map<String, Object> auditItem, String what)
-            throws SQLException {
-        if (table.insertIfAbsent(connection, auditItem) != 1) {
-            throw new StoreException("the audit key " + TableItems.string(auditItem, ItemAttributes.SK) + " of this "
-                    + what + " is taken; nothing was written, retry");
-        }
-    }
-
-    /** Gives the attempt's counted place back in the caller's transaction (its mark makes it happen once). */
-    static void givePlaceBack(SqliteCounters counters, Connection connection, Optional<Place> place)
-            throws SQLException {
-        if (place.isPresent()) {
-            counters.givePlaceBack(connection, place.get());
-        }
     }
 }
