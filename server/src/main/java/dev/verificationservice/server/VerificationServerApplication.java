@@ -16,7 +16,7 @@ public class VerificationServerApplication {
      * Spring Boot's background pre-initialisation (Bean Validation, Jackson, message converters on a thread of its
      * own during the start) is off unless set: on the two cores the service is sized for, the JIT's threads already
      * use the second one, and its Bean Validation part, a bootstrap of Hibernate Validator, is work for nothing
-     * here (see LazyValidation); the main thread does the rest when it needs it. docs/performance.md, "Start-up".
+     * here (see LazyValidation); the main thread does the rest when it needs it. docs/deployment.md, "Starting fast".
      */
     static final String BACKGROUND_PREINITIALIZER = "spring.backgroundpreinitializer.ignore";
 

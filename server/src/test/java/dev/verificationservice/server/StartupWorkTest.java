@@ -19,7 +19,7 @@ import org.springframework.validation.Validator;
 
 /**
  * What a start does not build before the first readiness answer, because nothing on the way to it needs it
- * (docs/performance.md, "Start-up"): each is built on its first use instead, and still works then.
+ * (docs/deployment.md, "Starting fast"): each is built on its first use instead, and still works then.
  */
 class StartupWorkTest {
 

@@ -19,7 +19,7 @@ import javax.sql.DataSource;
  * Keeps the prepared statements of one SQLite connection for reuse. sqlite-jdbc compiles the SQL again for every
  * {@code prepareStatement} and throws the compiled statement away on {@code close}; the store runs the same few
  * dozen statements over and over, and on its one writer compiling them was about a sixth of the thread's time
- * under load (a profile of sends, docs/performance.md). Through a connection this class wraps:
+ * under load (a profile of sends; decision 0019). Through a connection this class wraps:
  * <ul>
  *   <li>{@code prepareStatement(sql)} hands out an idle compiled statement of that SQL, or compiles one;</li>
  *   <li>the statement's {@code close} closes its open result set (which resets it: an SQLite statement that is not
