@@ -28,33 +28,53 @@ import dev.verificationservice.store.UnitOfWork;
  *   <li>{@link #recoveryCodes()}: recovery-code sets;</li>
  *   <li>{@link #webhooks()}: webhook endpoints, deliveries and the outbox.</li>
  * </ul>
- * A port is the same object on every call, so a caller may keep it.
+ * A store implements {@link #ports()}, built once; each accessor answers that port, the same object on every call,
+ * so a caller may keep it.
  *
  * <p>A provider never decides validity on its own beyond the conditions of its conditional writes: every
  * read hands back what is stored, and the domain compares ttl with its clock.
  */
 public interface VerificationStore extends AutoCloseable {
 
-    CodeRepository codes();
+    /** Every port of this store, built once. */
+    StorePorts ports();
 
-    DeviceRepository devices();
+    default CodeRepository codes() {
+        return ports().codes();
+    }
 
-    AuditRepository audit();
+    default DeviceRepository devices() {
+        return ports().devices();
+    }
+
+    default AuditRepository audit() {
+        return ports().audit();
+    }
 
     /** The rate-limit counters and cooldowns. */
-    RateLimitRepository counters();
+    default RateLimitRepository counters() {
+        return ports().counters();
+    }
 
-    IdempotencyRepository idempotency();
+    default IdempotencyRepository idempotency() {
+        return ports().idempotency();
+    }
 
-    TotpRepository totp();
+    default TotpRepository totp() {
+        return ports().totp();
+    }
 
-    RecoveryCodeRepository recoveryCodes();
+    default RecoveryCodeRepository recoveryCodes() {
+        return ports().recoveryCodes();
+    }
 
     /**
      * Webhook endpoints, deliveries and the outbox. Every audit entry a store writes is also an undelivered
      * event there, in the same atomic step.
      */
-    WebhookRepository webhooks();
+    default WebhookRepository webhooks() {
+        return ports().webhooks();
+    }
 
     /**
      * How the domain runs the steps of one operation as a unit ({@link UnitOfWork}): by default each step is its

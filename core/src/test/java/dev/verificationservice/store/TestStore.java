@@ -1,13 +1,9 @@
 package dev.verificationservice.store;
 
+import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.audit.AuditRepository;
-import dev.verificationservice.devices.DeviceRepository;
-import dev.verificationservice.events.WebhookRepository;
-import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.store.memory.MemoryTable;
 import dev.verificationservice.store.memory.MemoryVerificationStore;
-import dev.verificationservice.totp.TotpRepository;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -25,6 +21,8 @@ public final class TestStore implements VerificationStore {
     private final FaultyCounters counters = new FaultyCounters(memory.counters(), faults, gate);
     private final FaultyCodes codes = new FaultyCodes(memory.codes(), faults, gate);
     private final InterleavedRecoveryCodes recoveryCodes = new InterleavedRecoveryCodes(memory.recoveryCodes());
+    private final StorePorts ports = new StorePorts(codes, memory.devices(), memory.audit(), counters,
+            memory.idempotency(), memory.totp(), recoveryCodes, memory.webhooks());
     private UnitOfWork units = UnitOfWork.SEPARATE_STEPS;
 
     /** From now on independent calls each run on one of {@code threads}, as DynamoDB runs them in parallel. */
@@ -53,18 +51,13 @@ public final class TestStore implements VerificationStore {
     }
 
     @Override
+    public StorePorts ports() {
+        return ports;
+    }
+
+    @Override
     public FaultyCodes codes() {
         return codes;
-    }
-
-    @Override
-    public DeviceRepository devices() {
-        return memory.devices();
-    }
-
-    @Override
-    public AuditRepository audit() {
-        return memory.audit();
     }
 
     @Override
@@ -73,23 +66,8 @@ public final class TestStore implements VerificationStore {
     }
 
     @Override
-    public IdempotencyRepository idempotency() {
-        return memory.idempotency();
-    }
-
-    @Override
-    public TotpRepository totp() {
-        return memory.totp();
-    }
-
-    @Override
     public InterleavedRecoveryCodes recoveryCodes() {
         return recoveryCodes;
-    }
-
-    @Override
-    public WebhookRepository webhooks() {
-        return memory.webhooks();
     }
 
     @Override

@@ -1,19 +1,12 @@
 package dev.verificationservice.store.memory;
 
+import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.audit.AuditRepository;
-import dev.verificationservice.codes.CodeRepository;
-import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.WebhookEndpoint;
-import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRecord;
-import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.Cooldown;
-import dev.verificationservice.ratelimit.RateLimitRepository;
-import dev.verificationservice.recovery.RecoveryCodeRepository;
-import dev.verificationservice.totp.TotpRepository;
 import java.util.List;
 import java.util.Map;
 
@@ -50,6 +43,7 @@ public final class MemoryVerificationStore implements VerificationStore {
     private final MemoryTotpFactors totpFactors;
     private final MemoryRecoveryCodes recoveryCodes;
     private final MemoryWebhooks webhooks;
+    private final StorePorts ports;
 
     /** A new, empty store. */
     public MemoryVerificationStore() {
@@ -62,6 +56,8 @@ public final class MemoryVerificationStore implements VerificationStore {
         this.totpFactors = new MemoryTotpFactors(lock, audit, attempts);
         this.recoveryCodes = new MemoryRecoveryCodes(lock, audit, attempts);
         this.webhooks = new MemoryWebhooks(lock, audit);
+        this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
+                webhooks);
     }
 
     /** Everything the store holds, read at one moment under its lock: the tests' raw view of the table. */
@@ -87,44 +83,10 @@ public final class MemoryVerificationStore implements VerificationStore {
         counters.put(counter);
     }
 
+    /** Each concept's own class, built once. */
     @Override
-    public CodeRepository codes() {
-        return codes;
-    }
-
-    @Override
-    public DeviceRepository devices() {
-        return devices;
-    }
-
-    @Override
-    public AuditRepository audit() {
-        return audit;
-    }
-
-    @Override
-    public RateLimitRepository counters() {
-        return counters;
-    }
-
-    @Override
-    public IdempotencyRepository idempotency() {
-        return idempotency;
-    }
-
-    @Override
-    public TotpRepository totp() {
-        return totpFactors;
-    }
-
-    @Override
-    public RecoveryCodeRepository recoveryCodes() {
-        return recoveryCodes;
-    }
-
-    @Override
-    public WebhookRepository webhooks() {
-        return webhooks;
+    public StorePorts ports() {
+        return ports;
     }
 
     /** Always ready: memory has nothing to reach. */

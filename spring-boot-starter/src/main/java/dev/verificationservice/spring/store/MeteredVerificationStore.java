@@ -1,15 +1,8 @@
 package dev.verificationservice.spring.store;
 
+import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.audit.AuditRepository;
-import dev.verificationservice.codes.CodeRepository;
-import dev.verificationservice.devices.DeviceRepository;
-import dev.verificationservice.events.WebhookRepository;
-import dev.verificationservice.idempotency.IdempotencyRepository;
-import dev.verificationservice.ratelimit.RateLimitRepository;
-import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.store.UnitOfWork;
-import dev.verificationservice.totp.TotpRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.function.Supplier;
@@ -30,22 +23,20 @@ public final class MeteredVerificationStore {
 
     public static VerificationStore wrap(VerificationStore store, MeterRegistry registry) {
         StoreTimers timers = new StoreTimers(registry);
-        return new Metered(store, new MeteredCodes(store.codes(), timers.port("codes")),
+        StorePorts ports = new StorePorts(new MeteredCodes(store.codes(), timers.port("codes")),
                 new MeteredDevices(store.devices(), timers.port("devices")),
                 new MeteredAudit(store.audit(), timers.port("audit")),
                 new MeteredCounters(store.counters(), timers.port("counters")),
                 new MeteredIdempotency(store.idempotency(), timers.port("idempotency")),
                 new MeteredTotp(store.totp(), timers.port("totp")),
                 new MeteredRecoveryCodes(store.recoveryCodes(), timers.port("recoveryCodes")),
-                new MeteredWebhooks(store.webhooks(), timers.port("webhooks")),
-                timed(store.units(), timers.port("units")), timers.port("store"));
+                new MeteredWebhooks(store.webhooks(), timers.port("webhooks")));
+        return new Metered(store, ports, timed(store.units(), timers.port("units")), timers.port("store"));
     }
 
     /** The store's ports, each behind its timing decorator, built once. */
-    private record Metered(VerificationStore store, CodeRepository codes, DeviceRepository devices,
-                           AuditRepository audit, RateLimitRepository counters, IdempotencyRepository idempotency,
-                           TotpRepository totp, RecoveryCodeRepository recoveryCodes, WebhookRepository webhooks,
-                           UnitOfWork units, StoreTimers.Port itself) implements VerificationStore {
+    private record Metered(VerificationStore store, StorePorts ports, UnitOfWork units, StoreTimers.Port itself)
+            implements VerificationStore {
 
         @Override
         public void checkReady() {

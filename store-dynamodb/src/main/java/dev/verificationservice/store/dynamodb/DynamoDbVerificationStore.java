@@ -2,17 +2,10 @@ package dev.verificationservice.store.dynamodb;
 
 import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Kind.READ;
 
+import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.audit.AuditRepository;
-import dev.verificationservice.codes.CodeRepository;
-import dev.verificationservice.devices.DeviceRepository;
-import dev.verificationservice.events.WebhookRepository;
-import dev.verificationservice.idempotency.IdempotencyRepository;
-import dev.verificationservice.ratelimit.RateLimitRepository;
-import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
-import dev.verificationservice.totp.TotpRepository;
 import java.util.List;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -58,6 +51,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private final DynamoDbTotpFactors totpFactors;
     private final DynamoDbRecoveryCodes recoveryCodes;
     private final DynamoDbWebhooks webhooks;
+    private final StorePorts ports;
 
     /**
      * @param conditionFailureReturnsItem true for Amazon DynamoDB, which honours
@@ -75,6 +69,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.totpFactors = new DynamoDbTotpFactors(table);
         this.recoveryCodes = new DynamoDbRecoveryCodes(table);
         this.webhooks = new DynamoDbWebhooks(table);
+        this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
+                webhooks);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {
@@ -85,48 +81,10 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         return table.capacity;
     }
 
-    // The ports: each concept's own class
-
+    /** Each concept's own class, built once. */
     @Override
-    public CodeRepository codes() {
-        return codes;
-    }
-
-    @Override
-    public DeviceRepository devices() {
-        return devices;
-    }
-
-    @Override
-    public AuditRepository audit() {
-        return audit;
-    }
-
-    @Override
-    public RateLimitRepository counters() {
-        return counters;
-    }
-
-    @Override
-    public IdempotencyRepository idempotency() {
-        return idempotency;
-    }
-
-    @Override
-    public TotpRepository totp() {
-        return totpFactors;
-    }
-
-    @Override
-    public RecoveryCodeRepository recoveryCodes() {
-        return recoveryCodes;
-    }
-
-    // Operations
-
-    @Override
-    public WebhookRepository webhooks() {
-        return webhooks;
+    public StorePorts ports() {
+        return ports;
     }
 
     @Override

@@ -1,16 +1,9 @@
 package dev.verificationservice.store.sqlite;
 
+import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.audit.AuditRepository;
-import dev.verificationservice.codes.CodeRepository;
-import dev.verificationservice.devices.DeviceRepository;
-import dev.verificationservice.events.WebhookRepository;
-import dev.verificationservice.idempotency.IdempotencyRepository;
-import dev.verificationservice.ratelimit.RateLimitRepository;
-import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
-import dev.verificationservice.totp.TotpRepository;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -76,6 +69,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteTotpFactors totpFactors;
     private final SqliteRecoveryCodes recoveryCodes;
     private final SqliteWebhooks webhooks;
+    private final StorePorts ports;
     private final SqliteSweep sweep;
     private final SqliteUnitOfWork units;
 
@@ -89,6 +83,8 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.idempotency = new SqliteIdempotency(table);
         this.totpFactors = new SqliteTotpFactors(table, counters);
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
+        this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
+                webhooks);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
         this.units = new SqliteUnitOfWork(table.writer());
     }
@@ -112,54 +108,10 @@ public final class SqliteVerificationStore implements VerificationStore {
         return new SqliteVerificationStore(SqliteTable.open(dataDirectory, lockWait), clock, sweepInterval, sweepGrace);
     }
 
-    // The ports: each concept's own class
-
-    @Override
-    public CodeRepository codes() {
-        return codes;
-    }
-
-    @Override
-    public DeviceRepository devices() {
-        return devices;
-    }
-
-    @Override
-    public AuditRepository audit() {
-        return audit;
-    }
-
-    @Override
-    public RateLimitRepository counters() {
-        return counters;
-    }
-
-    @Override
-    public IdempotencyRepository idempotency() {
-        return idempotency;
-    }
-
-    @Override
-    public TotpRepository totp() {
-        return totpFactors;
-    }
-
-    @Override
-    public RecoveryCodeRepository recoveryCodes() {
-        return recoveryCodes;
-    }
-
-    // Operations
-
     /** One transaction of the writer per operation: see {@link SqliteUnitOfWork}. */
     @Override
     public UnitOfWork units() {
         return units;
-    }
-
-    @Override
-    public WebhookRepository webhooks() {
-        return webhooks;
     }
 
     /**
@@ -167,6 +119,12 @@ public final class SqliteVerificationStore implements VerificationStore {
      * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
+    /** Each concept's own class, built once. */
+    @Override
+    public StorePorts ports() {
+        return ports;
+    }
+
     @Override
     public void checkReady() {
         table.inTransaction("check readiness (take the write lock)", connection -> {
