@@ -64,9 +64,9 @@ public final class Verification {
                 builder.settings.deviceTtl(), builder.settings.deviceMaxLife());
         this.idempotency = new IdempotentRequests(store.idempotency(), keys, tokens, clock);
         this.recovery = new RecoveryCodeService(store.recoveryCodes(), attempts, builder.totpPolicy.recoveryLimit(),
-                audit, keys, tokens, clock);
+                audit, keys, tokens, clock, units);
         this.totp = Optional.ofNullable(builder.encryption).map(encryption -> new TotpService(store.totp(), recovery,
-                encryption, builder.totpPolicy, attempts, audit, tokens, clock));
+                encryption, builder.totpPolicy, attempts, audit, tokens, clock, units));
         // After every service has named its counted factors: the operator lists and lifts them all.
         this.support = new OperatorService(codes, devices, audit, rateLimiter, attempts);
     }

@@ -4,7 +4,6 @@ import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.ratelimit.UserLimit;
-import dev.verificationservice.store.UnitOfWork;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,11 +133,6 @@ public final class CountedAttempts {
 
     RateLimiter rateLimiter() {
         return rateLimiter;
-    }
-
-    /** The store's units of work, in which the counted attempts run (and their services' operations). */
-    public UnitOfWork units() {
-        return rateLimiter.units();
     }
 
     RateLimitPolicy consecutiveLimit() {

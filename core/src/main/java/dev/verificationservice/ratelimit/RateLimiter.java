@@ -34,11 +34,6 @@ public final class RateLimiter {
     private final SecureTokens tokens;
     private final UnitOfWork units;
 
-    /** Independent calls one after another ({@link UnitOfWork#SEPARATE_STEPS}). */
-    public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens) {
-        this(counters, clock, tokens, UnitOfWork.SEPARATE_STEPS);
-    }
-
     /** @param units the store's units of work, which run the independent calls ({@link UnitOfWork#together}) */
     public RateLimiter(RateLimitRepository counters, Clock clock, SecureTokens tokens, UnitOfWork units) {
         this.counters = counters;
@@ -47,8 +42,9 @@ public final class RateLimiter {
         this.units = units;
     }
 
+    /** Its own randomness, independent calls one after another ({@link UnitOfWork#SEPARATE_STEPS}). */
     public RateLimiter(RateLimitRepository counters, Clock clock) {
-        this(counters, clock, new SecureTokens());
+        this(counters, clock, new SecureTokens(), UnitOfWork.SEPARATE_STEPS);
     }
 
     /**

@@ -55,9 +55,10 @@ public final class RecoveryCodeService {
     /**
      * @param attempts    the counted guesses every factor shares, where this one counts its wrong codes
      * @param verifyLimit wrong codes per window
+     * @param units       the store's units of work, in which each use of a code runs
      */
     public RecoveryCodeService(RecoveryCodeRepository repository, CountedAttempts attempts, RateLimitPolicy verifyLimit,
-                               AuditLog audit, SecretKeyRing keys, SecureTokens tokens, Clock clock) {
+                               AuditLog audit, SecretKeyRing keys, SecureTokens tokens, Clock clock, UnitOfWork units) {
         this.repository = repository;
         this.factor = attempts.factor(VERIFY_ACTION, verifyLimit, 0);
         this.audit = audit;
@@ -65,7 +66,7 @@ public final class RecoveryCodeService {
         this.tokens = tokens;
         this.generator = new RecoveryCodes(tokens.random());
         this.clock = clock;
-        this.units = attempts.units();
+        this.units = units;
     }
 
     /**

@@ -74,9 +74,13 @@ public final class TotpService {
     private final TotpPolicy policy;
     private final UnitOfWork units;
 
-    /** @param attempts the counted guesses every factor shares, where this one counts its wrong codes */
+    /**
+     * @param attempts the counted guesses every factor shares, where this one counts its wrong codes
+     * @param units    the store's units of work, in which each confirmation and verification runs
+     */
     public TotpService(TotpRepository factors, RecoveryCodeService recovery, EncryptionKeyRing encryption,
-                       TotpPolicy policy, CountedAttempts attempts, AuditLog audit, SecureTokens tokens, Clock clock) {
+                       TotpPolicy policy, CountedAttempts attempts, AuditLog audit, SecureTokens tokens, Clock clock,
+                       UnitOfWork units) {
         this.factors = factors;
         this.recovery = recovery;
         this.counted = attempts.factor(VERIFY_ACTION, policy.verifyLimit(), 0);
@@ -86,7 +90,7 @@ public final class TotpService {
         this.secrets = new TotpSecrets(tokens.random());
         this.clock = clock;
         this.policy = policy;
-        this.units = attempts.units();
+        this.units = units;
     }
 
     /** A new pending factor; the label defaults to the userId and the issuer to the configured one. */
