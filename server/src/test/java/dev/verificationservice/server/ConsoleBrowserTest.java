@@ -30,8 +30,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Cookie;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.Select;
@@ -193,34 +191,8 @@ class ConsoleBrowserTest {
         return browser.driver.findElements(By.cssSelector(css));
     }
 
-    /**
-     * Does what leads to another page (a click, Enter in a form) and waits until the browser has left the page it
-     * was on. Without it, the next look at the page can still see the old one: the URL of the sign-in page after
-     * signing in, or the old timeline's rows after a click to the next page.
-     */
     void leavingThePage(Runnable action) {
-        WebElement page = find("html");
-        action.run();
-        new WebDriverWait(browser.driver, Duration.ofSeconds(10)).until(driver -> hasLeft(page));
-    }
-
-    /**
-     * Whether the browser has left the page {@code element} was on. Selenium's own staleness check lets through
-     * what Chrome answers while the old document is being replaced ("Node with given id does not belong to the
-     * document", an unknown error): that too means the page is gone.
-     */
-    static boolean hasLeft(WebElement element) {
-        try {
-            element.isEnabled();
-            return false;
-        } catch (StaleElementReferenceException gone) {
-            return true;
-        } catch (WebDriverException replaced) {
-            if (String.valueOf(replaced.getMessage()).contains("does not belong to the document")) {
-                return true;
-            }
-            throw replaced;
-        }
+        browser.leavingThePage(action);
     }
 
     void signIn() {

@@ -13,10 +13,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriverException;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Debian's chromium, driven through Debian's chromedriver by Selenium: headless, without sandbox (the tests run
@@ -99,6 +104,36 @@ public final class HeadlessChromium implements AutoCloseable {
      */
     public static HeadlessChromium startUnlessSkipped() throws IOException {
         return missing().isEmpty() || inCi() ? start() : null;
+    }
+
+    /**
+     * Does what leads to another page (a click, Enter in a form) and waits until the browser has left the page it
+     * was on. A click returns before the next document replaces the old one, so without it the next look can still
+     * see the old page: its URL, or its rows. The wait bounds a hang; it measures nothing.
+     */
+    public void leavingThePage(Runnable action) {
+        WebElement page = driver.findElement(By.tagName("html"));
+        action.run();
+        new WebDriverWait(driver, Duration.ofSeconds(30)).until(any -> hasLeft(page));
+    }
+
+    /**
+     * Whether the browser has left the page {@code element} was on. Selenium's own staleness check lets through
+     * what Chrome answers while the old document is being replaced ("Node with given id does not belong to the
+     * document", an unknown error): that too means the page is gone.
+     */
+    static boolean hasLeft(WebElement element) {
+        try {
+            element.isEnabled();
+            return false;
+        } catch (StaleElementReferenceException gone) {
+            return true;
+        } catch (WebDriverException replaced) {
+            if (String.valueOf(replaced.getMessage()).contains("does not belong to the document")) {
+                return true;
+            }
+            throw replaced;
+        }
     }
 
     /** The page's size in CSS pixels, as a phone or a laptop screen would give it. */

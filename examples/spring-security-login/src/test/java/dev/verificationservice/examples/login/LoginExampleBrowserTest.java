@@ -104,7 +104,8 @@ class LoginExampleBrowserTest {
         browser.driver.get(base + "/login");
         browser.driver.findElement(By.cssSelector("form[action='/ott/generate'] input[name='username']"))
                 .sendKeys("alice");
-        browser.driver.findElement(By.cssSelector("form[action='/ott/generate'] button")).click();
+        browser.leavingThePage(() -> browser.driver.findElement(By.cssSelector("form[action='/ott/generate'] button"))
+                .click());
         assertThat(browser.driver.findElement(By.id("sent")).getText()).contains("sign-in link is on its way");
 
         executor.awaitAll();
@@ -114,13 +115,15 @@ class LoginExampleBrowserTest {
         assertThat(link.find()).as("the link in the message: " + message.body()).isTrue();
 
         browser.driver.get(link.group());
-        browser.driver.findElement(By.cssSelector("form[action='/login/ott'] button")).click();
+        browser.leavingThePage(() -> browser.driver.findElement(By.cssSelector("form[action='/login/ott'] button"))
+                .click());
         assertThat(browser.driver.findElement(By.id("user")).getText()).isEqualTo("alice");
 
         // The same link again, in a browser without the session: refused.
         browser.driver.manage().deleteAllCookies();
         browser.driver.get(link.group());
-        browser.driver.findElement(By.cssSelector("form[action='/login/ott'] button")).click();
+        browser.leavingThePage(() -> browser.driver.findElement(By.cssSelector("form[action='/login/ott'] button"))
+                .click());
         assertThat(browser.driver.getCurrentUrl()).isEqualTo(base + "/login?error");
 
         // Form login, remembered: a new browser session (the session cookie gone, as on a restart) stays signed in.
@@ -128,7 +131,8 @@ class LoginExampleBrowserTest {
         browser.driver.findElement(By.id("username")).sendKeys("alice");
         browser.driver.findElement(By.id("password")).sendKeys("alice-password");
         browser.driver.findElement(By.cssSelector("input[name='remember-me']")).click();
-        browser.driver.findElement(By.cssSelector("form[action='/login'] button")).click();
+        browser.leavingThePage(() -> browser.driver.findElement(By.cssSelector("form[action='/login'] button"))
+                .click());
         assertThat(browser.driver.findElement(By.id("user")).getText()).isEqualTo("alice");
         assertThat(browser.driver.manage().getCookieNamed("remember-me")).isNotNull();
 
@@ -136,7 +140,7 @@ class LoginExampleBrowserTest {
         browser.driver.get(base + "/");
         assertThat(browser.driver.findElement(By.id("user")).getText()).as("remembered").isEqualTo("alice");
 
-        browser.driver.findElement(By.id("revoke-all")).click();
+        browser.leavingThePage(() -> browser.driver.findElement(By.id("revoke-all")).click());
         assertThat(browser.driver.findElement(By.id("revoked")).getText()).startsWith("1 ");
 
         browser.driver.manage().deleteCookieNamed("JSESSIONID");
