@@ -2,6 +2,7 @@ package dev.verificationservice.spring;
 
 import dev.verificationservice.delivery.email.SmtpSecurity;
 import dev.verificationservice.delivery.email.SmtpSettings;
+import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import dev.verificationservice.store.dynamodb.GlobalTableMode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,18 +108,22 @@ public record VerificationProperties(
      *                       {@code none} (a table with replicas in other Regions stops the start), or
      *                       {@code single-writer} (an MREC global table the service writes in one Region only
      *                       at any time); MRSC never (docs/multi-region.md)
+     * @param warmWriteUnits write units a second {@code create-table} pre-warms a new table and its indexes to;
+     *                       null: none sent (a new on-demand table starts at 4,000)
+     * @param warmReadUnits  read units a second, likewise (a new on-demand table starts at 12,000)
      */
     public record Dynamodb(@DefaultValue("verification") String table, String endpoint,
                            @DefaultValue("true") boolean requireTtl,
                            @DefaultValue("PT3S") Duration callTimeout,
                            @DefaultValue("PT1S") Duration attemptTimeout,
                            @DefaultValue("3") int maxAttempts,
-                           @DefaultValue("none") GlobalTableMode globalTable) {
+                           @DefaultValue("none") GlobalTableMode globalTable,
+                           Long warmWriteUnits, Long warmReadUnits) {
 
-        /** As written before global tables were checked: a table of one Region. */
+        /** As written before global tables were checked: a table of one Region, created without warm throughput. */
         public Dynamodb(String table, String endpoint, boolean requireTtl, Duration callTimeout, Duration attemptTimeout,
                         int maxAttempts) {
-            this(table, endpoint, requireTtl, callTimeout, attemptTimeout, maxAttempts, GlobalTableMode.NONE);
+            this(table, endpoint, requireTtl, callTimeout, attemptTimeout, maxAttempts, GlobalTableMode.NONE, null, null);
         }
 
         /** DynamoDB's own rule for table names, checked here so that a typo fails at start, not on first use. */
@@ -138,6 +143,18 @@ public record VerificationProperties(
             if (maxAttempts < 1 || maxAttempts > 10) {
                 throw new StartupException("VERIFICATION_DYNAMODB_MAX_ATTEMPTS must be between 1 and 10.",
                         "Set VERIFICATION_DYNAMODB_MAX_ATTEMPTS to a whole number from 1 to 10, for example 3 (the default).");
+            }
+            checkWarm("VERIFICATION_DYNAMODB_WARM_WRITE_UNITS", warmWriteUnits, null);
+            checkWarm("VERIFICATION_DYNAMODB_WARM_READ_UNITS", null, warmReadUnits);
+        }
+
+        private static void checkWarm(String setting, Long writeUnits, Long readUnits) {
+            try {
+                DynamoDbTableAdmin.warmThroughput(writeUnits, readUnits);
+            } catch (IllegalArgumentException e) {
+                throw new StartupException(setting + ": " + e.getMessage() + ".", "Leave " + setting + " unset (a new "
+                        + "table starts warm enough for most), or set it to the peak a second the table must serve "
+                        + "from its first minute (docs/deployment.md).");
             }
         }
 

@@ -19,7 +19,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * ALL projection), enables TTL on {@code ttl}, then checks the table's shape as the service's start does. Safe to
  * run again: an existing table is left as it is and only checked. With {@code VERIFICATION_DYNAMODB_REQUIRE_TTL=false}
  * an engine without TTL passes (exit 0), as the service then starts on it; otherwise TTL is part of the check. Reads the same settings as the service
- * ({@code VERIFICATION_DYNAMODB_TABLE}, {@code VERIFICATION_DYNAMODB_ENDPOINT}, {@code AWS_REGION}).
+ * ({@code VERIFICATION_DYNAMODB_TABLE}, {@code VERIFICATION_DYNAMODB_ENDPOINT}, {@code AWS_REGION}), and a new
+ * table's warm throughput ({@code VERIFICATION_DYNAMODB_WARM_WRITE_UNITS}, {@code _READ_UNITS}; unset: none sent).
  */
 public final class CreateTableCommand {
 
@@ -51,13 +52,20 @@ public final class CreateTableCommand {
     /** Creates (or finds) the table, enables TTL and checks the shape; returns the exit code, as {@link #run}. */
     public static int create(VerificationProperties.Dynamodb settings) {
         try (DynamoDbClient client = StoreAutoConfiguration.dynamoDbClient(settings)) {
-            DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table());
+            DynamoDbTableAdmin admin = new DynamoDbTableAdmin(client, settings.table(),
+                    DynamoDbTableAdmin.warmThroughput(settings.warmWriteUnits(), settings.warmReadUnits()));
             DynamoDbTableAdmin.CreateOutcome outcome = admin.createTable();
             LOG.info("Table '{}': {}", settings.table(), switch (outcome) {
                 case CREATED -> "created (on-demand, GSI1, OUTBOX)";
                 case INDEX_ADDED -> "already exists; the OUTBOX index was added";
                 case ALREADY_EXISTS -> "already exists, left as it is";
             });
+            if (admin.warm() != null && outcome != DynamoDbTableAdmin.CreateOutcome.CREATED) {
+                LOG.warn("VERIFICATION_DYNAMODB_WARM_*_UNITS apply to a new table only; raise an existing table's warm "
+                        + "throughput with UpdateTable or the stack's parameters (docs/deployment.md)");
+            } else if (admin.warm() != null) {
+                LOG.info("Table '{}' and its indexes pre-warmed to {}", settings.table(), admin.warm());
+            }
             try {
                 admin.enableTimeToLive();
                 LOG.info("TTL enabled on attribute 'ttl'");

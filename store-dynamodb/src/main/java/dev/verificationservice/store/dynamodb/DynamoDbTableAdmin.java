@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
+import software.amazon.awssdk.services.dynamodb.model.WarmThroughput;
 import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 /**
@@ -35,7 +36,9 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  * {@code SK} (S), on-demand billing, global secondary index {@code GSI1} on {@code GSI1PK} (S) /
  * {@code GSI1SK} (S) projecting ALL, the sparse index {@code OUTBOX} on {@code OUTBOXPK} (S) / {@code OUTBOXSK} (S)
  * projecting ALL (undelivered events and pending webhook deliveries), and TTL enabled on {@code ttl}. A
- * table made before the OUTBOX index gets it from {@link #createTable} (UpdateTable), run again.
+ * table made before the OUTBOX index gets it from {@link #createTable} (UpdateTable), run again. A warm throughput,
+ * when given, is sent for the table and both indexes on creation only: DynamoDB can only raise it and bills each
+ * raise once, so an existing table is never changed by a setting that may be lower than what it already has.
  */
 public final class DynamoDbTableAdmin {
 
@@ -45,17 +48,54 @@ public final class DynamoDbTableAdmin {
     /** The attribute DynamoDB's TTL is enabled on ({@link #enableTimeToLive}) and checked on ({@link #shapeDifferences}). */
     public static final String TTL_ATTRIBUTE = ItemAttributes.TTL;
 
+    /** The write units a second a new on-demand table (and each of its indexes) can serve from the start. */
+    public static final long START_WRITE_UNITS = 4_000;
+    /** The read units a second a new on-demand table (and each of its indexes) can serve from the start. */
+    public static final long START_READ_UNITS = 12_000;
+
     private final DynamoDbClient client;
     private final String tableName;
+    private final WarmThroughput warm;
 
     public DynamoDbTableAdmin(DynamoDbClient client, String tableName) {
+        this(client, tableName, null);
+    }
+
+    /** As {@link #DynamoDbTableAdmin(DynamoDbClient, String)}, creating the table pre-warmed to {@code warm} (null: not). */
+    public DynamoDbTableAdmin(DynamoDbClient client, String tableName, WarmThroughput warm) {
         this.client = client;
         this.tableName = tableName;
+        this.warm = warm;
+    }
+
+    /**
+     * The warm throughput to create the table with, or null when neither value is set (nothing is sent). A value
+     * is refused, naming it, unless above what a new on-demand table starts with, as a lower one would pay for nothing.
+     */
+    public static WarmThroughput warmThroughput(Long writeUnits, Long readUnits) {
+        if (writeUnits == null && readUnits == null) {
+            return null;
+        }
+        requireAbove("write", writeUnits, START_WRITE_UNITS);
+        requireAbove("read", readUnits, START_READ_UNITS);
+        return WarmThroughput.builder().writeUnitsPerSecond(writeUnits).readUnitsPerSecond(readUnits).build();
+    }
+
+    private static void requireAbove(String kind, Long units, long start) {
+        if (units != null && units <= start) {
+            throw new IllegalArgumentException("warm " + kind + " units must be more than " + start
+                    + ", what a new on-demand table starts with, but is " + units);
+        }
+    }
+
+    /** The warm throughput the table is created with; null when none is sent. */
+    public WarmThroughput warm() {
+        return warm;
     }
 
     /** The CreateTable request for the single table: on-demand, GSI1 with ALL projection. */
     public CreateTableRequest createTableRequest() {
-        return createTableRequest(tableName);
+        return createTableRequest(tableName, warm);
     }
 
     /**
@@ -63,6 +103,11 @@ public final class DynamoDbTableAdmin {
      * it, and the one definition that the CloudFormation template in {@code deploy/} is tested against.
      */
     public static CreateTableRequest createTableRequest(String tableName) {
+        return createTableRequest(tableName, null);
+    }
+
+    /** As {@link #createTableRequest(String)}, the table and its indexes pre-warmed to {@code warm} unless null. */
+    public static CreateTableRequest createTableRequest(String tableName, WarmThroughput warm) {
         return CreateTableRequest.builder()
                 .tableName(tableName)
                 .billingMode(BillingMode.PAY_PER_REQUEST)
@@ -71,17 +116,20 @@ public final class DynamoDbTableAdmin {
                         stringAttribute(ItemAttributes.GSI1PK), stringAttribute(ItemAttributes.GSI1SK),
                         stringAttribute(ItemAttributes.OUTBOX_PK), stringAttribute(ItemAttributes.OUTBOX_SK))
                 .keySchema(key(ItemAttributes.PK, KeyType.HASH), key(ItemAttributes.SK, KeyType.RANGE))
+                // Each index is written with the table's writes: one left cold would throttle them (back-pressure).
                 .globalSecondaryIndexes(
-                        index(TableKeys.GSI1, ItemAttributes.GSI1PK, ItemAttributes.GSI1SK),
-                        index(TableKeys.OUTBOX_INDEX, ItemAttributes.OUTBOX_PK, ItemAttributes.OUTBOX_SK))
+                        index(TableKeys.GSI1, ItemAttributes.GSI1PK, ItemAttributes.GSI1SK, warm),
+                        index(TableKeys.OUTBOX_INDEX, ItemAttributes.OUTBOX_PK, ItemAttributes.OUTBOX_SK, warm))
+                .warmThroughput(warm)
                 .build();
     }
 
-    private static GlobalSecondaryIndex index(String name, String hash, String range) {
+    private static GlobalSecondaryIndex index(String name, String hash, String range, WarmThroughput warm) {
         return GlobalSecondaryIndex.builder()
                 .indexName(name)
                 .keySchema(key(hash, KeyType.HASH), key(range, KeyType.RANGE))
                 .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
+                .warmThroughput(warm)
                 .build();
     }
 
@@ -112,7 +160,7 @@ public final class DynamoDbTableAdmin {
         if (table.globalSecondaryIndexes().stream().anyMatch(i -> TableKeys.OUTBOX_INDEX.equals(i.indexName()))) {
             return false;
         }
-        GlobalSecondaryIndex outbox = index(TableKeys.OUTBOX_INDEX, ItemAttributes.OUTBOX_PK, ItemAttributes.OUTBOX_SK);
+        GlobalSecondaryIndex outbox = index(TableKeys.OUTBOX_INDEX, ItemAttributes.OUTBOX_PK, ItemAttributes.OUTBOX_SK, null);
         client.updateTable(request -> request.tableName(tableName)
                 .attributeDefinitions(stringAttribute(ItemAttributes.OUTBOX_PK), stringAttribute(ItemAttributes.OUTBOX_SK))
                 .globalSecondaryIndexUpdates(update -> update.create(create -> create
