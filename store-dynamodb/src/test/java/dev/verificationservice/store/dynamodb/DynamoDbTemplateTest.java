@@ -19,7 +19,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.WarmThroughput;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
@@ -28,7 +30,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * drift from: the table {@code create-table} makes ({@link DynamoDbTableAdmin#createTableRequest(String)} and
  * {@link DynamoDbTableAdmin#TTL_ATTRIBUTE}, read from the code, never restated here) and the IAM statement the
  * README documents, which is the template's statement written out ({@link #readmeSnippet}): change the
- * template's actions and this test prints the README text to paste.
+ * template's actions and this test prints the README text to paste. Its warm-throughput parameters are read as
+ * CloudFormation resolves them and compared with what {@code create-table} sends for the same settings.
  */
 class DynamoDbTemplateTest {
 
@@ -178,6 +181,92 @@ class DynamoDbTemplateTest {
 
     private static String attribute(AttributeDefinition definition) {
         return definition.attributeName() + ":" + definition.attributeTypeAsString();
+    }
+
+    // ------------------------------------------------------------------------------------------ warm throughput
+
+    /**
+     * The template resolved for each way its two warm-throughput parameters can be set carries what create-table
+     * sends for the same settings, on the table and on every index; by default, nothing at all.
+     */
+    @Test
+    void warmThroughputParametersResolveToWhatCreateTableSends() {
+        assertThat(template.path("Parameters").path("WarmWriteUnits").path("Default").asString(null)).isEmpty();
+        assertThat(template.path("Parameters").path("WarmReadUnits").path("Default").asString(null)).isEmpty();
+        Long[][] settings = {{null, null}, {20_000L, null}, {null, 40_000L}, {20_000L, 40_000L}};
+        for (Long[] setting : settings) {
+            Map<String, String> parameters = new LinkedHashMap<>();
+            template.path("Parameters").properties().forEach(parameter -> parameters.put(parameter.getKey(),
+                    parameter.getValue().path("Default").asString()));
+            parameters.put("WarmWriteUnits", setting[0] == null ? "" : setting[0].toString());
+            parameters.put("WarmReadUnits", setting[1] == null ? "" : setting[1].toString());
+            JsonNode properties = resolve(table().path("Properties"), parameters);
+            CreateTableRequest expected = DynamoDbTableAdmin.createTableRequest("any",
+                    DynamoDbTableAdmin.warmThroughput(setting[0], setting[1]));
+            assertThat(warm(properties)).as("the table with %s", parameters).isEqualTo(warm(expected.warmThroughput()));
+            Map<String, JsonNode> indexes = new LinkedHashMap<>();
+            properties.path("GlobalSecondaryIndexes").forEach(index -> indexes.put(index.path("IndexName").asString(), index));
+            for (GlobalSecondaryIndex index : expected.globalSecondaryIndexes()) {
+                assertThat(warm(indexes.get(index.indexName()))).as("index %s with %s", index.indexName(), parameters)
+                        .isEqualTo(warm(index.warmThroughput()));
+            }
+        }
+    }
+
+    private static String warm(JsonNode resource) {
+        JsonNode warm = resource.path("WarmThroughput");
+        return warm.isMissingNode() ? null : "write " + warm.path("WriteUnitsPerSecond").asString(null) + ", read "
+                + warm.path("ReadUnitsPerSecond").asString(null);
+    }
+
+    private static String warm(WarmThroughput warm) {
+        return warm == null ? null : "write " + warm.writeUnitsPerSecond() + ", read " + warm.readUnitsPerSecond();
+    }
+
+    /** The node as CloudFormation reads it for these parameters: each Fn::If chosen, each Ref to a parameter replaced, AWS::NoValue dropped. */
+    private static JsonNode resolve(JsonNode node, Map<String, String> parameters) {
+        if (node.isObject() && node.size() == 1 && node.has("Ref")) {
+            String name = node.path("Ref").asString();
+            return name.equals("AWS::NoValue") ? null
+                    : parameters.containsKey(name) ? YAML.getNodeFactory().stringNode(parameters.get(name)) : node;
+        }
+        if (node.isObject() && node.size() == 1 && node.has("Fn::If")) {
+            JsonNode choice = node.path("Fn::If");
+            return resolve(choice.get(condition(template.path("Conditions").path(choice.get(0).asString()), parameters)
+                    ? 1 : 2), parameters);
+        }
+        if (node.isObject()) {
+            ObjectNode copy = YAML.createObjectNode();
+            node.properties().forEach(field -> {
+                JsonNode value = resolve(field.getValue(), parameters);
+                if (value != null) {
+                    copy.set(field.getKey(), value);
+                }
+            });
+            return copy;
+        }
+        if (node.isArray()) {
+            ArrayNode copy = YAML.createArrayNode();
+            node.forEach(element -> {
+                JsonNode value = resolve(element, parameters);
+                if (value != null) {
+                    copy.add(value);
+                }
+            });
+            return copy;
+        }
+        return node;
+    }
+
+    private static boolean condition(JsonNode condition, Map<String, String> parameters) {
+        if (condition.has("Fn::Not")) {
+            return !condition(condition.path("Fn::Not").get(0), parameters);
+        }
+        if (condition.has("Fn::Equals")) {
+            JsonNode operands = condition.path("Fn::Equals");
+            return resolve(operands.get(0), parameters).asString().equals(resolve(operands.get(1), parameters).asString());
+        }
+        throw new IllegalArgumentException("a condition this test does not read: " + condition);
     }
 
     // --------------------------------------------------------------------------------- production settings
