@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.server.store.CreateTableCommand;
 import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.store.dynamodb.GlobalTableMode;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -65,6 +66,21 @@ class DynamoDbApiTest extends AbstractApiTest {
                 .as("TTL required, and dynalite cannot enable it").isEqualTo(2);
         assertThat(CreateTableCommand.create(new VerificationProperties.Dynamodb(TABLE, endpoint, false, three, one, 3)))
                 .as("run again, TTL not required").isZero();
+    }
+
+    /** dynalite takes the warm throughput and ignores it: the request's shape is WarmThroughputRequestTest's. */
+    @Test
+    void createTableWithWarmThroughputMakesANewTableAndLeavesAnExistingOne() {
+        String endpoint = DYNALITE.get().transactional().endpoint().toString();
+        VerificationProperties.Dynamodb warm = new VerificationProperties.Dynamodb("verification-warm-" + UUID.randomUUID(),
+                endpoint, false, java.time.Duration.ofSeconds(3), java.time.Duration.ofSeconds(1), 3,
+                GlobalTableMode.NONE, 20_000L, 40_000L);
+        assertThat(CreateTableCommand.create(warm)).as("new table").isZero();
+        assertThat(CreateTableCommand.create(warm)).as("run again on the table it made").isZero();
+        try (var client = Dynalite.client(DYNALITE.get().endpoint())) {
+            assertThat(client.describeTable(request -> request.tableName(warm.table())).table().globalSecondaryIndexes())
+                    .hasSize(2);
+        }
     }
 
     @Test

@@ -6,13 +6,16 @@ import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.spring.StartupException;
+import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
 import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.events.WebhookAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
+import dev.verificationservice.store.dynamodb.GlobalTableMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -86,6 +89,17 @@ class SettingsCheckTest {
                 .run(context -> assertThat(problemsOf(context.getStartupFailure())).containsExactly(
                         "VERIFICATION_LIMITS_SEND '10001/PT1H' allows more than 10000 per window, the most one "
                                 + "counter item holds (DynamoDB items hold at most 400 KB)."));
+    }
+
+    /** A warm throughput no higher than a new table's start would pay for nothing: refused by name at start. */
+    @Test
+    void aWarmThroughputANewTableAlreadyHasIsRefused() {
+        runner.withPropertyValues("verification.dynamodb.warm-read-units=12000").run(context ->
+                assertThat(problemsOf(context.getStartupFailure())).containsExactly(
+                        "VERIFICATION_DYNAMODB_WARM_READ_UNITS: warm read units must be more than 12000, what a new "
+                                + "on-demand table starts with, but is 12000."));
+        assertThat(new VerificationProperties.Dynamodb("verification", null, true, Duration.ofSeconds(3),
+                Duration.ofSeconds(1), 3, GlobalTableMode.NONE, 4001L, 12001L).warmWriteUnits()).isEqualTo(4001L);
     }
 
     /** A value that does not convert is a problem like the others, named with what a valid one looks like. */
