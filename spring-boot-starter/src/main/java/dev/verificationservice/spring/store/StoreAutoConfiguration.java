@@ -122,8 +122,9 @@ public class StoreAutoConfiguration {
             List<String> regions = admin.requireSupportedReplication(settings.globalTable());
             if (!regions.isEmpty()) {
                 LOG.warn("DynamoDB table '{}' is a global table (MREC) with replicas in {}: run on the promise of "
-                        + "VERIFICATION_DYNAMODB_GLOBAL_TABLE=single-writer that the service writes in this Region only; "
-                        + "a second writing Region would let a code be used twice", settings.table(), regions);
+                        + "VERIFICATION_DYNAMODB_GLOBAL_TABLE=single-writer that the service, its webhook relay "
+                        + "included, writes in this Region only; a second writing Region would let a code be used "
+                        + "twice", settings.table(), regions);
             }
         } catch (GlobalTableException e) {
             throw new StartupException(e.getMessage(), "Use a table of one Region, or an MREC global table written in "

@@ -14,6 +14,8 @@ public enum GlobalTableMode {
      * A global table of multi-Region eventual consistency (MREC), on the operator's promise that the service writes
      * in one Region only at any time (the other Regions' replicas are read-only copies to fail over to). Conditions
      * and transactions then hold as on one Region; writing in two Regions at once would lose them (last writer wins).
+     * The promise covers the webhook relay, which writes with no request on every instance whose webhooks are on;
+     * nothing here can check it.
      */
     SINGLE_WRITER
 }
