@@ -1,5 +1,6 @@
 package dev.verificationservice.bench;
 
+import dev.verificationservice.testsupport.dynamodb.DynamoDbUnits;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -28,7 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
  * An SDK interceptor on the store's client that notes, for every call, when it started and ended (to tell
- * which requests were in flight together) and what DynamoDB would bill for it ({@link Billing}), from the
+ * which requests were in flight together) and what DynamoDB would bill for it ({@link DynamoDbUnits}), from the
  * items themselves: each written item is read from the engine just before and just after the call, through a
  * client that bypasses the recording proxy. Only for sequential measurement (one API operation at a time).
  */
@@ -100,13 +101,13 @@ final class Meter implements ExecutionInterceptor {
         Map<Key, Map<String, AttributeValue>> before = attributes.getAttribute(BEFORE);
         if (request instanceof GetItemRequest get) {
             Map<String, AttributeValue> item = response instanceof GetItemResponse got && got.hasItem() ? got.item() : null;
-            return new Call(operation, start, end, Billing.readUnits(Billing.itemSize(item), Boolean.TRUE.equals(get.consistentRead())),
+            return new Call(operation, start, end, DynamoDbUnits.readUnits(DynamoDbUnits.itemSize(item), Boolean.TRUE.equals(get.consistentRead())),
                     0, 0, reported, failed);
         }
         if (request instanceof QueryRequest query) {
             List<Map<String, AttributeValue>> items = response instanceof QueryResponse result ? result.items() : List.of();
             boolean consistent = query.indexName() == null && Boolean.TRUE.equals(query.consistentRead());
-            return new Call(operation, start, end, Billing.readUnits(items, consistent), 0, 0, reported, failed);
+            return new Call(operation, start, end, DynamoDbUnits.readUnits(items, consistent), 0, 0, reported, failed);
         }
         if (before == null) {
             return new Call(operation, start, end, 0, 0, 0, reported, failed); // DescribeTable and the like: free
@@ -119,10 +120,10 @@ final class Meter implements ExecutionInterceptor {
                 Key key = Key.of(keyOf(action));
                 Map<String, AttributeValue> was = before.get(key);
                 Map<String, AttributeValue> is = after.get(key);
-                long size = action.conditionCheck() != null ? Billing.itemSize(was)
-                        : Math.max(Billing.itemSize(was), Billing.itemSize(is));
-                long units = Billing.writeUnits(size);
-                long index = failed || action.conditionCheck() != null ? 0 : Billing.indexWriteUnits(was, is);
+                long size = action.conditionCheck() != null ? DynamoDbUnits.itemSize(was)
+                        : Math.max(DynamoDbUnits.itemSize(was), DynamoDbUnits.itemSize(is));
+                long units = DynamoDbUnits.writeUnits(size);
+                long index = failed || action.conditionCheck() != null ? 0 : DynamoDbUnits.indexWriteUnits(was, is);
                 write += (failed ? 1 : 2) * units + index;
                 plain += units + index;
             }
@@ -130,8 +131,8 @@ final class Meter implements ExecutionInterceptor {
             for (Map.Entry<Key, Map<String, AttributeValue>> entry : before.entrySet()) {
                 Map<String, AttributeValue> was = entry.getValue();
                 Map<String, AttributeValue> is = after.get(entry.getKey());
-                long units = Billing.writeUnits(Math.max(Billing.itemSize(was), Billing.itemSize(is)));
-                long index = failed ? 0 : Billing.indexWriteUnits(was, is);
+                long units = DynamoDbUnits.writeUnits(Math.max(DynamoDbUnits.itemSize(was), DynamoDbUnits.itemSize(is)));
+                long index = failed ? 0 : DynamoDbUnits.indexWriteUnits(was, is);
                 write += units + index;
             }
             plain = write;
