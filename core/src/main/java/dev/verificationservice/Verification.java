@@ -42,6 +42,7 @@ public final class Verification {
     private final OperatorService support;
     private final IdempotentRequests idempotency;
     private final RecoveryCodeService recovery;
+    private final CountedAttempts attempts;
     /** Empty without an encryption key ring: a TOTP secret is stored only sealed, so nothing to seal it with. */
     private final Optional<TotpService> totp;
 
@@ -55,7 +56,7 @@ public final class Verification {
         this.rateLimiter = new RateLimiter(store.counters(), clock, tokens, units);
         this.audit = new AuditLog(store.audit(), clock, builder.settings.auditRetention(), tokens);
         // One rule of counted guesses for every factor: a success of one resets the wrong answers in a row of all.
-        CountedAttempts attempts = new CountedAttempts(rateLimiter);
+        this.attempts = new CountedAttempts(rateLimiter);
         this.codes = new CodeService(
                 new CodeService.Collaborators(store.codes(), rateLimiter, attempts, audit, keys, tokens, clock, units),
                 new CodeDelivery(sender, builder.locales), builder.settings.codePolicy());
@@ -89,6 +90,11 @@ public final class Verification {
 
     public RateLimiter rateLimiter() {
         return rateLimiter;
+    }
+
+    /** The one rule of counted guesses every factor shares, with its count of refusals answered from memory. */
+    public CountedAttempts attempts() {
+        return attempts;
     }
 
     /** Requests made safe to retry with an Idempotency-Key. */

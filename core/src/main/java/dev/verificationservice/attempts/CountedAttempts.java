@@ -36,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * place there before the test as well, so the bound is exact under concurrency (the first simultaneous wrong
  * answers counted afterwards are at most the window limit). A success reads the user's counts in a row (in
  * parallel) and resets only those that hold something.
+ *
+ * <p><b>A lock-out is remembered.</b> Once the store refuses an attempt, this instance refuses the user's next
+ * attempts at the factor from memory for up to 5 seconds ({@link KnownLockOuts}), untested, unaudited and with no
+ * store call, and counts them ({@link #refusedFromMemory}): a flood of guesses against a locked-out user costs
+ * that user's partitions nothing. A success or a lift on this instance forgets the user's lock-outs at once.
  */
 public final class CountedAttempts {
 
@@ -54,10 +59,12 @@ public final class CountedAttempts {
     private final RateLimiter rateLimiter;
     private final RateLimitPolicy consecutiveLimit;
     private final List<CountedFactor> factors = new ArrayList<>();
+    private final KnownLockOuts lockOuts;
 
     public CountedAttempts(RateLimiter rateLimiter, RateLimitPolicy consecutiveLimit) {
         this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
         this.consecutiveLimit = Objects.requireNonNull(consecutiveLimit, "consecutiveLimit");
+        this.lockOuts = new KnownLockOuts(rateLimiter.clock());
         if (consecutiveLimit.shards() != 1) {
             throw new IllegalArgumentException("a count in a row is read over several windows, one counter each");
         }
@@ -111,6 +118,7 @@ public final class CountedAttempts {
      * reset when {@code selfCounted} and not read again.
      */
     void resetConsecutive(String userId, Optional<CountedFactor> self, boolean selfCounted) {
+        lockOuts.forget(userId);
         try {
             List<CountedFactor> others;
             synchronized (this) {
@@ -129,6 +137,26 @@ public final class CountedAttempts {
             LOG.warn("The wrong answers in a row of user {} could not be reset after a success ({}); they stay "
                     + "counted until the next success, a lift or their window's end", userId, e.toString());
         }
+    }
+
+    /**
+     * An operator lifted a limit of the user: the lock-outs this instance remembers of the user go at once (other
+     * instances see the lift within {@link KnownLockOuts#RECHECK}).
+     */
+    public void lifted(String userId) {
+        lockOuts.forget(userId);
+    }
+
+    /**
+     * Attempts refused from memory since start ({@link Admission.Refused#fromMemory}): they are not audited one by
+     * one, so this count (a metric in the server) is where a flood of guesses against locked-out users shows.
+     */
+    public long refusedFromMemory() {
+        return lockOuts.answered();
+    }
+
+    KnownLockOuts lockOuts() {
+        return lockOuts;
     }
 
     RateLimiter rateLimiter() {

@@ -60,21 +60,26 @@ public final class CountedFactor {
     /**
      * Starts an attempt of the user, before anything is tested: its place in the window, with the count in a row read
      * beside it (independent calls, handed to the store together), and, when that count holds something, its place
-     * there too. Refused when either limit is reached; a refused attempt holds no place.
+     * there too. Refused when either limit is reached; a refused attempt holds no place. A lock-out the store
+     * refused moments before is refused from memory, with no store call ({@link KnownLockOuts}).
      */
     public Admission begin(String userId) {
+        Optional<RateLimitDecision> known = attempts.lockOuts().refusal(userId, action);
+        if (known.isPresent()) {
+            return new Admission.Refused(known.get(), true);
+        }
         RateLimiter rateLimiter = attempts.rateLimiter();
         List<UnitOfWork.Settled<RateLimitDecision>> ended = rateLimiter.units().settle(List.of(
                 () -> consecutiveState(userId),
                 () -> rateLimiter.acquireOverWindows(userId, action, limit, lookBack)));
         RateLimitDecision place = ended.get(1).get();
         if (!place.allowed()) {
-            return new Admission.Refused(place);
+            return refused(userId, place);
         }
         RateLimitDecision inARow = RateLimiter.undoneOnFailure(ended.get(0)::get, () -> rateLimiter.release(place));
         if (inARow.limitReached()) {
             rateLimiter.release(place);
-            return new Admission.Refused(inARow);
+            return refused(userId, inARow);
         }
         Optional<RateLimitDecision> consecutivePlace = Optional.empty();
         if (inARow.count() > 0) {
@@ -82,11 +87,17 @@ public final class CountedFactor {
                     () -> rateLimiter.release(place));
             if (!taken.allowed()) {
                 rateLimiter.release(place);
-                return new Admission.Refused(taken);
+                return refused(userId, taken);
             }
             consecutivePlace = Optional.of(taken);
         }
         return new Admission.Admitted(new Attempt(this, userId, place, inARow, consecutivePlace));
+    }
+
+    /** The store refused the attempt: remembered for the next ones, so they cost no store call while it holds. */
+    private Admission refused(String userId, RateLimitDecision lockOut) {
+        attempts.lockOuts().refused(userId, action, lockOut);
+        return new Admission.Refused(lockOut, false);
     }
 
     /** A place in the count of wrong answers in a row. */

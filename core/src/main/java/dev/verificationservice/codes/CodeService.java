@@ -507,11 +507,13 @@ public final class CodeService {
         return units.run(what, () -> {
             // A counted attempt (CountedAttempts): counted over the windows a live code may span, so no code ever
             // has more than the limit of wrong guesses tested against it, however the fixed windows fall.
-            if (!(factors.get(subject.type()).begin(subject.userId()) instanceof Admission.Admitted admitted)) {
+            Admission admission = factors.get(subject.type()).begin(subject.userId());
+            if (admission instanceof Admission.Refused refused) {
                 // Past a limit: the code is not tested, and the codes were invalidated when the limit was reached.
-                return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
+                return refused.audited() ? failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false)
+                        : invalid(attempt, FailureReason.TOO_MANY_ATTEMPTS);
             }
-            return test(attempt, Optional.of(admitted.attempt()));
+            return test(attempt, Optional.of(((Admission.Admitted) admission).attempt()));
         });
     }
 
@@ -649,6 +651,10 @@ public final class CodeService {
         if (startsLockOut) {
             invalidateNumeric(subject.userId(), subject.type(), attempt.client());
         }
+        return invalid(attempt, reason);
+    }
+
+    private static VerificationResult invalid(Presented attempt, FailureReason reason) {
         return new VerificationResult.Invalid(reason, attempt.request().userId(), attempt.request().codeType());
     }
 

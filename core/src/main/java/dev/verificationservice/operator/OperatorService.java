@@ -107,6 +107,7 @@ public final class OperatorService {
             throw new InvalidInputException("action", "must be one of " + userActions());
         }
         int cleared = rateLimiter.reset(userId, action);
+        attempts.lifted(userId);
         Map<String, String> details = new LinkedHashMap<>();
         details.put("action", action);
         details.put("operatorKeyId", operatorKeyId);

@@ -179,6 +179,11 @@ public final class RateLimiter {
     }
 
     /** The store's units of work: how the independent calls of the domain's counted attempts run. */
+    /** The clock every window is read by. */
+    public Clock clock() {
+        return clock;
+    }
+
     public UnitOfWork units() {
         return units;
     }

@@ -115,10 +115,12 @@ public final class RecoveryCodeService {
     }
 
     private RecoveryVerification useCounted(String user, String normalised, ClientContext client) {
-        if (!(factor.begin(user) instanceof Admission.Admitted admitted)) {
-            return failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client);
+        Admission admission = factor.begin(user);
+        if (admission instanceof Admission.Refused refused) {
+            return refused.audited() ? failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client)
+                    : new RecoveryVerification.Invalid(RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user));
         }
-        Attempt attempt = admitted.attempt();
+        Attempt attempt = ((Admission.Admitted) admission).attempt();
         Tested tested = attempt.tested(() -> test(user, normalised, attempt, client));
         if (tested instanceof Tested.Used used) {
             attempt.succeeded(true);

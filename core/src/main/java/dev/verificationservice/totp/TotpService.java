@@ -134,10 +134,12 @@ public final class TotpService {
     }
 
     private Confirmation confirmCounted(String user, String factor, String presented, ClientContext client) {
-        if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
-            return notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client);
+        Admission admission = counted.begin(user);
+        if (admission instanceof Admission.Refused refused) {
+            return refused.audited() ? notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client)
+                    : new Confirmation.NotConfirmed(Confirmation.Reason.TOO_MANY_ATTEMPTS);
         }
-        Attempt attempt = admitted.attempt();
+        Attempt attempt = ((Admission.Admitted) admission).attempt();
         Instant now = clock.instant();
         // Empty: confirmed by this attempt, its window place given back in the confirming write.
         Optional<Confirmation.Reason> refused = attempt.tested(() -> {
@@ -188,10 +190,12 @@ public final class TotpService {
     }
 
     private TotpVerification verifyCounted(String user, String presented, ClientContext client) {
-        if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
-            return invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client);
+        Admission admission = counted.begin(user);
+        if (admission instanceof Admission.Refused refused) {
+            return refused.audited() ? invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client)
+                    : new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS);
         }
-        Attempt attempt = admitted.attempt();
+        Attempt attempt = ((Admission.Admitted) admission).attempt();
         Instant now = clock.instant();
         Tested tested = attempt.tested(() -> test(user, presented, now, attempt, client));
         if (tested.answer() instanceof TotpVerification.Valid valid) {

@@ -375,6 +375,37 @@ abstract class AbstractApiTest extends ApiTestSupport {
     }
 
     @Test
+    void guessesAfterALockOutAreRefusedFromMemoryUnauditedAndCounted() {
+        String user = newUser();
+        sendEmailCode(user);
+        String wrong = codeFromOutbox().equals("000000") ? "111111" : "000000";
+        Map<String, String> guess = Map.of("code", wrong, "userId", user, "codeType", "EMAIL_VERIFICATION");
+        // Five wrong guesses lock the user out; the sixth is refused by the store and audited, and refused again a
+        // second later the lock-out is remembered.
+        for (int i = 0; i < 6; i++) {
+            api.post("/v1/codes/verify", guess);
+        }
+        clock.advance(Duration.ofSeconds(1));
+        api.post("/v1/codes/verify", guess);
+        long audited = auditEntries(user).stream().filter(entry -> entry.toString().contains("TOO_MANY_ATTEMPTS")).count();
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(api.post("/v1/codes/verify", guess).text("reason")).isEqualTo("TOO_MANY_ATTEMPTS");
+        }
+
+        assertThat(auditEntries(user).stream().filter(entry -> entry.toString().contains("TOO_MANY_ATTEMPTS")).count())
+                .isEqualTo(audited);
+        String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
+        assertThat(metrics).containsPattern("verification_attempts_remembered_refusals_total(\\{[^}]*})? [1-9]");
+    }
+
+    private List<JsonNode> auditEntries(String user) {
+        List<JsonNode> entries = new ArrayList<>();
+        api.get("/v1/users/" + user + "/audit?limit=100").json().get("events").forEach(entries::add);
+        return entries;
+    }
+
+    @Test
     void logsNeverHoldACodeOrADeviceSecret(CapturedOutput output) {
         String user = newUser();
         sendEmailCode(user);

@@ -2,6 +2,7 @@ package dev.verificationservice.spring.core;
 
 import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.codes.DeliveryTargets;
@@ -17,7 +18,9 @@ import dev.verificationservice.spring.keys.EncryptionKeys;
 import dev.verificationservice.spring.keys.SecretKeys;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.VerificationStore;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -238,6 +241,18 @@ public class VerificationAutoConfiguration {
                                      MessageLocales locales) {
         return Verification.builder().store(store).keys(keys).encryption(encryption).sender(sender).clock(clock)
                 .settings(settings).locales(locales).build();
+    }
+
+    /**
+     * {@code verification.attempts.remembered.refusals}: guesses at a locked-out factor refused from this instance's
+     * memory of the lock-out. They are not audited one by one, so this is where such a flood shows.
+     */
+    @Bean
+    public MeterBinder verificationAttemptMetrics(Verification verification) {
+        return registry -> FunctionCounter.builder("verification.attempts.remembered.refusals",
+                        verification.attempts(), CountedAttempts::refusedFromMemory)
+                .description("Guesses at a locked-out factor refused from memory, with no store call and no audit entry")
+                .register(registry);
     }
 
     /** {@code forever} keeps audit entries without a ttl; anything else is a duration ({@code P90D}, {@code 90d}). */
