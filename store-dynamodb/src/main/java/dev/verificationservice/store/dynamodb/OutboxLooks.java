@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * instance wrote (one that stopped before its relay took them, or the previous release's under
  * {@code OUTBOX#EVENT#0..3}) are found within {@value TableKeys#OUTBOX_SHARDS} / {@value #ROTATION} looks. Idle, a
  * look costs {@value #ROTATION} queries. The hints are in this process only: a lost hint delays an event to its
- * shard's turn, never loses it.
+ * shard's turn, never loses it; and a new instance's first look reads every shard, so what an instance left behind
+ * when it stopped is taken at the next start.
  */
 final class OutboxLooks {
 
@@ -35,6 +36,12 @@ final class OutboxLooks {
     private final AtomicInteger turn = new AtomicInteger();
     /** False while webhooks are off: audit entries are written without the outbox attributes. */
     private volatile boolean events = true;
+
+    OutboxLooks() {
+        for (int shard = 0; shard < TableKeys.OUTBOX_SHARDS; shard++) {
+            hinted.set(shard, 1);
+        }
+    }
 
     void eventsOff() {
         events = false;
