@@ -37,7 +37,11 @@ public interface WebhookRepository {
 
     // Outbox
 
-    /** Up to {@code limit} audit entries still marked undelivered, oldest first as far as the store can tell. */
+    /**
+     * A look at the outbox: up to {@code limit} audit entries still marked undelivered, oldest first among those
+     * read. A store with many outbox partitions may read some of them per look (DynamoDB: the ones its instance
+     * wrote to lately and a few in turn), so that every entry is found within a bounded number of looks.
+     */
     List<AuditEntry> undeliveredEvents(int limit);
 
     /**
