@@ -24,6 +24,7 @@ import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.security.SecureRandom;
@@ -109,6 +110,41 @@ class DynamoDbOutboxShardsTest {
         assertThat(queriesOf(() -> found.addAll(store.webhooks().undeliveredEvents(100))))
                 .isLessThanOrEqualTo(OutboxLooks.ROTATION + 1);
         assertThat(found).containsExactly(written);
+    }
+
+    @Test
+    void aWrittenShardIsReadOnTheNextLooksWhileTheIndexLagsAndTheRotationFindsWhatTheHintsMissed() {
+        DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(),
+                DynamoDbFaultProxy.Options.defaults().withIndexLag());
+        closeAfterTest.add(0, proxy);
+        DynamoDbClient lagging = Dynalite.client(proxy.endpoint());
+        closeAfterTest.add(0, lagging);
+        String laggingTable = "verification-" + UUID.randomUUID();
+        new DynamoDbTableAdmin(lagging, laggingTable).createTable();
+        DynamoDbVerificationStore store = new DynamoDbVerificationStore(lagging, laggingTable,
+                new ConsumedCapacityRecorder(), false);
+        Verification verification = verification(store);
+        assertThat(store.webhooks().undeliveredEvents(100)).as("the first look").isEmpty();
+
+        AuditEntry first = verification.audit().recordSuccess("lag-1", AuditEventType.DEVICE_REVOKED, Map.of(),
+                ClientContext.none());
+        assertThat(store.webhooks().undeliveredEvents(100)).as("the index lags").isEmpty();
+        proxy.indexLag().release();
+        assertThat(store.webhooks().undeliveredEvents(100)).as("the next look, the shard still hinted")
+                .containsExactly(first);
+
+        AuditEntry second = verification.audit().recordSuccess("lag-2", AuditEventType.DEVICE_REVOKED, Map.of(),
+                ClientContext.none());
+        for (int look = 0; look < OutboxLooks.HINTED_LOOKS; look++) {
+            assertThat(store.webhooks().undeliveredEvents(100)).as("the index lags longer than the hint")
+                    .doesNotContain(second);
+        }
+        proxy.indexLag().release();
+        List<AuditEntry> found = new ArrayList<>();
+        for (int look = 0; look < FULL_TURN && !found.contains(second); look++) {
+            found.addAll(store.webhooks().undeliveredEvents(100));
+        }
+        assertThat(found).as("found by the rotation within one turn").contains(second);
     }
 
     @Test
