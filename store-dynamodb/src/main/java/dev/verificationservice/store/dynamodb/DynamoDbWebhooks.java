@@ -41,8 +41,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   (PutItem, or a TransactWriteItems with the change it reports), so it enters the sparse index {@value
  *   TableKeys#OUTBOX_INDEX} in the same atomic step;</li>
  *   <li>undelivered events: Query the index, the event shards {@link OutboxLooks} picks for this look (those
- *   this instance wrote to lately, and a few in turn), oldest first; due deliveries: Query the endpoint's own partition ({@code OUTBOXSK <= :now}), oldest first. The index
- *   lags: what it answers is a hint, and every decision is a conditional write on the table;</li>
+ *   this instance wrote to lately, and a few in turn), oldest first; due deliveries: Query the endpoint's own
+ *   partition ({@code OUTBOXSK <= :now}), oldest first. The index lags: what it answers is a hint, and every
+ *   decision is a conditional write on the table;</li>
  *   <li>fan-out, event after event of the batch: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an
  *   existing one is left as it is), then UpdateItem REMOVE of the entry's outbox attributes on
  *   {@code attribute_exists(PK)}. Deliveries go first: a crash between the two leaves the entry in the outbox and

@@ -225,7 +225,8 @@ class DynamoDbOutboxShardsTest {
 
     private WebhookRelay relay(DynamoDbVerificationStore store, Webhooks webhooks, Verification verification) {
         return new WebhookRelay(store.webhooks(), webhooks, new EndpointUrls(false, AddressResolver.system()),
-                new JdkWebhookTransport(), verification.audit(), RelayMetrics.none(), clock, "relay-" + UUID.randomUUID());
+                new JdkWebhookTransport(), verification.audit(), RelayMetrics.none(), clock,
+                "relay-" + UUID.randomUUID());
     }
 
     /** Audit items as the previous release wrote them: four shards, chosen by a hash of the item's key. */
@@ -237,7 +238,8 @@ class DynamoDbOutboxShardsTest {
                     Optional.empty(), Map.of(), ClientContext.none());
             TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
             Map<String, Object> item = AuditItems.auditItem(entry, false);
-            item.put(ItemAttributes.OUTBOX_PK, "OUTBOX#EVENT#" + Math.floorMod((key.pk() + "#" + key.sk()).hashCode(), 4));
+            int oldShard = Math.floorMod((key.pk() + "#" + key.sk()).hashCode(), 4);
+            item.put(ItemAttributes.OUTBOX_PK, "OUTBOX#EVENT#" + oldShard);
             item.put(ItemAttributes.OUTBOX_SK, Timestamps.format(entry.timestamp()));
             putRaw(item);
             entries.add(entry);
