@@ -21,7 +21,8 @@ import dev.verificationservice.store.UnitOfWork;
  * <ul>
  *   <li>{@link #codes()}: one-time codes: insert, consume, keep only the newest, delete;</li>
  *   <li>{@link #devices()}: remembered-device tokens and the revoke-all marker;</li>
- *   <li>{@link #audit()}: the audit log (every entry written is also an undelivered event);</li>
+ *   <li>{@link #audit()}: the audit log (every entry written is also an undelivered event, unless
+ *   {@link #eventsOff});</li>
  *   <li>{@link #counters()}: rate-limit places and cooldowns;</li>
  *   <li>{@link #idempotency()}: Idempotency-Key claims and their stored answers;</li>
  *   <li>{@link #totp()}: authenticator-app factors and the replay rule;</li>
@@ -70,11 +71,18 @@ public interface VerificationStore extends AutoCloseable {
 
     /**
      * Webhook endpoints, deliveries and the outbox. Every audit entry a store writes is also an undelivered
-     * event there, in the same atomic step.
+     * event there, in the same atomic step, unless {@link #eventsOff} was called.
      */
     default WebhookRepository webhooks() {
         return ports().webhooks();
     }
+
+    /**
+     * From now on, audit entries are written without entering the outbox: nothing will deliver them (webhooks are
+     * off), so they cost no outbox write, and switching webhooks on later delivers none of them. Called once, before
+     * the store takes traffic.
+     */
+    void eventsOff();
 
     /**
      * How the domain runs the steps of one operation as a unit ({@link UnitOfWork}): by default each step is its

@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Storage SPI for events out: endpoints, deliveries and the outbox. The outbox is not a table of its own: a store
- * marks every audit entry it writes as undelivered (on DynamoDB a sparse index attribute of the audit item), so an
- * event is written in the same atomic step as its entry, whichever write carries that entry. Every method may throw
+ * Storage SPI for events out: endpoints, deliveries and the outbox. The outbox is not a table of its own: while
+ * webhooks are on a store marks every audit entry it writes as undelivered (on DynamoDB a sparse index attribute of
+ * the audit item), so an event is written in the same atomic step as its entry, whichever write carries that entry;
+ * after {@link dev.verificationservice.VerificationStore#eventsOff} it marks none. Every method may throw
  * {@link dev.verificationservice.store.StoreException}.
  *
  * <p>The outbox reads ({@link #undeliveredEvents}, {@link #dueDeliveries}) may lag and may repeat (a DynamoDB global
@@ -36,7 +37,11 @@ public interface WebhookRepository {
 
     // Outbox
 
-    /** Up to {@code limit} audit entries still marked undelivered, oldest first as far as the store can tell. */
+    /**
+     * A look at the outbox: up to {@code limit} audit entries still marked undelivered, oldest first among those
+     * read. A store with many outbox partitions may read some of them per look (DynamoDB: the ones its instance
+     * wrote to lately and a few in turn), so that every entry is found within a bounded number of looks.
+     */
     List<AuditEntry> undeliveredEvents(int limit);
 
     /**
@@ -124,10 +129,22 @@ public interface WebhookRepository {
     /** Up to {@code limit} of an endpoint's deliveries of events in {@code [from, to]}, newest first. */
     List<Delivery> deliveries(String endpointId, Instant from, Instant to, int limit);
 
-    /** What the outbox holds now: undelivered events plus pending deliveries, and how old the oldest is. */
+    /**
+     * What the outbox holds now, by a read bounded whatever the backlog: undelivered events plus pending deliveries
+     * (a lower bound when {@link OutboxStats#atLeast}), and the oldest of those read.
+     */
     OutboxStats outboxStats(Instant now);
 
-    /** The metrics' view of the outbox. */
-    record OutboxStats(long pending, Optional<Instant> oldest) {
+    /**
+     * The metrics' view of the outbox.
+     *
+     * @param atLeast the store read a bounded part of a larger outbox: it holds at least {@code pending}, and may hold
+     *                older ones than {@code oldest}
+     */
+    record OutboxStats(long pending, Optional<Instant> oldest, boolean atLeast) {
+
+        public OutboxStats(long pending, Optional<Instant> oldest) {
+            this(pending, oldest, false);
+        }
     }
 }

@@ -31,6 +31,11 @@ public final class TestStore implements VerificationStore {
     }
 
     @Override
+    public void eventsOff() {
+        memory.eventsOff();
+    }
+
+    @Override
     public UnitOfWork units() {
         return units;
     }

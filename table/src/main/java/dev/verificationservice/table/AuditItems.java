@@ -6,13 +6,15 @@ import static dev.verificationservice.table.TableItems.*;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditRepository.AuditPosition;
+import dev.verificationservice.events.EventIds;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * Audit entries with their events: the entry item ({@code USER#<userId>} / {@code AUDIT#<timestamp>#<entryId>}), which
- * is also the undelivered event, in the outbox index under {@code OUTBOX#EVENT#<shard>} / {@code <timestamp>}.
+ * is also the undelivered event, in the outbox index under {@code OUTBOX#EVENT#<shard>} / {@code <timestamp>}, while
+ * webhooks are on.
  */
 public final class AuditItems {
 
@@ -20,11 +22,19 @@ public final class AuditItems {
     }
 
     /**
-     * The entry's item, marked undelivered: every entry is an event, and since the mark is part of this one item,
+     * The entry's item, marked undelivered: the entry is an event, and since the mark is part of this one item,
      * whichever write carries the entry writes its event in the same atomic step, and a retry that finds the item
      * written finds its event too.
      */
     public static Map<String, Object> auditItem(AuditEntry entry) {
+        return auditItem(entry, true);
+    }
+
+    /**
+     * The entry's item, marked undelivered when {@code event} (webhooks are on); unmarked, nothing will ever deliver
+     * it, and it costs no outbox index write.
+     */
+    public static Map<String, Object> auditItem(AuditEntry entry, boolean event) {
         TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
         Map<String, Object> item = keyed(key);
         item.put(USER_ID, entry.userId());
@@ -38,9 +48,11 @@ public final class AuditItems {
         item.put(TIMESTAMP, Timestamps.format(entry.timestamp()));
         // Retention "forever" writes no ttl at all, so DynamoDB never deletes the entry.
         entry.expiresAt().ifPresent(end -> item.put(TTL, epochSeconds(end)));
-        TableKeys.IndexKey outbox = TableKeys.outboxEvent(key, entry.timestamp());
-        item.put(OUTBOX_PK, outbox.gsi1pk());
-        item.put(OUTBOX_SK, outbox.gsi1sk());
+        if (event) {
+            TableKeys.IndexKey outbox = TableKeys.outboxEvent(EventIds.of(entry), entry.timestamp());
+            item.put(OUTBOX_PK, outbox.gsi1pk());
+            item.put(OUTBOX_SK, outbox.gsi1sk());
+        }
         return item;
     }
 

@@ -45,9 +45,10 @@ public final class TableKeys {
     public static final String OUTBOX_INDEX = "OUTBOX";
     /**
      * Partitions of undelivered audit entries in the outbox index: writes to one index partition are limited (1000
-     * units a second on DynamoDB), and every audit entry writes one, so the entries spread over several.
+     * units a second on DynamoDB), so 40,000 events a second spread to about 312 per partition. The previous
+     * release's four ({@code OUTBOX#EVENT#0..3}) are the first four of these, so their entries are read as before.
      */
-    public static final int OUTBOX_SHARDS = 4;
+    public static final int OUTBOX_SHARDS = 128;
 
     static final String CODE = "CODE#";
     static final String USER = "USER#";
@@ -282,9 +283,22 @@ public final class TableKeys {
         return DELIVERY + Timestamps.format(to) + SEPARATOR + AFTER_ANY_ENTRY_ID;
     }
 
-    /** The outbox index key of an undelivered audit entry: due at once, at its own time. */
-    public static IndexKey outboxEvent(PrimaryKey entry, Instant timestamp) {
-        return new IndexKey(OUTBOX_EVENTS + shard(entry), Timestamps.format(timestamp));
+    /** The outbox index key of an undelivered audit entry, in its event's shard: due at once, at its own time. */
+    public static IndexKey outboxEvent(String eventId, Instant timestamp) {
+        return new IndexKey(outboxEventPartition(outboxShard(eventId)), Timestamps.format(timestamp));
+    }
+
+    /**
+     * The shard of an event, by its id. String.hashCode is fixed by the language: every instance and version puts
+     * an event in the same shard.
+     */
+    public static int outboxShard(String eventId) {
+        return Math.floorMod(eventId.hashCode(), OUTBOX_SHARDS);
+    }
+
+    /** The outbox partition of undelivered audit entries of one shard ({@code 0 <= shard < OUTBOX_SHARDS}). */
+    public static String outboxEventPartition(int shard) {
+        return OUTBOX_EVENTS + shard;
     }
 
     /** The outbox index key of a PENDING delivery, in its endpoint's partition at its next attempt. */
@@ -294,7 +308,7 @@ public final class TableKeys {
 
     /** The outbox partitions of undelivered audit entries. */
     public static List<String> outboxEventPartitions() {
-        return IntStream.range(0, OUTBOX_SHARDS).mapToObj(n -> OUTBOX_EVENTS + n).toList();
+        return IntStream.range(0, OUTBOX_SHARDS).mapToObj(TableKeys::outboxEventPartition).toList();
     }
 
     /** The outbox partition of an endpoint's PENDING deliveries. */
@@ -315,10 +329,5 @@ public final class TableKeys {
     /** Upper bound (inclusive) of outbox sort keys due at {@code now}. */
     public static String outboxDueBy(Instant now) {
         return Timestamps.format(now);
-    }
-
-    /** String.hashCode is fixed by the language: every instance and version puts an item in the same shard. */
-    private static int shard(PrimaryKey key) {
-        return Math.floorMod((key.pk() + SEPARATOR + key.sk()).hashCode(), OUTBOX_SHARDS);
     }
 }

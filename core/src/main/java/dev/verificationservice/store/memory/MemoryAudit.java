@@ -14,7 +14,7 @@ import java.util.TreeMap;
 /**
  * The audit log in memory, and the outbox of events, which is the same entries.
  *
- * <p><b>The outbox rule.</b> Every entry is stored undelivered ({@link StoredEntry#undelivered}), by whichever write
+ * <p><b>The outbox rule.</b> While webhooks are on, every entry is stored undelivered ({@link StoredEntry#undelivered}), by whichever write
  * carries it ({@link #add}): an appended entry, or the entry of a consumed code, a registered device, an enrolled or
  * confirmed factor, an accepted step, a used or issued recovery code. The fan-out ({@link MemoryWebhooks#fanOut})
  * alone marks it delivered. This store lives in the core, without the table model whose audit item carries the same
@@ -48,6 +48,8 @@ final class MemoryAudit implements AuditRepository {
 
     private final Object lock;
     private final TreeMap<Key, StoredEntry> entries = new TreeMap<>(Key.ORDER);
+    /** False while webhooks are off: no entry enters the outbox. */
+    private volatile boolean events = true;
 
     MemoryAudit(Object lock) {
         this.lock = lock;
@@ -106,9 +108,14 @@ final class MemoryAudit implements AuditRepository {
         return stored != null && stored.entry().equals(entry);
     }
 
-    /** Stores the entry, undelivered: every entry is an event. The key must be free ({@link #requireFree}). */
+    /** Stores the entry, undelivered while webhooks are on. The key must be free ({@link #requireFree}). */
     void add(AuditEntry entry) {
-        entries.put(Key.of(entry), new StoredEntry(entry, true));
+        entries.put(Key.of(entry), new StoredEntry(entry, events));
+    }
+
+    /** From now on entries are stored delivered: nothing will deliver them. */
+    void eventsOff() {
+        events = false;
     }
 
     /** Every undelivered entry, oldest first. */

@@ -91,6 +91,11 @@ public final class MemoryVerificationStore implements VerificationStore {
 
     /** Always ready: memory has nothing to reach. */
     @Override
+    public void eventsOff() {
+        audit.eventsOff();
+    }
+
+    @Override
     public void checkReady() {
     }
 

@@ -3,19 +3,25 @@ package dev.verificationservice.spring.events;
 import java.util.Locale;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * {@code verification.webhooks.enabled}: {@code true}, {@code false}, or {@code auto} (the default), which is on
  * with the embedded store and on DynamoDB only once {@code VERIFICATION_ENCRYPTION_KEYS} is set, so an existing
- * DynamoDB deployment starts unchanged after an upgrade. While off, events stay in the outbox (until their audit
- * retention ends) and are fanned out to the endpoints registered when the relay first runs.
+ * DynamoDB deployment starts unchanged after an upgrade. While off, audit entries are written without entering the
+ * outbox (the store is told at start: {@link dev.verificationservice.VerificationStore#eventsOff}), so they cost no
+ * outbox write and are never delivered.
  */
-final class WebhooksEnabled implements Condition {
+public final class WebhooksEnabled implements Condition {
 
     @Override
     public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        var environment = context.getEnvironment();
+        return on(context.getEnvironment());
+    }
+
+    /** Whether webhooks are on in this environment: the relay runs, and audit entries enter the outbox. */
+    public static boolean on(Environment environment) {
         String enabled = environment.getProperty("verification.webhooks.enabled", "auto").trim().toLowerCase(Locale.ROOT);
         if (!enabled.equals("auto")) {
             return Boolean.parseBoolean(enabled);

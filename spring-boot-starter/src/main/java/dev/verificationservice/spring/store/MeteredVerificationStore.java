@@ -44,6 +44,11 @@ public final class MeteredVerificationStore {
         }
 
         @Override
+        public void eventsOff() {
+            store.eventsOff();
+        }
+
+        @Override
         public void close() {
             store.close();
         }

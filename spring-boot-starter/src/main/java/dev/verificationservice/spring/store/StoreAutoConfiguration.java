@@ -4,6 +4,7 @@ import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
+import dev.verificationservice.spring.events.WebhooksEnabled;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
@@ -30,6 +31,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
@@ -61,13 +63,19 @@ public class StoreAutoConfiguration {
     @ConditionalOnMissingBean
     public VerificationStore verificationStore(VerificationProperties properties, Clock clock,
                                                ObjectProvider<MeterRegistry> registries, SecretKeyRing keys,
-                                               ObjectProvider<DynamoDbClient> dynamoDbClients) {
+                                               ObjectProvider<DynamoDbClient> dynamoDbClients,
+                                               Environment environment) {
         MeterRegistry registry = registries.getIfAvailable(SimpleMeterRegistry::new);
-        return switch (properties.store()) {
+        VerificationStore store = switch (properties.store()) {
             case EMBEDDED -> MeteredVerificationStore.wrap(openEmbedded(properties, clock), registry);
             case DYNAMODB -> MeteredVerificationStore.wrap(openDynamoDb(properties, theClient(dynamoDbClients), registry),
                     registry);
         };
+        if (!WebhooksEnabled.on(environment)) {
+            // No relay will deliver events: audit entries are written without their outbox write.
+            store.eventsOff();
+        }
+        return store;
     }
 
     /** The application's one client (or its {@code @Primary} one among several), else the starter's. */

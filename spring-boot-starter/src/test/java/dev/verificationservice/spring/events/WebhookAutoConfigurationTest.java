@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.events.RelayRunner;
@@ -95,9 +96,17 @@ class WebhookAutoConfigurationTest {
     }
 
     @Test
-    void offWhenDisabled() throws IOException {
+    void offWhenDisabledAndThenAuditEntriesEnterNoOutbox() throws IOException {
         Path dataDir = Files.createTempDirectory("verification-webhooks");
         runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.webhooks.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RelayRunner.class));
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(RelayRunner.class);
+                    context.getBean(Verification.class).audit().recordSuccess("ada", AuditEventType.DEVICES_REVOKED,
+                            Map.of(), ClientContext.none());
+                    VerificationStore store = context.getBean(VerificationStore.class);
+                    assertThat(store.audit().queryAudit("ada", Instant.EPOCH, Instant.now(), Optional.empty(), 10,
+                            Instant.now())).hasSize(1);
+                    assertThat(store.webhooks().undeliveredEvents(10)).isEmpty();
+                });
     }
 }

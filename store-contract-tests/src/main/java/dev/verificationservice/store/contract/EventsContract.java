@@ -25,6 +25,7 @@ import dev.verificationservice.events.Webhooks;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.testsupport.webhooks.StandardWebhooksVerifier;
 import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.time.Duration;
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Events out on the store: every audit entry is an undelivered event written with it; the relay fans it out,
+ * Events out on the store: every audit entry is an undelivered event written with it (none once the store is told
+ * webhooks are off); the relay fans it out,
  * delivers it signed to real HTTP receivers (JDK servers on port 0), retries on the schedule of the test's clock,
  * disables an endpoint on 410, shares work between relays by leases, and copes with a lagging outbox index.
  * Signatures are checked by {@link StandardWebhooksVerifier}, written from the specification, not by the service.
@@ -86,6 +88,27 @@ public abstract class EventsContract extends ContractPart {
         assertThat(store().webhooks().undeliveredEvents(100)).isEmpty();
         assertThat(auditTypes("eve")).containsExactly(AuditEventType.CODE_SENT);
         assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
+    }
+
+    @Test
+    void withEventsOffAnAuditEntryEntersNoOutboxAndIsNeverDelivered() {
+        WebhookReceiver receiver = receiver();
+        webhooks.register(receiver.url().toString(), List.of(), Optional.empty());
+        store().eventsOff();
+
+        sendEmailCode("off");
+        verification().audit().recordFailure("off", AuditEventType.CODE_VERIFICATION_FAILED, "WRONG_CODE", Map.of(),
+                ClientContext.none());
+        indexCatchesUp();
+
+        assertThat(auditTypes("off")).containsExactlyInAnyOrder(AuditEventType.CODE_SENT,
+                AuditEventType.CODE_VERIFICATION_FAILED);
+        assertThat(allRawItems()).as("no item in the outbox index")
+                .noneMatch(item -> item.containsKey(ItemAttributes.OUTBOX_PK));
+        assertThat(store().webhooks().undeliveredEvents(100)).isEmpty();
+        assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
+        assertThat(relayAll(relay("one"))).isEmpty();
+        assertThat(receiver.received()).isEmpty();
     }
 
     @Test

@@ -18,6 +18,9 @@ import dev.verificationservice.recovery.RecoveryCodeUse;
 import dev.verificationservice.recovery.RecoveryUseOutcome;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.totp.StepAcceptance;
 import dev.verificationservice.totp.StepOutcome;
 import dev.verificationservice.totp.Totp;
@@ -34,16 +37,14 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every audit entry is an event. For each write of the storage SPI that carries an audit entry, the store holds the
- * entry and exactly one undelivered event for it, found by the id the relay gives an event ({@link EventIds#of}):
+ * While webhooks are on, every audit entry is an event. For each write of the storage SPI that carries an audit entry,
+ * the store holds the entry and exactly one undelivered event for it, in the outbox shard of the id the relay gives
+ * the event ({@link EventIds#of}):
  * after the write (on a store that can lose an answer, {@link #answerLosingStore}, a write whose answer was lost and
  * which its client sent again), after the same write again (a retry of a lost answer, through this store and through
  * another instance), and, once the event was fanned out, a retry puts no event back in the outbox.
  */
 public abstract class OutboxRuleContract extends ContractPart {
-
-    /** More than a test writes: the whole outbox. */
-    private static final int WHOLE_OUTBOX = 1000;
 
     private final String run = HexFormat.of().formatHex(randomBytes(4));
 
@@ -170,12 +171,21 @@ public abstract class OutboxRuleContract extends ContractPart {
         return entries.get(0);
     }
 
-    /** The undelivered events with the entry's event id. */
+    /**
+     * The undelivered events with the entry's event id, as the store holds them: items in the outbox's event
+     * partition of the event's shard. Read raw, since a look of the relay ({@code undeliveredEvents}) may read only
+     * some shards.
+     */
     private List<AuditEntry> eventsOf(AuditEntry entry) {
-        indexCatchesUp();
         String eventId = EventIds.of(entry);
-        return store().webhooks().undeliveredEvents(WHOLE_OUTBOX).stream()
-                .filter(event -> EventIds.of(event).equals(eventId)).toList();
+        String shard = TableKeys.outboxEventPartition(TableKeys.outboxShard(eventId));
+        List<Map<String, Object>> events = allRawItems().stream()
+                .filter(item -> item.get(ItemAttributes.OUTBOX_PK) instanceof String pk
+                        && pk.startsWith(TableKeys.outboxEventsPrefix()))
+                .filter(item -> EventIds.of(AuditItems.audit(item)).equals(eventId)).toList();
+        assertThat(events).as("in the event's shard").allSatisfy(item ->
+                assertThat(item.get(ItemAttributes.OUTBOX_PK)).isEqualTo(shard));
+        return events.stream().map(AuditItems::audit).toList();
     }
 
     /** The user's audit entries with the entry's key (the same event id). */

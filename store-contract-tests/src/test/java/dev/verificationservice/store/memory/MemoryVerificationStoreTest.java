@@ -72,12 +72,7 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
         contents.revocations().forEach(marker -> items.add(DeviceItems.revocationItem(marker.userId(),
                 marker.revokedBefore(), marker.expiresAt())));
         for (MemoryAudit.StoredEntry stored : contents.audit()) {
-            Map<String, Object> item = AuditItems.auditItem(stored.entry());
-            if (!stored.undelivered()) {
-                item.remove(ItemAttributes.OUTBOX_PK);
-                item.remove(ItemAttributes.OUTBOX_SK);
-            }
-            items.add(item);
+            items.add(AuditItems.auditItem(stored.entry(), stored.undelivered()));
         }
         for (MemoryCounters.Counter counter : contents.counters()) {
             CounterWindow window = counter.window();

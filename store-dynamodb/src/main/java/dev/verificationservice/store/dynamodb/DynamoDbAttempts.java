@@ -10,7 +10,6 @@ import static dev.verificationservice.store.dynamodb.DynamoDbTable.reasonCode;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.TableKeys;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,7 +165,7 @@ final class DynamoDbAttempts {
                        String attemptAttribute, Predicate<Map<String, Object>> settled) {
         return run(table, new Write(pattern, Naming.of(what), attemptId,
                 List.of(conditionedUpdate(table, key, conditioned)),
-                List.of(table.conditionalPut(AuditItems.auditItem(entry))), place, Optional.empty(),
+                List.of(table.conditionalPut(table.auditItem(entry))), place, Optional.empty(),
                 Mark.stamped(key, attemptId, attemptAttribute, current -> current.isEmpty() || settled.test(current.get()))));
     }
 

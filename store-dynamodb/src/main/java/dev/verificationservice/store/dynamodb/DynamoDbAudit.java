@@ -41,7 +41,7 @@ final class DynamoDbAudit implements AuditRepository {
 
     @Override
     public boolean appendAudit(AuditEntry entry) {
-        Optional<Map<String, Object>> holder = table.putIfNew(AuditItems.auditItem(entry),
+        Optional<Map<String, Object>> holder = table.putIfNew(table.auditItem(entry),
                 TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId()), AccessPattern.APPEND_AUDIT);
         // Written now, or held by this very entry: a retried put whose first answer was lost.
         return holder.isEmpty() || AuditItems.isSameAuditEntry(holder.get(), entry);

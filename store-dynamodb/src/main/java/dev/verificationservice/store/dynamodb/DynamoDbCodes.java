@@ -14,7 +14,6 @@ import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.CodeItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableKeys;
@@ -155,7 +154,7 @@ final class DynamoDbCodes implements CodeRepository {
                 new DynamoDbAttempts.Naming("consume a code", "verification", "; retry the verification",
                         StoreException.Kind.FAILED),
                 consumption.attemptId(), List.of(markUsed),
-                List.of(table.conditionalPut(AuditItems.auditItem(consumption.verified()))),
+                List.of(table.conditionalPut(table.auditItem(consumption.verified()))),
                 consumption.placeToGiveBack(), Optional.of(isCurrent),
                 DynamoDbAttempts.Mark.stamped(key, consumption.attemptId(), ItemAttributes.CONSUMED_BY,
                         current -> current.map(CodeItems::code).filter(VerificationCode::used).isPresent()));

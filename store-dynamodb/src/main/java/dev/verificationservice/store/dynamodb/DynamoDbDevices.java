@@ -13,7 +13,6 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.DeviceItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableKeys;
@@ -107,7 +106,7 @@ final class DynamoDbDevices implements DeviceRepository {
         return TransactWriteItemsRequest.builder()
                 .transactItems(
                         table.conditionalPut(DeviceItems.deviceItem(token)),
-                        table.conditionalPut(AuditItems.auditItem(deviceAdded)))
+                        table.conditionalPut(table.auditItem(deviceAdded)))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 // The SDK may retry after a commit whose answer was lost; the token makes that retry a no-op
                 // instead of a condition failure that would report "nothing was written" for a written device.

@@ -99,7 +99,7 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
         int marker = items.size();
         items.add(markerMoves(replacement));
         int entry = items.size();
-        items.add(table.conditionalPut(AuditItems.auditItem(issuedEntry)));
+        items.add(table.conditionalPut(table.auditItem(issuedEntry)));
         for (int send = 1; ; send++) {
             TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
                     .transactItems(items)

@@ -5,6 +5,7 @@ import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Ki
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.n;
 import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
 
+import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableKeys;
@@ -90,6 +91,8 @@ final class DynamoDbTable {
     final ConsumedCapacityRecorder capacity;
     /** Whether a failed condition returns the old item (DynamoDB) or needs a read to learn why (dynalite). */
     final boolean conditionFailureReturnsItem;
+    /** Whether audit entries enter the outbox, and which event shards the relay's next look reads. */
+    final OutboxLooks outbox = new OutboxLooks();
 
     DynamoDbTable(DynamoDbClient client, String tableName, ConsumedCapacityRecorder capacity,
                   boolean conditionFailureReturnsItem) {
@@ -97,6 +100,11 @@ final class DynamoDbTable {
         this.tableName = tableName;
         this.capacity = capacity;
         this.conditionFailureReturnsItem = conditionFailureReturnsItem;
+    }
+
+    /** An audit entry's item, in the outbox while webhooks are on ({@link OutboxLooks#auditItem}). */
+    Map<String, Object> auditItem(AuditEntry entry) {
+        return outbox.auditItem(entry);
     }
 
     /**

@@ -10,7 +10,6 @@ import static dev.verificationservice.store.dynamodb.DynamoDbTable.keyOf;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
@@ -101,7 +100,7 @@ final class DynamoDbTotpFactors implements TotpRepository {
             TransactWriteItemsRequest request = TransactWriteItemsRequest.builder()
                     .transactItems(counterMoves(counterKey, seen),
                             table.conditionalPut(TotpItems.totpFactorItem(factor)),
-                            table.conditionalPut(AuditItems.auditItem(enrolled)))
+                            table.conditionalPut(table.auditItem(enrolled)))
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                     // One token per request: the SDK's retry of this one is answered "done", a new one is new.
                     .clientRequestToken(TransactionConflicts.clientRequestToken(enrolled.entryId() + "-" + seen,

@@ -100,6 +100,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         return DynamoDbUnitOfWork.INSTANCE;
     }
 
+    @Override
+    public void eventsOff() {
+        table.outbox.eventsOff();
+    }
+
     /** The client belongs to whoever built it; closing the store leaves it open. */
     @Override
     public void close() {

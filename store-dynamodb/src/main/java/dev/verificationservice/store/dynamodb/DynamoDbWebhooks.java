@@ -29,7 +29,6 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
-import software.amazon.awssdk.services.dynamodb.model.Select;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
@@ -37,12 +36,14 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *
  * <p><b>Algorithm.</b>
  * <ul>
+ *   <li>while webhooks are off an audit item carries no outbox attributes ({@link OutboxLooks});</li>
  *   <li>the outbox costs no item of its own: an audit item carries OUTBOXPK/OUTBOXSK from the request that writes it
  *   (PutItem, or a TransactWriteItems with the change it reports), so it enters the sparse index {@value
  *   TableKeys#OUTBOX_INDEX} in the same atomic step;</li>
- *   <li>undelivered events: Query the index, each of the {@value TableKeys#OUTBOX_SHARDS} shard partitions, oldest
- *   first; due deliveries: Query the endpoint's own partition ({@code OUTBOXSK <= :now}), oldest first. The index
- *   lags: what it answers is a hint, and every decision is a conditional write on the table;</li>
+ *   <li>undelivered events: Query the index, the event shards {@link OutboxLooks} picks for this look (those
+ *   this instance wrote to lately, and a few in turn), oldest first; due deliveries: Query the endpoint's own
+ *   partition ({@code OUTBOXSK <= :now}), oldest first. The index lags: what it answers is a hint, and every
+ *   decision is a conditional write on the table;</li>
  *   <li>fan-out, event after event of the batch: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an
  *   existing one is left as it is), then UpdateItem REMOVE of the entry's outbox attributes on
  *   {@code attribute_exists(PK)}. Deliveries go first: a crash between the two leaves the entry in the outbox and
@@ -68,6 +69,8 @@ final class DynamoDbWebhooks implements WebhookRepository {
     static final String IN_OUTBOX = "OUTBOXPK = :pk";
     /** Sorts after every fixed-width timestamp: the bound of "due at any time". */
     private static final String ANY_TIME = "~";
+    /** The most items the outbox stats read of one partition. */
+    static final int STATS_PER_PARTITION = 25;
 
     private final DynamoDbTable table;
 
@@ -122,9 +125,29 @@ final class DynamoDbWebhooks implements WebhookRepository {
         return response.hasAttributes() && !response.attributes().isEmpty();
     }
 
+    /**
+     * A look at the event shards {@link OutboxLooks#nextLook} names, shard after shard until {@code limit} entries
+     * came: a shard that answered a full page, or was not reached, is read on the next look too.
+     */
     @Override
     public List<AuditEntry> undeliveredEvents(int limit) {
-        return outbox(TableKeys.outboxEventPartitions(), ANY_TIME, limit).stream().map(AuditItems::audit).toList();
+        List<Map<String, Object>> found = new ArrayList<>();
+        for (int shard : table.outbox.nextLook()) {
+            int wanted = limit - found.size();
+            if (wanted <= 0) {
+                table.outbox.again(shard);
+                continue;
+            }
+            QueryRequest request = outboxQuery(IN_OUTBOX_BY, Map.of(":pk", s(TableKeys.outboxEventPartition(shard)),
+                    ":due", s(ANY_TIME))).limit(wanted).build();
+            List<Map<String, AttributeValue>> page = table.query(request, AccessPattern.OUTBOX, wanted);
+            if (page.size() >= wanted) {
+                table.outbox.again(shard);
+            }
+            page.stream().limit(wanted).forEach(item -> found.add(DynamoDbItems.fromAttributeValues(item)));
+        }
+        found.sort(Comparator.comparing(item -> TableItems.string(item, ItemAttributes.OUTBOX_SK)));
+        return found.stream().map(AuditItems::audit).toList();
     }
 
     @Override
@@ -148,22 +171,16 @@ final class DynamoDbWebhooks implements WebhookRepository {
 
     @Override
     public List<Delivery> dueDeliveries(String endpointId, Instant now, int limit) {
-        return outbox(List.of(TableKeys.outboxDeliveries(endpointId)), TableKeys.outboxDueBy(now), limit).stream()
+        return outbox(TableKeys.outboxDeliveries(endpointId), TableKeys.outboxDueBy(now), limit).stream()
                 .map(EventItems::delivery).toList();
     }
 
-    /** Up to {@code limit} items of the partitions due by {@code dueBy}, oldest first across the shards. */
-    private List<Map<String, Object>> outbox(List<String> partitions, String dueBy, int limit) {
-        List<Map<String, Object>> found = new ArrayList<>();
-        for (String partition : partitions) {
-            QueryRequest request = outboxQuery(IN_OUTBOX_BY, Map.of(":pk", s(partition), ":due", s(dueBy)))
-                    .limit(limit).build();
-            for (Map<String, AttributeValue> item : table.query(request, AccessPattern.OUTBOX, limit)) {
-                found.add(DynamoDbItems.fromAttributeValues(item));
-            }
-        }
-        found.sort(Comparator.comparing(item -> TableItems.string(item, ItemAttributes.OUTBOX_SK)));
-        return found.size() > limit ? found.subList(0, limit) : found;
+    /** Up to {@code limit} items of the partition due by {@code dueBy}, oldest first. */
+    private List<Map<String, Object>> outbox(String partition, String dueBy, int limit) {
+        QueryRequest request = outboxQuery(IN_OUTBOX_BY, Map.of(":pk", s(partition), ":due", s(dueBy)))
+                .limit(limit).build();
+        return table.query(request, AccessPattern.OUTBOX, limit).stream().limit(limit)
+                .map(DynamoDbItems::fromAttributeValues).toList();
     }
 
     @Override
@@ -251,23 +268,32 @@ final class DynamoDbWebhooks implements WebhookRepository {
         return found.size() > limit ? found.subList(0, limit) : found;
     }
 
+    /**
+     * One Query of at most {@value #STATS_PER_PARTITION} items per outbox partition (each event shard, each
+     * endpoint's deliveries), projecting the timestamp only: the read is bounded whatever the backlog. A partition
+     * that holds more counts as {@value #STATS_PER_PARTITION}, and the total is then a lower bound.
+     */
     @Override
     public OutboxStats outboxStats(Instant now) {
         long pending = 0;
+        boolean more = false;
         Optional<Instant> oldest = Optional.empty();
         List<String> partitions = new ArrayList<>(TableKeys.outboxEventPartitions());
         listEndpoints().forEach(endpoint -> partitions.add(TableKeys.outboxDeliveries(endpoint.endpointId())));
         for (String partition : partitions) {
-            QueryRequest count = outboxQuery(IN_OUTBOX, Map.of(":pk", s(partition))).select(Select.COUNT).build();
-            pending += countAll(count);
-            List<Map<String, AttributeValue>> first = table.query(count.toBuilder().select(Select.ALL_ATTRIBUTES)
-                    .limit(1).build(), AccessPattern.OUTBOX, 1);
-            if (!first.isEmpty()) {
-                Instant at = Timestamps.parse(first.get(0).get(ItemAttributes.TIMESTAMP).s());
+            QueryRequest request = outboxQuery(IN_OUTBOX, Map.of(":pk", s(partition)))
+                    .projectionExpression("#ts").expressionAttributeNames(Map.of("#ts", ItemAttributes.TIMESTAMP))
+                    .limit(STATS_PER_PARTITION).build();
+            var response = table.call("count the webhook outbox", () -> table.client.query(request));
+            table.capacity.record(AccessPattern.OUTBOX, READ, response.consumedCapacity());
+            pending += response.count();
+            more |= response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty();
+            for (Map<String, AttributeValue> item : response.items()) {
+                Instant at = Timestamps.parse(item.get(ItemAttributes.TIMESTAMP).s());
                 oldest = oldest.filter(known -> known.isBefore(at)).or(() -> Optional.of(at));
             }
         }
-        return new OutboxStats(pending, oldest);
+        return new OutboxStats(pending, oldest, more);
     }
 
     private QueryRequest.Builder outboxQuery(String condition, Map<String, AttributeValue> values) {
@@ -277,22 +303,6 @@ final class DynamoDbWebhooks implements WebhookRepository {
                 .keyConditionExpression(condition)
                 .expressionAttributeValues(values)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
-    }
-
-    private long countAll(QueryRequest first) {
-        long total = 0;
-        QueryRequest request = first;
-        while (true) {
-            QueryRequest page = request;
-            var response = table.call("count the webhook outbox", () -> table.client.query(page));
-            table.capacity.record(AccessPattern.OUTBOX, READ,
-                    response.consumedCapacity());
-            total += response.count();
-            if (!response.hasLastEvaluatedKey() || response.lastEvaluatedKey().isEmpty()) {
-                return total;
-            }
-            request = request.toBuilder().exclusiveStartKey(response.lastEvaluatedKey()).build();
-        }
     }
 
     private boolean conditionalPut(Map<String, Object> item, String condition, Map<String, String> names,

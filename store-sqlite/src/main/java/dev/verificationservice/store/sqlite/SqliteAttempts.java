@@ -3,7 +3,6 @@ package dev.verificationservice.store.sqlite;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
@@ -69,7 +68,7 @@ final class SqliteAttempts {
      */
     Outcome write(String what, String entryWhat, TableKeys.PrimaryKey key, String statement, Binding binding,
                   Predicate<Map<String, Object>> ownWrite, AuditEntry entry, Optional<Place> place) {
-        Map<String, Object> auditItem = AuditItems.auditItem(entry);
+        Map<String, Object> auditItem = table.auditItem(entry);
         return table.inTransaction(what, connection -> {
             int updated;
             try (PreparedStatement update = connection.prepareStatement(statement)) {

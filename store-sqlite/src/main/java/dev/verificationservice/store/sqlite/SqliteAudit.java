@@ -38,7 +38,7 @@ final class SqliteAudit implements AuditRepository {
 
     @Override
     public boolean appendAudit(AuditEntry entry) {
-        Map<String, Object> item = AuditItems.auditItem(entry);
+        Map<String, Object> item = table.auditItem(entry);
         return table.inTransaction("append an audit entry", connection -> {
             if (table.insertIfAbsent(connection, item) == 1) {
                 return true;

@@ -6,7 +6,6 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.devices.DeviceUse;
 import dev.verificationservice.devices.UseOutcome;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.DeviceItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
@@ -45,7 +44,7 @@ final class SqliteDevices implements DeviceRepository {
     @Override
     public void registerDevice(DeviceToken token, AuditEntry deviceAdded) {
         Map<String, Object> tokenItem = DeviceItems.deviceItem(token);
-        Map<String, Object> auditItem = AuditItems.auditItem(deviceAdded);
+        Map<String, Object> auditItem = table.auditItem(deviceAdded);
         table.inTransaction("register a device", connection -> {
             if (table.insertIfAbsent(connection, tokenItem) != 1) {
                 throw new StoreException("device registration refused: a token with key " + TableItems.string(tokenItem, ItemAttributes.PK)

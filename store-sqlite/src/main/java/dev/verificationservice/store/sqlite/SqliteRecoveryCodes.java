@@ -70,7 +70,7 @@ final class SqliteRecoveryCodes implements RecoveryCodeRepository {
     public boolean replaceRecoveryCodes(RecoveryCodeReplacement replacement) {
         String userId = replacement.userId();
         AuditEntry issuedEntry = replacement.issuedEntry();
-        Map<String, Object> auditItem = AuditItems.auditItem(issuedEntry);
+        Map<String, Object> auditItem = table.auditItem(issuedEntry);
         return table.inTransaction("replace recovery codes", connection -> {
             Optional<String> current = table.selectItem(connection, TableKeys.recoverySet(userId))
                     .map(RecoveryCodeItems::recoverySetId);

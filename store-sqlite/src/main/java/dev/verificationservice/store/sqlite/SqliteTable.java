@@ -4,7 +4,9 @@ import static dev.verificationservice.table.ItemAttributes.TTL;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
@@ -83,6 +85,8 @@ final class SqliteTable implements AutoCloseable {
     });
     private final GroupCommitWriter writer;
     private final List<Runnable> eventListeners = new CopyOnWriteArrayList<>();
+    /** False while webhooks are off: audit items are written without the outbox attributes. */
+    private volatile boolean events = true;
 
     private SqliteTable(Path databaseFile, Duration lockWait) {
         SQLiteConfig config = new SQLiteConfig();
@@ -240,6 +244,16 @@ final class SqliteTable implements AutoCloseable {
         } catch (SQLException e) {
             throw failure("read PRAGMA " + name, e);
         }
+    }
+
+    /** From now on audit items are written without the outbox attributes: nothing will deliver them. */
+    void eventsOff() {
+        events = false;
+    }
+
+    /** An audit entry's item, in the outbox while webhooks are on. */
+    Map<String, Object> auditItem(AuditEntry entry) {
+        return AuditItems.auditItem(entry, events);
     }
 
     void putItem(Connection connection, Map<String, Object> item) throws SQLException {

@@ -12,7 +12,6 @@ import static dev.verificationservice.table.ItemAttributes.TTL;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.security.SealedSecret;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import dev.verificationservice.table.TotpItems;
@@ -78,7 +77,7 @@ final class SqliteTotpFactors implements TotpRepository {
     @Override
     public boolean insertFactor(TotpFactor factor, AuditEntry enrolled, int maxFactors) {
         Map<String, Object> factorItem = TotpItems.totpFactorItem(factor);
-        Map<String, Object> auditItem = AuditItems.auditItem(enrolled);
+        Map<String, Object> auditItem = table.auditItem(enrolled);
         return table.inTransaction("enrol an authenticator factor", connection -> {
             // Counted in the writer's transaction (BEGIN IMMEDIATE holds the file's write lock, so another store
             // instance on the file waits too): a count read on a pool connection would race the insert.

@@ -126,6 +126,11 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     @Override
+    public void eventsOff() {
+        table.eventsOff();
+    }
+
+    @Override
     public void checkReady() {
         table.inTransaction("check readiness (take the write lock)", connection -> {
             // Holding the write lock is the proof; the empty transaction then commits nothing.
