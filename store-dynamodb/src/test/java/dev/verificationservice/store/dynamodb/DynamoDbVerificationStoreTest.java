@@ -682,4 +682,25 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         // CODE_SENT alone: CODE_VERIFIED is written by the consume transaction itself.
         assertThat(usage.get(AccessPattern.APPEND_AUDIT).requests()).isEqualTo(1);
     }
+
+    /**
+     * What an endpoint with nothing due costs each poll, and an empty listing of its deliveries: one query of each of
+     * its shards, each at DynamoDB's least read (half a unit from the eventually consistent index, one from the
+     * table read consistently). docs/performance.md quotes these.
+     */
+    @Test
+    void anIdleEndpointCostsOneLeastReadOfEachShard() {
+        String endpointId = "ep_0123456789abcdef";
+        ConsumedCapacityRecorder recorder = ((DynamoDbVerificationStore) store).consumedCapacity();
+        recorder.reset();
+
+        assertThat(store.webhooks().dueDeliveries(endpointId, clock().instant(), 8)).isEmpty();
+        assertThat(store.webhooks().deliveries(endpointId, START, clock().instant(), 50)).isEmpty();
+
+        int shards = TableKeys.DELIVERY_SHARDS;
+        assertThat(recorder.snapshot()).containsEntry(AccessPattern.OUTBOX,
+                new ConsumedCapacityRecorder.Usage(shards, shards * 0.5)).containsEntry(AccessPattern.DELIVERY,
+                new ConsumedCapacityRecorder.Usage(shards, shards * 1.0));
+    }
 }
+
