@@ -588,8 +588,8 @@ public abstract class EventsContract extends ContractPart {
     /** An event this release puts outside shard 0, the previous release's partition (the shard is the event's). */
     private WebhookEvent eventOutsideShardZero() {
         while (true) {
-            WebhookEvent event = WebhookEvent.of(verification().audit().recordSuccess("old-" + RANDOM.nextInt(1_000_000),
-                    AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none()));
+            WebhookEvent event = WebhookEvent.of(verification().audit().recordSuccess(
+                    "old-" + RANDOM.nextInt(1_000_000), AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none()));
             if (!TableKeys.delivery("ep_any", event.occurredAt(), event.eventId()).pk().equals("WEBHOOK#ep_any")) {
                 return event;
             }

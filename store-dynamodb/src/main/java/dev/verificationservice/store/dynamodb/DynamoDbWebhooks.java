@@ -268,8 +268,8 @@ final class DynamoDbWebhooks implements WebhookRepository {
             Optional<Map<String, Object>> stored = e.hasItem() && !e.item().isEmpty()
                     ? Optional.of(DynamoDbItems.fromAttributeValues(e.item()))
                     : table.getItem(key, AccessPattern.DELIVERY);
-            return stored.isEmpty() ? AtKey.none()
-                    : new AtKey<>(true, stored.map(EventItems::delivery).equals(Optional.of(EventItems.delivery(item))));
+            return stored.isEmpty() ? AtKey.none() : new AtKey<>(true,
+                    stored.map(EventItems::delivery).equals(Optional.of(EventItems.delivery(item))));
         } catch (SdkException e) {
             throw table.failure("record a webhook delivery attempt", e);
         }
@@ -320,7 +320,8 @@ final class DynamoDbWebhooks implements WebhookRepository {
         long pending = 0;
         Optional<Instant> oldest = Optional.empty();
         List<String> partitions = new ArrayList<>(TableKeys.outboxEventPartitions());
-        listEndpoints().forEach(endpoint -> partitions.addAll(TableKeys.outboxDeliveryPartitions(endpoint.endpointId())));
+        listEndpoints().forEach(endpoint ->
+                partitions.addAll(TableKeys.outboxDeliveryPartitions(endpoint.endpointId())));
         for (String partition : partitions) {
             QueryRequest count = outboxQuery(IN_OUTBOX, Map.of(":pk", s(partition))).select(Select.COUNT).build();
             pending += countAll(count);
