@@ -33,9 +33,9 @@ import java.util.stream.IntStream;
  * ({@code OUTBOX#DELIVERY#<endpointId>[#<shard>]}, at their next attempt). An item leaves it when the attributes are
  * removed. Deliveries get partitions per endpoint so the relay finds each endpoint's due work apart from the others'
  * backlogs, and {@value #DELIVERY_SHARDS} of them, by event id, because every event writes its delivery's item and
- * index entry about three times (fan-out, claim, outcome): one partition's 1000 write units would cap an endpoint
- * near 333 events a second. Shard 0 keeps the unsuffixed names the previous release wrote every delivery under, so
- * reading the shards also reads those; a delivery written there is found by {@link #unshardedDelivery}.
+ * index entry about three times (fan-out, claim, outcome): one partition's 1,000 write units a second would cap an
+ * endpoint near 333 events a second. Shard 0 keeps the unsuffixed names the previous release wrote every delivery
+ * under, so reading the shards also reads those; a delivery written there is found by {@link #unshardedDelivery}.
  *
  * <p>Ids that go into keys are checked by {@link dev.verificationservice.validation.Inputs} to contain no
  * {@code #}; digests are base64url and timestamps fixed-width ISO-8601, so no two different values ever
@@ -332,7 +332,7 @@ public final class TableKeys {
     }
 
     /** By the event id alone, so the item and its index entry are in the same shard whatever the delivery's state. */
-    static int deliveryShard(String eventId) {
+    private static int deliveryShard(String eventId) {
         return Math.floorMod(eventId.hashCode(), DELIVERY_SHARDS);
     }
 
