@@ -8,7 +8,6 @@ import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.EventItems;
 import dev.verificationservice.table.ItemAttributes;
-import dev.verificationservice.table.MergedQuery;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
@@ -18,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +39,8 @@ import java.util.Optional;
  *   <li>new events: the table calls the listeners once a transaction that wrote an audit item into the outbox is
  *   durable ({@link SqliteTable#onNewEvents});</li>
  *   <li>an endpoint's deliveries are in {@value TableKeys#DELIVERY_SHARDS} shard partitions, as on DynamoDB: its due
- *   ones and its listing are a query of each shard, merged ({@link MergedQuery}); a stored delivery is read and
+ *   ones and its listing are one statement, each shard's first rows by the index merged in SQL
+ *   ({@link #acrossShards}), so only the rows answered are read out of their JSON; a stored delivery is read and
  *   rewritten at the key it is at ({@link EventItems#deliveryKeys}: also the previous release's);</li>
  *   <li>endpoints: one partition; a replacement is written only if the stored version is the expected one.</li>
  * </ul>
@@ -50,19 +51,29 @@ final class SqliteWebhooks implements WebhookRepository {
     private static final String OUTBOX_SK = "json_extract(item, '$." + ItemAttributes.OUTBOX_SK + "')";
     private static final String SELECT_OUTBOX = "SELECT item FROM items WHERE " + OUTBOX_PK + " >= ? AND "
             + OUTBOX_PK + " < ? AND " + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?";
-    /** One outbox partition of an endpoint's due deliveries. */
-    private static final String SELECT_DUE = "SELECT item FROM items WHERE " + OUTBOX_PK + " = ? AND "
-            + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?";
+    /** An endpoint's due deliveries, oldest first: of each outbox shard (partition, due by, limit), then the limit. */
+    private static final String SELECT_DUE = acrossShards("SELECT item, " + OUTBOX_SK + " AS position FROM items WHERE "
+            + OUTBOX_PK + " = ? AND " + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?", "position");
     /** Sorts after every fixed-width timestamp: the upper bound of "any time". */
     private static final String ANY_TIME = "~";
     private static final String OUTBOX_STATS = "SELECT count(*), min(json_extract(item, '$."
             + ItemAttributes.TIMESTAMP + "')) FROM items WHERE " + OUTBOX_PK + " >= ? AND " + OUTBOX_PK + " < ?";
     private static final String SELECT_PARTITION = "SELECT item FROM items WHERE pk = ? AND sk >= ? AND sk < ?"
             + " ORDER BY sk";
-    private static final String SELECT_DELIVERIES = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
-            + " ORDER BY sk DESC LIMIT ?";
+    /** An endpoint's deliveries newest first: of each shard (partition, from, to, limit), then the limit. */
+    private static final String SELECT_DELIVERIES = acrossShards("SELECT item, sk AS position FROM items WHERE pk = ?"
+            + " AND sk BETWEEN ? AND ? ORDER BY sk DESC LIMIT ?", "position DESC");
 
     private final SqliteTable table;
+
+    /**
+     * One statement over an endpoint's shards: {@code shardQuery} (its first rows, by the index) for each, then the
+     * first {@code LIMIT ?} of them all in {@code order}, which is what one partition holding them all would answer.
+     */
+    private static String acrossShards(String shardQuery, String order) {
+        return "SELECT item FROM (" + String.join(" UNION ALL ", Collections.nCopies(TableKeys.DELIVERY_SHARDS,
+                "SELECT * FROM (" + shardQuery + ")")) + ") ORDER BY " + order + " LIMIT ?";
+    }
 
     SqliteWebhooks(SqliteTable table) {
         this.table = table;
@@ -141,17 +152,16 @@ final class SqliteWebhooks implements WebhookRepository {
     @Override
     public List<Delivery> dueDeliveries(String endpointId, Instant now, int limit) {
         return read("read the webhook outbox", connection -> {
-            List<List<Map<String, Object>>> shards = new ArrayList<>();
             try (PreparedStatement select = connection.prepareStatement(SELECT_DUE)) {
+                int parameter = 0;
                 for (String partition : TableKeys.outboxDeliveryPartitions(endpointId)) {
-                    select.setString(1, partition);
-                    select.setString(2, TableKeys.outboxDueBy(now));
-                    select.setInt(3, limit);
-                    shards.add(table.allItems(select));
+                    select.setString(++parameter, partition);
+                    select.setString(++parameter, TableKeys.outboxDueBy(now));
+                    select.setInt(++parameter, limit);
                 }
+                select.setInt(++parameter, limit);
+                return table.allItems(select).stream().map(EventItems::delivery).toList();
             }
-            return MergedQuery.merge(shards, MergedQuery.byOutboxSortKey(), limit).stream().map(EventItems::delivery)
-                    .toList();
         });
     }
 
@@ -275,18 +285,17 @@ final class SqliteWebhooks implements WebhookRepository {
     @Override
     public List<Delivery> deliveries(String endpointId, Instant from, Instant to, int limit) {
         return read("list webhook deliveries", connection -> {
-            List<List<Map<String, Object>>> shards = new ArrayList<>();
             try (PreparedStatement select = connection.prepareStatement(SELECT_DELIVERIES)) {
+                int parameter = 0;
                 for (String partition : TableKeys.deliveriesPartitions(endpointId)) {
-                    select.setString(1, partition);
-                    select.setString(2, TableKeys.deliveryRangeStart(from));
-                    select.setString(3, TableKeys.deliveryRangeEnd(to));
-                    select.setInt(4, limit);
-                    shards.add(table.allItems(select));
+                    select.setString(++parameter, partition);
+                    select.setString(++parameter, TableKeys.deliveryRangeStart(from));
+                    select.setString(++parameter, TableKeys.deliveryRangeEnd(to));
+                    select.setInt(++parameter, limit);
                 }
+                select.setInt(++parameter, limit);
+                return table.allItems(select).stream().map(EventItems::delivery).toList();
             }
-            return MergedQuery.merge(shards, MergedQuery.bySortKeyNewestFirst(), limit).stream()
-                    .map(EventItems::delivery).toList();
         });
     }
 
