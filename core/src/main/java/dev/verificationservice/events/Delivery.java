@@ -4,9 +4,10 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * One event for one endpoint: the item {@code WEBHOOK#<endpointId>} / {@code DELIVERY#<occurredAt>#<eventId>}. It
- * carries the event's body, fixed at fan-out, so every attempt sends and signs the same bytes. While PENDING it is in
- * the outbox index at {@code nextAttemptAt}, where any relay instance finds it; an attempt is made only under a lease
+ * One event for one endpoint: an item of the endpoint's delivery partitions, keyed by the event's time and id (the
+ * layout: docs/single-table.md). It carries the event's body, fixed at fan-out, so every attempt sends and signs the
+ * same bytes. While PENDING it is in the outbox index at {@code nextAttemptAt}, where any relay instance finds it; an
+ * attempt is made only under a lease
  * ({@code leaseOwner} until {@code leaseUntil}) taken by a conditional write, so two instances never send it at once.
  *
  * @param attempts        attempts made so far

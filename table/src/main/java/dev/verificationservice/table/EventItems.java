@@ -12,16 +12,18 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * Webhooks: the endpoint item ({@code WEBHOOKS} / {@code ENDPOINT#<endpointId>}) and the delivery of an event to an
- * endpoint ({@code WEBHOOK#<endpointId>} / {@code DELIVERY#<timestamp>#<eventId>}), a PENDING one in the outbox index
- * under {@code OUTBOX#DELIVERY#<endpointId>} at its next attempt. The outbox mark of an audit entry, the event
- * itself, is written by {@link AuditItems#auditItem}.
+ * endpoint ({@code WEBHOOK#<endpointId>[#<shard>]} / {@code DELIVERY#<timestamp>#<eventId>}), a PENDING one in the
+ * outbox index under {@code OUTBOX#DELIVERY#<endpointId>[#<shard>]} at its next attempt (see {@link TableKeys}). The
+ * outbox mark of an audit entry, the event itself, is written by {@link AuditItems#auditItem}.
  */
 public final class EventItems {
 
@@ -78,14 +80,34 @@ public final class EventItems {
 
     // Delivery
 
+    /** Where a new delivery is written: its event's shard. */
     public static TableKeys.PrimaryKey deliveryKey(Delivery delivery) {
         return TableKeys.delivery(delivery.endpointId(), delivery.event().occurredAt(), delivery.eventId());
     }
 
-    /** The delivery's item; a PENDING one is in the outbox index at its next attempt. */
+    /**
+     * Where a stored delivery may be, in the order to look: its event's shard, then (when that is another) the
+     * endpoint's one partition, where the previous release wrote it. A stored delivery is rewritten where it is.
+     */
+    public static List<TableKeys.PrimaryKey> deliveryKeys(String endpointId, Instant occurredAt, String eventId) {
+        return Stream.of(TableKeys.delivery(endpointId, occurredAt, eventId),
+                TableKeys.unshardedDelivery(endpointId, occurredAt, eventId)).distinct().toList();
+    }
+
+    /** {@link #deliveryKeys(String, Instant, String)} of this delivery. */
+    public static List<TableKeys.PrimaryKey> deliveryKeys(Delivery delivery) {
+        return deliveryKeys(delivery.endpointId(), delivery.event().occurredAt(), delivery.eventId());
+    }
+
+    /** The delivery's item at its event's shard; a PENDING one is in the outbox index at its next attempt. */
     public static Map<String, Object> deliveryItem(Delivery delivery) {
+        return deliveryItem(delivery, deliveryKey(delivery));
+    }
+
+    /** The delivery's item at {@code key}, one of its {@link #deliveryKeys}: the outbox entry is its shard's. */
+    public static Map<String, Object> deliveryItem(Delivery delivery, TableKeys.PrimaryKey key) {
         WebhookEvent event = delivery.event();
-        Map<String, Object> item = TableItems.keyed(deliveryKey(delivery));
+        Map<String, Object> item = TableItems.keyed(key);
         item.put(ENDPOINT_ID, delivery.endpointId());
         item.put(EVENT_ID, event.eventId());
         item.put(EVENT_TYPE, event.type());
@@ -102,7 +124,7 @@ public final class EventItems {
         if (delivery.status() == DeliveryStatus.PENDING) {
             Instant due = delivery.nextAttemptAt().orElse(event.occurredAt());
             item.put(DUE_AT, due.toEpochMilli());
-            TableKeys.IndexKey outbox = TableKeys.outboxDelivery(delivery.endpointId(), due);
+            TableKeys.IndexKey outbox = TableKeys.outboxDelivery(delivery.endpointId(), event.eventId(), due);
             item.put(OUTBOX_PK, outbox.gsi1pk());
             item.put(OUTBOX_SK, outbox.gsi1sk());
         }

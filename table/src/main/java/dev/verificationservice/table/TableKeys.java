@@ -25,14 +25,17 @@ import java.util.stream.IntStream;
  * RateLimitCounter  RATELIMIT#&lt;userId&gt;#&lt;action&gt;  WINDOW#&lt;windowStart&gt;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
  * WebhookEndpoint   WEBHOOKS                      ENDPOINT#&lt;endpointId&gt;
- * Delivery          WEBHOOK#&lt;endpointId&gt;          DELIVERY#&lt;occurredAt&gt;#&lt;eventId&gt;
+ * Delivery          WEBHOOK#&lt;endpointId&gt;[#&lt;shard&gt;]  DELIVERY#&lt;occurredAt&gt;#&lt;eventId&gt;
  * </pre>
  *
  * <p>The sparse index {@value #OUTBOX_INDEX} (OUTBOXPK / OUTBOXSK) holds what the webhook relay has still to do:
  * audit entries not yet fanned out ({@code OUTBOX#EVENT#<shard>}, at their timestamp) and PENDING deliveries
- * ({@code OUTBOX#DELIVERY#<endpointId>}, at their next attempt). An item leaves it when the attributes are removed.
- * Deliveries get a partition per endpoint so the relay finds each endpoint's due work apart from the others'
- * backlogs; one endpoint takes far fewer writes a second than a partition allows (the relay sends it a few at a time).
+ * ({@code OUTBOX#DELIVERY#<endpointId>[#<shard>]}, at their next attempt). An item leaves it when the attributes are
+ * removed. Deliveries get partitions per endpoint so the relay finds each endpoint's due work apart from the others'
+ * backlogs, and {@value #DELIVERY_SHARDS} of them, by event id, because every event writes its delivery's item and
+ * index entry about three times (fan-out, claim, outcome): one partition's 1,000 write units a second would cap an
+ * endpoint near 333 events a second. Shard 0 keeps the unsuffixed names the previous release wrote every delivery
+ * under, so reading the shards also reads those; a delivery written there is found by {@link #unshardedDelivery}.
  *
  * <p>Ids that go into keys are checked by {@link dev.verificationservice.validation.Inputs} to contain no
  * {@code #}; digests are base64url and timestamps fixed-width ISO-8601, so no two different values ever
@@ -49,6 +52,8 @@ public final class TableKeys {
      * release's four ({@code OUTBOX#EVENT#0..3}) are the first four of these, so their entries are read as before.
      */
     public static final int OUTBOX_SHARDS = 128;
+    /** Partitions of one endpoint's deliveries, of the table and of the outbox index alike. */
+    public static final int DELIVERY_SHARDS = 16;
 
     static final String CODE = "CODE#";
     static final String USER = "USER#";
@@ -264,13 +269,28 @@ public final class TableKeys {
         return ENDPOINT;
     }
 
+    /** The delivery's item, in its event's shard of the endpoint's partitions. */
     public static PrimaryKey delivery(String endpointId, Instant occurredAt, String eventId) {
-        return new PrimaryKey(deliveriesPartition(endpointId), DELIVERY + Timestamps.format(occurredAt) + SEPARATOR
-                + eventId);
+        return new PrimaryKey(deliveriesPartition(endpointId, deliveryShard(eventId)), deliverySortKey(occurredAt,
+                eventId));
     }
 
-    public static String deliveriesPartition(String endpointId) {
-        return WEBHOOK + endpointId;
+    /** Where the previous release wrote the delivery: the endpoint's one partition, which is now shard 0's. */
+    public static PrimaryKey unshardedDelivery(String endpointId, Instant occurredAt, String eventId) {
+        return new PrimaryKey(deliveriesPartition(endpointId, 0), deliverySortKey(occurredAt, eventId));
+    }
+
+    /** The partitions of one endpoint's deliveries, shard 0 first. */
+    public static List<String> deliveriesPartitions(String endpointId) {
+        return IntStream.range(0, DELIVERY_SHARDS).mapToObj(shard -> deliveriesPartition(endpointId, shard)).toList();
+    }
+
+    private static String deliveriesPartition(String endpointId, int shard) {
+        return WEBHOOK + endpointId + shardSuffix(shard);
+    }
+
+    private static String deliverySortKey(Instant occurredAt, String eventId) {
+        return DELIVERY + Timestamps.format(occurredAt) + SEPARATOR + eventId;
     }
 
     /** Lower bound (inclusive) of the deliveries of events at or after {@code from}. */
@@ -301,9 +321,9 @@ public final class TableKeys {
         return OUTBOX_EVENTS + shard;
     }
 
-    /** The outbox index key of a PENDING delivery, in its endpoint's partition at its next attempt. */
-    public static IndexKey outboxDelivery(String endpointId, Instant dueAt) {
-        return new IndexKey(outboxDeliveries(endpointId), Timestamps.format(dueAt));
+    /** The outbox index key of a PENDING delivery, in its event's shard of the endpoint's partitions. */
+    public static IndexKey outboxDelivery(String endpointId, String eventId, Instant dueAt) {
+        return new IndexKey(outboxDeliveries(endpointId, deliveryShard(eventId)), Timestamps.format(dueAt));
     }
 
     /** The outbox partitions of undelivered audit entries. */
@@ -311,9 +331,23 @@ public final class TableKeys {
         return IntStream.range(0, OUTBOX_SHARDS).mapToObj(TableKeys::outboxEventPartition).toList();
     }
 
-    /** The outbox partition of an endpoint's PENDING deliveries. */
-    public static String outboxDeliveries(String endpointId) {
-        return OUTBOX_DELIVERIES + endpointId;
+    /** The outbox partitions of one endpoint's PENDING deliveries, shard 0 first. */
+    public static List<String> outboxDeliveryPartitions(String endpointId) {
+        return IntStream.range(0, DELIVERY_SHARDS).mapToObj(shard -> outboxDeliveries(endpointId, shard)).toList();
+    }
+
+    private static String outboxDeliveries(String endpointId, int shard) {
+        return OUTBOX_DELIVERIES + endpointId + shardSuffix(shard);
+    }
+
+    /** Shard 0 has no suffix: it is the one partition of the previous release. */
+    private static String shardSuffix(int shard) {
+        return shard == 0 ? "" : SEPARATOR + shard;
+    }
+
+    /** By the event id alone, so the item and its index entry are in the same shard whatever the delivery's state. */
+    private static int deliveryShard(String eventId) {
+        return Math.floorMod(eventId.hashCode(), DELIVERY_SHARDS);
     }
 
     /** OUTBOXPK prefix of every outbox partition, of either kind. */

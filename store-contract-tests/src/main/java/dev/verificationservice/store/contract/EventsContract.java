@@ -19,6 +19,7 @@ import dev.verificationservice.events.JdkWebhookTransport;
 import dev.verificationservice.events.RelayMetrics;
 import dev.verificationservice.events.RelayRunner;
 import dev.verificationservice.events.RetrySchedule;
+import dev.verificationservice.events.WebhookEvent;
 import dev.verificationservice.events.WebhookRelay;
 import dev.verificationservice.events.WebhookSettings;
 import dev.verificationservice.events.Webhooks;
@@ -26,11 +27,15 @@ import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.table.Timestamps;
 import dev.verificationservice.testsupport.webhooks.StandardWebhooksVerifier;
 import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -563,6 +568,111 @@ public abstract class EventsContract extends ContractPart {
         assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
         assertThat(store().webhooks().deliveries(endpoint.endpoint().endpointId(), START, clock().instant(), 10))
                 .hasSize(2).allSatisfy(delivery -> assertThat(delivery.status()).isEqualTo(DeliveryStatus.FAILED));
+    }
+
+    /**
+     * The previous release wrote an endpoint's deliveries in one partition ({@code WEBHOOK#<endpointId>}, pending ones
+     * in the outbox under {@code OUTBOX#DELIVERY#<endpointId>}); such an item, written here raw in that shape for an
+     * event this release would put in another shard, is still sent, listed and redelivered, each time where it is.
+     */
+    @Test
+    void aDeliveryInThePreviousReleasesShapeIsSentListedAndRedeliveredWhereItIs() {
+        WebhookEvent event = eventOutsideShardZero();
+        relayAll(relay("one"));
+        WebhookReceiver receiver = receiver();
+        String endpointId = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint()
+                .endpointId();
+        putRawItem(previousReleasesPendingDelivery(endpointId, event));
+
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
+        assertThat(webhooks.deliveries(endpointId, Optional.empty(), Optional.empty(), Optional.empty()))
+                .singleElement().satisfies(delivery -> {
+                    assertThat(delivery.eventId()).isEqualTo(event.eventId());
+                    assertThat(delivery.status()).isEqualTo(DeliveryStatus.DELIVERED);
+                    assertThat(delivery.attempts()).isEqualTo(1);
+                });
+        webhooks.redeliver(endpointId, event.eventId());
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
+        assertThat(webhooks.redeliver(endpointId, START, clock().instant())).isEqualTo(1);
+        assertThat(relayAll(relay("one"))).containsExactly(DeliveryOutcome.DELIVERED);
+
+        assertThat(receiver.received()).extracting(WebhookReceiver.Received::id)
+                .containsExactly(event.eventId(), event.eventId(), event.eventId());
+        assertThat(receiver.received()).extracting(WebhookReceiver.Received::bodyText).containsOnly(event.body());
+        String eventId = event.eventId();
+        assertThat(allRawItems()).as("rewritten in place: one item of the delivery")
+                .filteredOn(item -> eventId.equals(item.get(ItemAttributes.EVENT_ID))
+                        && item.containsKey(ItemAttributes.DELIVERY_STATUS))
+                .singleElement().satisfies(item -> assertThat(item.get(ItemAttributes.DELIVERY_STATUS))
+                        .isEqualTo(DeliveryStatus.DELIVERED.name()));
+    }
+
+    /** An event this release puts outside shard 0, the previous release's partition (the shard is the event's). */
+    private WebhookEvent eventOutsideShardZero() {
+        while (true) {
+            WebhookEvent event = WebhookEvent.of(verification().audit().recordSuccess(
+                    "old-" + RANDOM.nextInt(1_000_000), AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none()));
+            if (!TableKeys.delivery("ep_any", event.occurredAt(), event.eventId()).pk().equals("WEBHOOK#ep_any")) {
+                return event;
+            }
+        }
+    }
+
+    /** A PENDING delivery as the previous release wrote it, attribute by attribute. */
+    private static Map<String, Object> previousReleasesPendingDelivery(String endpointId, WebhookEvent event) {
+        String at = Timestamps.format(event.occurredAt());
+        Map<String, Object> item = new LinkedHashMap<>();
+        item.put(ItemAttributes.PK, "WEBHOOK#" + endpointId);
+        item.put(ItemAttributes.SK, "DELIVERY#" + at + "#" + event.eventId());
+        item.put(ItemAttributes.ENDPOINT_ID, endpointId);
+        item.put(ItemAttributes.EVENT_ID, event.eventId());
+        item.put(ItemAttributes.EVENT_TYPE, event.type());
+        item.put(ItemAttributes.USER_ID, event.userId());
+        item.put(ItemAttributes.TIMESTAMP, at);
+        item.put(ItemAttributes.BODY, event.body());
+        item.put(ItemAttributes.DELIVERY_STATUS, DeliveryStatus.PENDING.name());
+        item.put(ItemAttributes.ATTEMPTS, 0L);
+        item.put(ItemAttributes.DUE_AT, event.occurredAt().toEpochMilli());
+        item.put(ItemAttributes.OUTBOX_PK, "OUTBOX#DELIVERY#" + endpointId);
+        item.put(ItemAttributes.OUTBOX_SK, at);
+        item.put(ItemAttributes.TTL, event.occurredAt().plus(Duration.ofDays(30)).getEpochSecond());
+        return item;
+    }
+
+    /**
+     * One endpoint's deliveries are spread over shards, and every read of them answers as one partition would: the
+     * relay's due ones oldest first, the listing newest first, a page of it cut at its {@code limit} and the next
+     * page read up to just before the last one shown.
+     */
+    @Test
+    void anEndpointsDeliveriesAreReadAcrossItsShardsInOrder() {
+        String endpointId = webhooks.register(receiver().url().toString(), List.of(), Optional.empty()).endpoint()
+                .endpointId();
+        List<String> eventIds = new ArrayList<>();
+        WebhookRelay relay = relay("one");
+        for (int i = 0; i < 24; i++) {
+            eventIds.add(EventIds.of(verification().audit().recordSuccess("shard-" + i, AuditEventType.DEVICE_REVOKED,
+                    Map.of(), ClientContext.none())));
+            indexCatchesUp();
+            relay.fanOut(100);
+            clock().advance(Duration.ofSeconds(1));
+        }
+        indexCatchesUp();
+
+        assertThat(allRawItems().stream().filter(item -> item.containsKey(ItemAttributes.DELIVERY_STATUS))
+                .map(item -> item.get(ItemAttributes.PK)).distinct()).as("spread over shards").hasSizeGreaterThan(1);
+        assertThat(store().webhooks().dueDeliveries(endpointId, clock().instant(), 5)).extracting(Delivery::eventId)
+                .containsExactlyElementsOf(eventIds.subList(0, 5));
+        List<String> listed = new ArrayList<>();
+        Optional<Instant> to = Optional.empty();
+        for (List<Delivery> page = List.of(); listed.isEmpty() || !page.isEmpty(); ) {
+            page = webhooks.deliveries(endpointId, Optional.empty(), to, Optional.of(5));
+            assertThat(page).hasSizeLessThanOrEqualTo(5);
+            page.forEach(delivery -> listed.add(delivery.eventId()));
+            to = page.isEmpty() ? to : Optional.of(page.get(page.size() - 1).event().occurredAt().minusMillis(1));
+        }
+        Collections.reverse(eventIds);
+        assertThat(listed).containsExactlyElementsOf(eventIds);
     }
 
     private boolean verifies(Webhooks.Registration endpoint, WebhookReceiver.Received request) {

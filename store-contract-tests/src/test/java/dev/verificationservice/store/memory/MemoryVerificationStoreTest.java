@@ -42,9 +42,16 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
         return (MemoryVerificationStore) store;
     }
 
-    /** The suite puts counter items only (a counter at its most places); any other item is refused. */
+    /**
+     * The suite puts counter items (a counter at its most places) and deliveries (as the previous release wrote them:
+     * the memory store keeps no keys, so it holds them as any other); any other item is refused.
+     */
     @Override
     public void putRawItem(Map<String, Object> item) {
+        if (item.containsKey(ItemAttributes.DELIVERY_STATUS)) {
+            store.webhooks().putDelivery(EventItems.delivery(item));
+            return;
+        }
         if (!item.containsKey(ItemAttributes.ACTION) || !item.containsKey(ItemAttributes.COUNT)) {
             throw new IllegalArgumentException("the memory store takes raw counter items only: " + item.keySet());
         }

@@ -13,6 +13,7 @@ import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.EventItems;
 import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.MergedQuery;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
@@ -22,6 +23,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -41,9 +43,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   (PutItem, or a TransactWriteItems with the change it reports), so it enters the sparse index {@value
  *   TableKeys#OUTBOX_INDEX} in the same atomic step;</li>
  *   <li>undelivered events: Query the index, the event shards {@link OutboxLooks} picks for this look (those
- *   this instance wrote to lately, and a few in turn), oldest first; due deliveries: Query the endpoint's own
- *   partition ({@code OUTBOXSK <= :now}), oldest first. The index lags: what it answers is a hint, and every
- *   decision is a conditional write on the table;</li>
+ *   this instance wrote to lately, and a few in turn), oldest first; due deliveries: Query each of the endpoint's
+ *   {@value TableKeys#DELIVERY_SHARDS} shard partitions ({@code OUTBOXSK <= :now}) in parallel, merged oldest first ({@link MergedQuery}). The index lags: what it
+ *   answers is a hint, and every decision is a conditional write on the table;</li>
  *   <li>fan-out, event after event of the batch: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an
  *   existing one is left as it is), then UpdateItem REMOVE of the entry's outbox attributes on
  *   {@code attribute_exists(PK)}. Deliveries go first: a crash between the two leaves the entry in the outbox and
@@ -51,11 +53,14 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   <li>claim: UpdateItem SET lease on {@value #CLAIMABLE}, answering ALL_NEW; outcome: PutItem of the delivery
  *   on {@value #LEASE_HELD} (a PENDING outcome carries its new outbox key, a final one none, leaving the index).
  *   A refused one that the item shows as this relay's own (the SDK resent it after a lost answer: the same lease,
- *   the same outcome) counts as done;
+ *   the same outcome) counts as done. Each is made at the delivery's shard key and, when no item is there, at the
+ *   key the previous release wrote it under ({@link EventItems#deliveryKeys}), so such an item is sent in place;
  *   claims of a batch, and an outcome with the next claims, are these requests one after another (the SPI's
  *   defaults): DynamoDB has no sync to share, and a transaction would cost twice the write units;</li>
  *   <li>no listener for new events: the index lags, so a read right after the write would not find them; the
  *   poll does;</li>
+ *   <li>listing an endpoint's deliveries: Query each shard partition, consistently and in parallel, newest first,
+ *   merged;</li>
  *   <li>endpoints: the partition {@code WEBHOOKS}, read consistently; a change is a PutItem on {@value #SAME_VERSION}.</li>
  * </ul>
  */
@@ -67,6 +72,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
     static final String SAME_VERSION = "#version = :version";
     static final String IN_OUTBOX_BY = "OUTBOXPK = :pk AND OUTBOXSK <= :due";
     static final String IN_OUTBOX = "OUTBOXPK = :pk";
+    static final String EXISTS = "attribute_exists(PK)";
     /** Sorts after every fixed-width timestamp: the bound of "due at any time". */
     private static final String ANY_TIME = "~";
     /** The most items the outbox stats read of one partition. */
@@ -171,8 +177,18 @@ final class DynamoDbWebhooks implements WebhookRepository {
 
     @Override
     public List<Delivery> dueDeliveries(String endpointId, Instant now, int limit) {
-        return outbox(TableKeys.outboxDeliveries(endpointId), TableKeys.outboxDueBy(now), limit).stream()
-                .map(EventItems::delivery).toList();
+        List<Supplier<List<Map<String, Object>>>> shards = new ArrayList<>();
+        for (String partition : TableKeys.outboxDeliveryPartitions(endpointId)) {
+            QueryRequest request = outboxQuery(IN_OUTBOX_BY, Map.of(":pk", s(partition),
+                    ":due", s(TableKeys.outboxDueBy(now)))).limit(limit).build();
+            shards.add(() -> items(table.query(request, AccessPattern.OUTBOX, limit)));
+        }
+        return MergedQuery.merge(DynamoDbUnitOfWork.INSTANCE.together(shards), MergedQuery.byOutboxSortKey(), limit)
+                .stream().map(EventItems::delivery).toList();
+    }
+
+    private static List<Map<String, Object>> items(List<Map<String, AttributeValue>> found) {
+        return found.stream().map(DynamoDbItems::fromAttributeValues).toList();
     }
 
     /** Up to {@code limit} items of the partition due by {@code dueBy}, oldest first. */
@@ -185,13 +201,35 @@ final class DynamoDbWebhooks implements WebhookRepository {
 
     @Override
     public Optional<Delivery> findDelivery(String endpointId, Instant occurredAt, String eventId) {
-        return table.getItem(TableKeys.delivery(endpointId, occurredAt, eventId),
-                AccessPattern.DELIVERY).map(EventItems::delivery);
+        for (TableKeys.PrimaryKey key : EventItems.deliveryKeys(endpointId, occurredAt, eventId)) {
+            Optional<Map<String, Object>> item = table.getItem(key, AccessPattern.DELIVERY);
+            if (item.isPresent()) {
+                return item.map(EventItems::delivery);
+            }
+        }
+        return Optional.empty();
     }
 
     @Override
     public Optional<Delivery> claimDelivery(Delivery delivery, String owner, Instant now, Instant leaseUntil) {
-        TableKeys.PrimaryKey key = EventItems.deliveryKey(delivery);
+        for (TableKeys.PrimaryKey key : EventItems.deliveryKeys(delivery)) {
+            AtKey<Optional<Delivery>> claim = claimAt(key, owner, now, leaseUntil);
+            if (claim.found()) {
+                return claim.answer();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** An answer from one of a delivery's keys, or none when no item is there (look at the next). */
+    private record AtKey<T>(boolean found, T answer) {
+        static <T> AtKey<T> none() {
+            return new AtKey<>(false, null);
+        }
+    }
+
+    private AtKey<Optional<Delivery>> claimAt(TableKeys.PrimaryKey key, String owner, Instant now,
+                                             Instant leaseUntil) {
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(table.tableName)
                 .key(DynamoDbTable.keyOf(key))
@@ -208,16 +246,27 @@ final class DynamoDbWebhooks implements WebhookRepository {
         // Refused: another relay has it, it is done or not due yet, or this very claim was retried after its answer
         // was lost (the lease is this owner's, to the millisecond), which is claimed all the same.
         return table.conditionalUpdate(request, key, AccessPattern.DELIVERY,
-                item -> Optional.of(EventItems.delivery(item)), refused -> refused.map(EventItems::delivery)
+                item -> new AtKey<>(true, Optional.of(EventItems.delivery(item))),
+                refused -> refused.isEmpty() ? AtKey.none() : new AtKey<>(true, refused.map(EventItems::delivery)
                         .filter(stored -> stored.status() == DeliveryStatus.PENDING
                                 && stored.leaseOwner().equals(Optional.of(owner))
                                 && stored.leaseUntil().map(Instant::toEpochMilli)
-                                .equals(Optional.of(leaseUntil.toEpochMilli()))));
+                                .equals(Optional.of(leaseUntil.toEpochMilli())))));
     }
 
     @Override
     public boolean recordAttempt(Delivery outcome, String owner) {
-        Map<String, Object> item = EventItems.deliveryItem(outcome);
+        for (TableKeys.PrimaryKey key : EventItems.deliveryKeys(outcome)) {
+            AtKey<Boolean> recorded = recordAt(outcome, key, owner);
+            if (recorded.found()) {
+                return recorded.answer();
+            }
+        }
+        return false;
+    }
+
+    private AtKey<Boolean> recordAt(Delivery outcome, TableKeys.PrimaryKey key, String owner) {
+        Map<String, Object> item = EventItems.deliveryItem(outcome, key);
         try {
             var response = table.client.putItem(request -> request
                     .tableName(table.tableName)
@@ -228,22 +277,33 @@ final class DynamoDbWebhooks implements WebhookRepository {
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
             table.capacity.record(AccessPattern.DELIVERY, WRITE, response.consumedCapacity());
-            return true;
+            return new AtKey<>(true, true);
         } catch (ConditionalCheckFailedException e) {
             table.capacity.record(AccessPattern.DELIVERY, WRITE, List.of());
             // The lease was lost, or this very outcome was written by a first try whose answer was lost.
             Optional<Map<String, Object>> stored = e.hasItem() && !e.item().isEmpty()
                     ? Optional.of(DynamoDbItems.fromAttributeValues(e.item()))
-                    : table.getItem(EventItems.deliveryKey(outcome), AccessPattern.DELIVERY);
-            return stored.map(EventItems::delivery).equals(Optional.of(EventItems.delivery(item)));
+                    : table.getItem(key, AccessPattern.DELIVERY);
+            return stored.isEmpty() ? AtKey.none() : new AtKey<>(true,
+                    stored.map(EventItems::delivery).equals(Optional.of(EventItems.delivery(item))));
         } catch (SdkException e) {
             throw table.failure("record a webhook delivery attempt", e);
         }
     }
 
+    /**
+     * Over the stored delivery where it is: at its shard key if an item is there, else at the previous release's key
+     * if one is there, else (a delivery new to this endpoint) at its shard key. Each step is safe to repeat.
+     */
     @Override
     public void putDelivery(Delivery delivery) {
-        var response = table.call("put a webhook delivery back", () -> table.client.putItem(request -> request
+        for (TableKeys.PrimaryKey key : EventItems.deliveryKeys(delivery)) {
+            if (conditionalPut(EventItems.deliveryItem(delivery, key), EXISTS, Map.of(), Map.of(),
+                    AccessPattern.DELIVERY, "put a webhook delivery back")) {
+                return;
+            }
+        }
+        var response = table.call("put a webhook delivery", () -> table.client.putItem(request -> request
                 .tableName(table.tableName)
                 .item(DynamoDbItems.toAttributeValues(EventItems.deliveryItem(delivery)))
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
@@ -253,19 +313,22 @@ final class DynamoDbWebhooks implements WebhookRepository {
 
     @Override
     public List<Delivery> deliveries(String endpointId, Instant from, Instant to, int limit) {
-        QueryRequest request = QueryRequest.builder()
-                .tableName(table.tableName)
-                .keyConditionExpression("PK = :pk AND SK BETWEEN :from AND :to")
-                .expressionAttributeValues(Map.of(":pk", s(TableKeys.deliveriesPartition(endpointId)),
-                        ":from", s(TableKeys.deliveryRangeStart(from)), ":to", s(TableKeys.deliveryRangeEnd(to))))
-                .scanIndexForward(false)
-                .consistentRead(true)
-                .limit(limit)
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                .build();
-        List<Delivery> found = table.query(request, AccessPattern.DELIVERY, limit).stream()
-                .map(item -> EventItems.delivery(DynamoDbItems.fromAttributeValues(item))).toList();
-        return found.size() > limit ? found.subList(0, limit) : found;
+        List<Supplier<List<Map<String, Object>>>> shards = new ArrayList<>();
+        for (String partition : TableKeys.deliveriesPartitions(endpointId)) {
+            QueryRequest request = QueryRequest.builder()
+                    .tableName(table.tableName)
+                    .keyConditionExpression("PK = :pk AND SK BETWEEN :from AND :to")
+                    .expressionAttributeValues(Map.of(":pk", s(partition),
+                            ":from", s(TableKeys.deliveryRangeStart(from)), ":to", s(TableKeys.deliveryRangeEnd(to))))
+                    .scanIndexForward(false)
+                    .consistentRead(true)
+                    .limit(limit)
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                    .build();
+            shards.add(() -> items(table.query(request, AccessPattern.DELIVERY, limit)));
+        }
+        return MergedQuery.merge(DynamoDbUnitOfWork.INSTANCE.together(shards), MergedQuery.bySortKeyNewestFirst(),
+                limit).stream().map(EventItems::delivery).toList();
     }
 
     /**
@@ -279,7 +342,8 @@ final class DynamoDbWebhooks implements WebhookRepository {
         boolean more = false;
         Optional<Instant> oldest = Optional.empty();
         List<String> partitions = new ArrayList<>(TableKeys.outboxEventPartitions());
-        listEndpoints().forEach(endpoint -> partitions.add(TableKeys.outboxDeliveries(endpoint.endpointId())));
+        listEndpoints().forEach(endpoint ->
+                partitions.addAll(TableKeys.outboxDeliveryPartitions(endpoint.endpointId())));
         for (String partition : partitions) {
             QueryRequest request = outboxQuery(IN_OUTBOX, Map.of(":pk", s(partition)))
                     .projectionExpression("#ts").expressionAttributeNames(Map.of("#ts", ItemAttributes.TIMESTAMP))
@@ -308,12 +372,13 @@ final class DynamoDbWebhooks implements WebhookRepository {
     private boolean conditionalPut(Map<String, Object> item, String condition, Map<String, String> names,
                                    Map<String, AttributeValue> values, AccessPattern pattern, String what) {
         try {
+            // DynamoDB refuses an empty map of names or values: a condition without them sends none.
             var response = table.client.putItem(request -> request
                     .tableName(table.tableName)
                     .item(DynamoDbItems.toAttributeValues(item))
                     .conditionExpression(condition)
-                    .expressionAttributeNames(names)
-                    .expressionAttributeValues(values)
+                    .expressionAttributeNames(names.isEmpty() ? null : names)
+                    .expressionAttributeValues(values.isEmpty() ? null : values)
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
             table.capacity.record(pattern, WRITE, response.consumedCapacity());
             return true;

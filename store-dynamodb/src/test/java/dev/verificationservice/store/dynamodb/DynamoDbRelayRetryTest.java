@@ -14,11 +14,15 @@ import dev.verificationservice.events.DeliveryStatus;
 import dev.verificationservice.events.EndpointUrls;
 import dev.verificationservice.events.JdkWebhookTransport;
 import dev.verificationservice.events.RelayMetrics;
+import dev.verificationservice.events.WebhookEvent;
 import dev.verificationservice.events.WebhookRelay;
 import dev.verificationservice.events.Webhooks;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.table.EventItems;
+import dev.verificationservice.table.ItemAttributes;
+import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.testsupport.dynamodb.faults.Exchange;
@@ -63,8 +67,12 @@ class DynamoDbRelayRetryTest {
         }
     }
 
-    @Test
-    void theRelaysWritesRunTwiceAfterLostAnswersLeaveOneDeliveryEachAndSendEachEventOnce() {
+    /** The relay, its store and the operator's API behind a proxy that can lose answers, and one endpoint. */
+    private record Lossy(String tableName, Verification verification, DynamoDbFaultProxy proxy,
+                         VerificationStore store, Webhooks webhooks, String endpointId, WebhookRelay relay) {
+    }
+
+    private Lossy lossy() {
         String tableName = "verification-" + UUID.randomUUID();
         new DynamoDbTableAdmin(DYNALITE.get().transactional().client(), tableName).createTable();
         Verification verification = Verification.builder()
@@ -86,6 +94,17 @@ class DynamoDbRelayRetryTest {
                 .endpointId();
         WebhookRelay relay = new WebhookRelay(lossy.webhooks(), webhooks, urls, new JdkWebhookTransport(),
                 verification.audit(), RelayMetrics.none(), clock, "lossy-relay");
+        return new Lossy(tableName, verification, proxy, lossy, webhooks, endpointId, relay);
+    }
+
+    @Test
+    void theRelaysWritesRunTwiceAfterLostAnswersLeaveOneDeliveryEachAndSendEachEventOnce() {
+        Lossy setup = lossy();
+        Verification verification = setup.verification();
+        DynamoDbFaultProxy proxy = setup.proxy();
+        VerificationStore lossy = setup.store();
+        String endpointId = setup.endpointId();
+        WebhookRelay relay = setup.relay();
         for (String user : List.of("wes", "xia", "yan")) {
             verification.audit().recordSuccess(user, AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none());
         }
@@ -120,6 +139,63 @@ class DynamoDbRelayRetryTest {
         assertThat(lossy.webhooks().deliveries(endpointId, START, clock.instant(), 10)).hasSize(3)
                 .allSatisfy(delivery -> assertThat(delivery.status()).isEqualTo(DeliveryStatus.DELIVERED));
         assertThat(relay.due(endpointId, 10)).isEmpty();
+    }
+
+    /**
+     * A delivery the previous release wrote (the endpoint's one partition, outside the shard this release would
+     * choose) whose claim, outcome and redelivery each lose their answer once: each resent write is recognised or
+     * harmless, and the item stays the only one, where it was.
+     */
+    @Test
+    void aDeliveryOfThePreviousReleaseIsClaimedRecordedAndPutBackWhereItIsWhenAnswersAreLost() {
+        Lossy setup = lossy();
+        DynamoDbFaultProxy proxy = setup.proxy();
+        String endpointId = setup.endpointId();
+        // An event outside shard 0, left in the outbox: only the raw item below delivers it.
+        WebhookEvent event = eventOutsideShardZero(setup.verification(), endpointId);
+        TableKeys.PrimaryKey old = TableKeys.unshardedDelivery(endpointId, event.occurredAt(), event.eventId());
+        Map<String, Object> item = EventItems.deliveryItem(Delivery.pending(endpointId, event, event.occurredAt()),
+                old);
+        item.put(ItemAttributes.OUTBOX_PK, "OUTBOX#DELIVERY#" + endpointId);
+        DYNALITE.get().client().putItem(request -> request.tableName(setup.tableName())
+                .item(DynamoDbItems.toAttributeValues(item)));
+        String atTheOldKey = "\"" + old.pk() + "\"";
+
+        List<Delivery> due = setup.relay().due(endpointId, 10);
+        assertThat(due).extracting(Delivery::eventId).containsExactly(event.eventId());
+        proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains(atTheOldKey));
+        List<Delivery> claimed = setup.relay().claim(due);
+        assertThat(claimed).as("the resent claim is this relay's own lease").hasSize(1);
+        proxy.inject(Fault.dropAnswer("PutItem").whenBodyContains(atTheOldKey));
+        assertThat(setup.relay().record(List.of(setup.relay().send(claimed.get(0)).join()), List.of()).outcomes())
+                .as("the resent outcome is this relay's own write").containsExactly(DeliveryOutcome.DELIVERED);
+        proxy.inject(Fault.dropAnswer("PutItem").whenBodyContains(atTheOldKey));
+        setup.webhooks().redeliver(endpointId, event.eventId());
+        assertThat(dropped(proxy)).isEqualTo(3);
+
+        assertThat(setup.relay().due(endpointId, 10)).extracting(Delivery::eventId).containsExactly(event.eventId());
+        List<Delivery> listed = setup.webhooks().deliveries(endpointId, Optional.empty(), Optional.empty(),
+                Optional.empty());
+        assertThat(listed).singleElement().satisfies(delivery -> {
+            assertThat(delivery.status()).isEqualTo(DeliveryStatus.PENDING);
+            assertThat(delivery.lastStatus()).contains(204);
+        });
+        assertThat(receiver.received()).hasSize(1);
+        assertThat(setup.store().webhooks().findDelivery(endpointId, event.occurredAt(), event.eventId()))
+                .isPresent();
+        assertThat(DYNALITE.get().client().getItem(request -> request.tableName(setup.tableName())
+                .key(DynamoDbTable.keyOf(TableKeys.delivery(endpointId, event.occurredAt(), event.eventId()))))
+                .hasItem()).as("nothing written at this release's key").isFalse();
+    }
+
+    private static WebhookEvent eventOutsideShardZero(Verification verification, String endpointId) {
+        while (true) {
+            WebhookEvent event = WebhookEvent.of(verification.audit().recordSuccess("old-" + RANDOM.nextInt(1_000_000),
+                    AuditEventType.DEVICE_REVOKED, Map.of(), ClientContext.none()));
+            if (EventItems.deliveryKeys(endpointId, event.occurredAt(), event.eventId()).size() == 2) {
+                return event;
+            }
+        }
     }
 
     private static long dropped(DynamoDbFaultProxy proxy) {

@@ -24,6 +24,7 @@ import dev.verificationservice.devices.DeviceRegistration;
 import dev.verificationservice.devices.RegisteredDevice;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.dynamodb.DynamoDbUnits;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.testsupport.dynamodb.faults.Exchange;
 import dev.verificationservice.testsupport.dynamodb.faults.Fault;
@@ -681,5 +682,27 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         assertThat(usage.get(AccessPattern.CONSUME_CODE).capacityUnits()).isPositive();
         // CODE_SENT alone: CODE_VERIFIED is written by the consume transaction itself.
         assertThat(usage.get(AccessPattern.APPEND_AUDIT).requests()).isEqualTo(1);
+    }
+
+    /**
+     * What an endpoint with nothing due costs each poll, and an empty listing of its deliveries: one query of each of
+     * its shards, each reading nothing, so each at DynamoDB's least read (dynalite reports no units: they are
+     * DynamoDB's rules applied to what was read). docs/performance.md quotes these.
+     */
+    @Test
+    void anIdleEndpointCostsOneLeastReadOfEachShard() {
+        String endpointId = "ep_0123456789abcdef";
+        ConsumedCapacityRecorder recorder = ((DynamoDbVerificationStore) store).consumedCapacity();
+        recorder.reset();
+
+        assertThat(store.webhooks().dueDeliveries(endpointId, clock().instant(), 8)).isEmpty();
+        assertThat(store.webhooks().deliveries(endpointId, START, clock().instant(), 50)).isEmpty();
+
+        Map<AccessPattern, ConsumedCapacityRecorder.Usage> usage = recorder.snapshot();
+        assertThat(usage.get(AccessPattern.OUTBOX).requests()).isEqualTo(TableKeys.DELIVERY_SHARDS).isEqualTo(16);
+        assertThat(usage.get(AccessPattern.DELIVERY).requests()).isEqualTo(16);
+        assertThat(16 * DynamoDbUnits.readUnits(List.of(), false)).as("the index, eventually consistent")
+                .isEqualTo(8.0);
+        assertThat(16 * DynamoDbUnits.readUnits(List.of(), true)).as("the table, consistent").isEqualTo(16.0);
     }
 }

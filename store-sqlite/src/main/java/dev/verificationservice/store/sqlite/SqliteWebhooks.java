@@ -17,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,10 @@ import java.util.Optional;
  *   or outcomes with the claims of the endpoint's next deliveries, in one transaction (one sync);</li>
  *   <li>new events: the table calls the listeners once a transaction that wrote an audit item into the outbox is
  *   durable ({@link SqliteTable#onNewEvents});</li>
+ *   <li>an endpoint's deliveries are in {@value TableKeys#DELIVERY_SHARDS} shard partitions, as on DynamoDB: its due
+ *   ones and its listing are one statement, each shard's first rows by the index merged in SQL
+ *   ({@link #acrossShards}), so only the rows answered are read out of their JSON; a stored delivery is read and
+ *   rewritten at the key it is at ({@link EventItems#deliveryKeys}: also the previous release's);</li>
  *   <li>endpoints: one partition; a replacement is written only if the stored version is the expected one.</li>
  * </ul>
  */
@@ -46,19 +51,29 @@ final class SqliteWebhooks implements WebhookRepository {
     private static final String OUTBOX_SK = "json_extract(item, '$." + ItemAttributes.OUTBOX_SK + "')";
     private static final String SELECT_OUTBOX = "SELECT item FROM items WHERE " + OUTBOX_PK + " >= ? AND "
             + OUTBOX_PK + " < ? AND " + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?";
-    /** One endpoint's partition of due deliveries. */
-    private static final String SELECT_DUE = "SELECT item FROM items WHERE " + OUTBOX_PK + " = ? AND "
-            + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?";
+    /** An endpoint's due deliveries, oldest first: of each outbox shard (partition, due by, limit), then the limit. */
+    private static final String SELECT_DUE = acrossShards("SELECT item, " + OUTBOX_SK + " AS position FROM items WHERE "
+            + OUTBOX_PK + " = ? AND " + OUTBOX_SK + " <= ? ORDER BY " + OUTBOX_SK + " LIMIT ?", "position");
     /** Sorts after every fixed-width timestamp: the upper bound of "any time". */
     private static final String ANY_TIME = "~";
     private static final String OUTBOX_STATS = "SELECT count(*), min(json_extract(item, '$."
             + ItemAttributes.TIMESTAMP + "')) FROM items WHERE " + OUTBOX_PK + " >= ? AND " + OUTBOX_PK + " < ?";
     private static final String SELECT_PARTITION = "SELECT item FROM items WHERE pk = ? AND sk >= ? AND sk < ?"
             + " ORDER BY sk";
-    private static final String SELECT_DELIVERIES = "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ?"
-            + " ORDER BY sk DESC LIMIT ?";
+    /** An endpoint's deliveries newest first: of each shard (partition, from, to, limit), then the limit. */
+    private static final String SELECT_DELIVERIES = acrossShards("SELECT item, sk AS position FROM items WHERE pk = ?"
+            + " AND sk BETWEEN ? AND ? ORDER BY sk DESC LIMIT ?", "position DESC");
 
     private final SqliteTable table;
+
+    /**
+     * One statement over an endpoint's shards: {@code shardQuery} (its first rows, by the index) for each, then the
+     * first {@code LIMIT ?} of them all in {@code order}, which is what one partition holding them all would answer.
+     */
+    private static String acrossShards(String shardQuery, String order) {
+        return "SELECT item FROM (" + String.join(" UNION ALL ", Collections.nCopies(TableKeys.DELIVERY_SHARDS,
+                "SELECT * FROM (" + shardQuery + ")")) + ") ORDER BY " + order + " LIMIT ?";
+    }
 
     SqliteWebhooks(SqliteTable table) {
         this.table = table;
@@ -138,9 +153,13 @@ final class SqliteWebhooks implements WebhookRepository {
     public List<Delivery> dueDeliveries(String endpointId, Instant now, int limit) {
         return read("read the webhook outbox", connection -> {
             try (PreparedStatement select = connection.prepareStatement(SELECT_DUE)) {
-                select.setString(1, TableKeys.outboxDeliveries(endpointId));
-                select.setString(2, TableKeys.outboxDueBy(now));
-                select.setInt(3, limit);
+                int parameter = 0;
+                for (String partition : TableKeys.outboxDeliveryPartitions(endpointId)) {
+                    select.setString(++parameter, partition);
+                    select.setString(++parameter, TableKeys.outboxDueBy(now));
+                    select.setInt(++parameter, limit);
+                }
+                select.setInt(++parameter, limit);
                 return table.allItems(select).stream().map(EventItems::delivery).toList();
             }
         });
@@ -161,8 +180,26 @@ final class SqliteWebhooks implements WebhookRepository {
 
     @Override
     public Optional<Delivery> findDelivery(String endpointId, Instant occurredAt, String eventId) {
-        return read("read a webhook delivery", connection -> table.selectItem(connection,
-                TableKeys.delivery(endpointId, occurredAt, eventId)).map(EventItems::delivery));
+        return read("read a webhook delivery", connection -> stored(connection,
+                EventItems.deliveryKeys(endpointId, occurredAt, eventId)).map(EventItems::delivery));
+    }
+
+    /** The delivery's item at the first of its keys that holds one. */
+    private Optional<Map<String, Object>> stored(Connection connection, List<TableKeys.PrimaryKey> keys)
+            throws SQLException {
+        for (TableKeys.PrimaryKey key : keys) {
+            Optional<Map<String, Object>> item = table.selectItem(connection, key);
+            if (item.isPresent()) {
+                return item;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The delivery's item at the key the stored one is at: each is written where it is. */
+    private static Map<String, Object> at(Map<String, Object> stored, Delivery delivery) {
+        return EventItems.deliveryItem(delivery, new TableKeys.PrimaryKey(TableItems.string(stored, ItemAttributes.PK),
+                TableItems.string(stored, ItemAttributes.SK)));
     }
 
     @Override
@@ -214,8 +251,8 @@ final class SqliteWebhooks implements WebhookRepository {
     /** The claim's condition and write, as DynamoDB's conditional UpdateItem makes them. */
     private Optional<Delivery> claim(Connection connection, Delivery delivery, String owner, Instant now,
                                      Instant leaseUntil) throws SQLException {
-        Optional<Delivery> stored = table.selectItem(connection, EventItems.deliveryKey(delivery))
-                .map(EventItems::delivery)
+        Optional<Map<String, Object>> item = stored(connection, EventItems.deliveryKeys(delivery));
+        Optional<Delivery> stored = item.map(EventItems::delivery)
                 .filter(current -> current.status() == DeliveryStatus.PENDING)
                 .filter(current -> current.nextAttemptAt().map(due -> !due.isAfter(now)).orElse(true))
                 .filter(current -> current.leaseUntil().map(until -> until.isBefore(now)).orElse(true));
@@ -223,15 +260,15 @@ final class SqliteWebhooks implements WebhookRepository {
             return Optional.empty();
         }
         Delivery claimed = stored.get().leasedTo(owner, leaseUntil);
-        table.putItem(connection, EventItems.deliveryItem(claimed));
+        table.putItem(connection, at(item.get(), claimed));
         return Optional.of(claimed);
     }
 
     private boolean record(Connection connection, Delivery outcome, String owner) throws SQLException {
-        boolean held = table.selectItem(connection, EventItems.deliveryKey(outcome)).map(EventItems::delivery)
-                .flatMap(Delivery::leaseOwner).filter(owner::equals).isPresent();
+        Optional<Map<String, Object>> item = stored(connection, EventItems.deliveryKeys(outcome));
+        boolean held = item.map(EventItems::delivery).flatMap(Delivery::leaseOwner).filter(owner::equals).isPresent();
         if (held) {
-            table.putItem(connection, EventItems.deliveryItem(outcome));
+            table.putItem(connection, at(item.get(), outcome));
         }
         return held;
     }
@@ -239,7 +276,8 @@ final class SqliteWebhooks implements WebhookRepository {
     @Override
     public void putDelivery(Delivery delivery) {
         table.inTransaction("put a webhook delivery back", connection -> {
-            table.putItem(connection, EventItems.deliveryItem(delivery));
+            table.putItem(connection, stored(connection, EventItems.deliveryKeys(delivery))
+                    .map(item -> at(item, delivery)).orElseGet(() -> EventItems.deliveryItem(delivery)));
             return null;
         });
     }
@@ -248,10 +286,14 @@ final class SqliteWebhooks implements WebhookRepository {
     public List<Delivery> deliveries(String endpointId, Instant from, Instant to, int limit) {
         return read("list webhook deliveries", connection -> {
             try (PreparedStatement select = connection.prepareStatement(SELECT_DELIVERIES)) {
-                select.setString(1, TableKeys.deliveriesPartition(endpointId));
-                select.setString(2, TableKeys.deliveryRangeStart(from));
-                select.setString(3, TableKeys.deliveryRangeEnd(to));
-                select.setInt(4, limit);
+                int parameter = 0;
+                for (String partition : TableKeys.deliveriesPartitions(endpointId)) {
+                    select.setString(++parameter, partition);
+                    select.setString(++parameter, TableKeys.deliveryRangeStart(from));
+                    select.setString(++parameter, TableKeys.deliveryRangeEnd(to));
+                    select.setInt(++parameter, limit);
+                }
+                select.setInt(++parameter, limit);
                 return table.allItems(select).stream().map(EventItems::delivery).toList();
             }
         });
