@@ -35,13 +35,6 @@ public interface RateLimitRepository {
     void givePlaceBack(Place place);
 
     /**
-     * Keeps an attempt's place for good (an SMS that went out under the budget). The place is counted already and
-     * the counter holds no mark of it, so there is nothing to write.
-     */
-    default void keepPlace(Place place) {
-    }
-
-    /**
      * Deletes every window of one subject's action (through the counter's partition) and returns how many
      * counters held a count. For an operator lifting a lock-out.
      */

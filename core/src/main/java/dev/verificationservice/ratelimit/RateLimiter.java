@@ -218,14 +218,6 @@ public final class RateLimiter {
     }
 
     /**
-     * Keeps the place an earlier {@link #acquire} took for good: it stays counted (see
-     * {@link RateLimitRepository#keepPlace}). Does nothing for an event that took none.
-     */
-    public void keep(RateLimitDecision acquired) {
-        acquired.place().ifPresent(counters::keepPlace);
-    }
-
-    /**
      * Claims a cooldown: empty when it was free (now claimed by {@code cooldown}'s attempt), otherwise when the
      * running one ends ({@link RateLimitRepository#claimCooldown}).
      */

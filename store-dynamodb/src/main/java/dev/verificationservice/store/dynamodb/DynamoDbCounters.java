@@ -97,13 +97,12 @@ final class DynamoDbCounters implements RateLimitRepository {
                         "#ttl", ItemAttributes.TTL))
                 .expressionAttributeValues(values)
                 .returnValues(ReturnValue.UPDATED_NEW)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
-        // A failed condition: the counter is at the ceiling, refused, and nothing was counted.
+        // A failed condition: the counter was at the ceiling, refused, and nothing was counted. Not the count read
+        // after it: give-backs since may have lowered it, and a refused take must never pass for a place.
         return table.conditionalUpdate(request, key, AccessPattern.COUNT_RATE_LIMIT,
-                updated -> TableItems.number(updated, ItemAttributes.COUNT),
-                current -> current.map(item -> TableItems.number(item, ItemAttributes.COUNT)).orElse(ceiling) + 1);
+                updated -> TableItems.number(updated, ItemAttributes.COUNT), current -> ceiling + 1);
     }
 
     @Override
