@@ -212,7 +212,6 @@ public final class CodeService {
         } catch (DeliveryException | RuntimeException e) {
             units.run("record a failed delivery", () -> {
                 // The channel may have taken the message before it failed (and may bill it): its places stay.
-                admission.keep(admitted).get();
                 // Any failure of the channel, checked or not, leaves no usable code behind.
                 codes.deleteCode(stored.digest());
                 audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
@@ -226,11 +225,7 @@ public final class CodeService {
         }
         details.put("expiresAt", Instants.iso(expiresAt));
         units.run("record a sent code", () -> {
-            // The SMS budget's place is kept for good beside CODE_SENT: independent writes.
-            units.together(List.of(admission.keep(admitted), () -> {
-                audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
-                return null;
-            }));
+            audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
             return null;
         });
         return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);

@@ -50,9 +50,9 @@ import org.slf4j.LoggerFactory;
  * is the one the limits checked one after another would report, the first in that order. When one refuses,
  * or a store call fails, every place the request took is given back and its cooldown released: a refused
  * request holds nothing. Every place is named by its attempt id (a retried write counts once, a place goes back
- * once), the budget's too; once the SMS is handed to the channel the budget's place is kept for good
- * ({@link #keep}), which drops its mark, so the budget's counter holds marks only for sends in flight. A send
- * that fails after admission and before its message goes out gives everything back ({@link #withdraw}).
+ * once), the budget's too; once the SMS is handed to the channel the budget's place stays counted, with no write
+ * (a counter holds no mark per place). A send that fails after admission and before its message goes out gives
+ * everything back ({@link #withdraw}).
  */
 final class SendAdmission {
 
@@ -93,11 +93,10 @@ final class SendAdmission {
     }
 
     /**
-     * The send may go out: every place it took, the cooldown it claimed and its place in the SMS budget (both
-     * among what it holds when set). {@link #keep} or {@link #withdraw} it once its fate is known.
+     * The send may go out: every place it took (its place in the SMS budget among them) and the cooldown it
+     * claimed. {@link #withdraw} it if its message does not go out.
      */
-    record Admitted(List<RateLimitDecision> places, Optional<Cooldown> cooldown,
-                    Optional<RateLimitDecision> smsPlace) implements Outcome {
+    record Admitted(List<RateLimitDecision> places, Optional<Cooldown> cooldown) implements Outcome {
     }
 
     /**
@@ -132,7 +131,6 @@ final class SendAdmission {
         // refusal or a failure.
         List<RateLimitDecision> taken = new ArrayList<>();
         Optional<Cooldown> claimed = Optional.empty();
-        Optional<RateLimitDecision> smsPlace = Optional.empty();
         Optional<RateLimitDecision> refused;
         try {
             // The first step: what concerns the user alone (the lock-out reads, the user's place) and the caller's
@@ -169,16 +167,15 @@ final class SendAdmission {
                 RateLimitDecision budget = smsBudget(policy.smsBudget().get());
                 if (budget.allowed()) {
                     taken.add(budget);
-                    smsPlace = Optional.of(budget);
                 } else {
                     refused = Optional.of(budget);
                 }
             }
         } catch (RuntimeException failure) {
-            withdraw(new Admitted(taken, claimed, smsPlace)).ifPresent(failure::addSuppressed);
+            withdraw(new Admitted(taken, claimed)).ifPresent(failure::addSuppressed);
             throw failure;
         }
-        Admitted held = new Admitted(List.copyOf(taken), claimed, smsPlace);
+        Admitted held = new Admitted(List.copyOf(taken), claimed);
         if (refused.isPresent()) {
             // A refused send leaves nothing of its admission: every place and the cooldown go back, the same calls
             // on every store (inside the embedded store's unit they commit with it).
@@ -211,27 +208,6 @@ final class SendAdmission {
         } catch (RuntimeException first) {
             return Optional.of(first);
         }
-    }
-
-    /**
-     * The call that keeps the send's SMS budget place for good once its message was handed to the channel, for
-     * the caller to hand to the store beside its next call: its mark leaves the budget's counter, which so holds
-     * marks only for sends still in admission, not one per SMS of the window. A failure is only logged: the
-     * message is out, and the mark left behind still counts the SMS (it goes with the counter's ttl).
-     */
-    Supplier<Void> keep(Admitted admitted) {
-        return () -> {
-            admitted.smsPlace().ifPresent(place -> {
-                try {
-                    rateLimiter.keep(place);
-                } catch (RuntimeException e) {
-                    LOG.warn("The SMS budget's place of a sent SMS could not be kept for good ({}); it still "
-                            + "counts, and its mark stays in the counter until the window's counter expires",
-                            e.toString());
-                }
-            });
-            return null;
-        };
     }
 
     /**

@@ -6,14 +6,14 @@ import java.time.Duration;
  * At most {@code limit} counted events per fixed window of length {@code window}, counted in {@code shards}
  * counter items per window (one unless a limit shared by everyone, the SMS budget, is spread over several).
  *
- * <p><b>Bounded counters.</b> A counter item holds a mark for each place whose outcome is still open, at most
- * one per place, and hands out at most its share of the limit; so no counter item ever holds more than
- * {@value #MAX_PER_COUNTER} places. At about 31 bytes a mark that is some 310 KB, under DynamoDB's 400 KB item
- * limit, past which every write of the counter would fail. A limit above it must be split over enough shards.
+ * <p><b>Bounded counters.</b> A counter item holds its count and at most {@value Place#GIVE_BACK_SLOTS} give-back
+ * marks, never a mark per place, so it stays under 1 KB at any count. It still hands out at most
+ * {@value #MAX_PER_COUNTER} places a window (the previous release's items held a mark per place, some 310 KB
+ * there); a limit above it must be split over enough shards.
  */
 public record RateLimitPolicy(int limit, Duration window, int shards) {
 
-    /** The most places one counter item hands out per window: what keeps it under DynamoDB's 400 KB item limit. */
+    /** The most places one counter item hands out per window. */
     public static final int MAX_PER_COUNTER = 10_000;
 
     /**

@@ -6,41 +6,33 @@ import java.util.Optional;
 
 /**
  * Storage SPI for rate-limit counters. Every write here must be correct when it runs twice: networks drop
- * answers and clients retry, so each place is named by its attempt id and recognised when it comes again.
+ * answers and clients retry. A take run twice counts twice (the safe direction, see {@link #takePlace}); a
+ * give-back is recognised by its attempt id.
  */
 public interface RateLimitRepository {
 
     /**
-     * Takes the next place in the window's counter for {@code place.attemptId()}, atomically, and returns it
-     * (1 for the window's first attempt). Under any concurrency every attempt gets a distinct place, which is
-     * what makes a limit exact.
+     * Takes the next place in the window's counter, atomically, and returns it (1 for the window's first attempt).
+     * Under any concurrency every call gets a distinct place, which is what makes a limit exact.
      *
      * <ul>
-     *   <li>If this attempt already holds a place in the window (its earlier write was applied and this is a
-     *   retry), that place is returned and nothing is counted again.</li>
-     *   <li>A place without an attempt id is counted without a mark and so cannot be recognised on a retry; it
-     *   cannot be given back either. The domain takes none such.</li>
+     *   <li>The counter holds no mark of the place, so it stays small however high its count. A write whose
+     *   answer was lost and that is sent again (the SDK's retry, or the caller's) counts once more: a limit may
+     *   over-count by the retries, the safe direction (a refusal a little early), and never under-counts.</li>
      *   <li>Places are handed out only up to {@code ceiling}: when the counter already holds {@code ceiling},
      *   nothing is written and {@code ceiling + 1} is returned. An attempt past the limit is refused whatever
-     *   its exact place, and the counter item stays small however long an attack lasts.</li>
+     *   its exact place.</li>
      * </ul>
      */
     long takePlace(Place place, long ceiling);
 
     /**
-     * Gives an attempt's place back (a verification that turned out valid): the count goes down by one and the
-     * attempt's mark is removed, both only if the mark is still there, so a place is never given back twice.
+     * Gives an attempt's place back (a verification that turned out valid, an SMS that was not sent): the count
+     * goes down by one, and the attempt's id is written into one of a bounded number of give-back slots picked by
+     * the id. A give-back sent again while its id is still its slot's last (a retry) does nothing; a counter at
+     * zero or gone (reset) is left alone. Only a place this attempt was granted may be given back.
      */
     void givePlaceBack(Place place);
-
-    /**
-     * Keeps an attempt's place for good (an SMS that went out under the budget): the count stays, and the
-     * attempt's mark is removed, only while it is there. The place can no longer be given back, and the counter
-     * item holds marks only for the places whose outcome is still open, not one per place ever taken: this is
-     * what keeps a counter with a large limit small. Running it twice, or after the place was given back, does
-     * nothing.
-     */
-    void keepPlace(Place place);
 
     /**
      * Deletes every window of one subject's action (through the counter's partition) and returns how many

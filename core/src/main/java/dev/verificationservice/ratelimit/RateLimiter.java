@@ -15,8 +15,8 @@ import java.util.function.Supplier;
 /**
  * Fixed-window rate limits on top of one atomic counter per window. Every counted event takes a place in
  * one atomic write that returns it, so under any concurrency the events of a window get the distinct places
- * 1, 2, 3, ... and exactly {@code limit} of them are allowed. Each event is named by a random attempt id
- * written with its place, so a retried write counts once (see {@link RateLimitRepository#takePlace}).
+ * 1, 2, 3, ... and exactly {@code limit} of them are allowed. The counter holds no mark per event, so a retried
+ * write may count once more, never less (see {@link RateLimitRepository#takePlace}).
  *
  * <p><b>Independent store calls go to the store as one call</b> ({@link UnitOfWork#together}): the read of the
  * earlier windows beside the place taken in the current one ({@link #acquireOverWindows}) and the reads of a
@@ -110,7 +110,7 @@ public final class RateLimiter {
                 () -> counts(userId, action, windowStart.minus(window.multipliedBy(lookBack)),
                         windowStart.minus(window), now),
                 () -> take(place, policy.limit())));
-        // A failed take gave its own place back.
+        // A failed take fails the attempt; its place may stay counted (see take).
         long taken = (Long) ended.get(1).get();
         // A failed read fails the attempt untested: its place must not stay counted.
         @SuppressWarnings("unchecked")
@@ -133,12 +133,12 @@ public final class RateLimiter {
     }
 
     /**
-     * Takes the place; when the call fails, gives the same place back before the failure goes up. The write may
-     * have been applied and only its answer lost (the SDK's attempts ran out): the place is named, so the
-     * give-back undoes exactly that write, and does nothing if it never landed. A failed call holds no place.
+     * Takes the place. A failed call is not undone: its write may have landed with only its answer lost, or may
+     * never have landed, and a give-back of a place never taken would count one less than happened. So a failed
+     * take may stay counted: the safe direction.
      */
     private long take(Place place, long ceiling) {
-        return undoneOnFailure(() -> counters.takePlace(place, ceiling), () -> counters.givePlaceBack(place));
+        return counters.takePlace(place, ceiling);
     }
 
     /**
@@ -220,15 +220,6 @@ public final class RateLimiter {
      */
     public void release(RateLimitDecision acquired) {
         acquired.place().ifPresent(counters::givePlaceBack);
-    }
-
-    /**
-     * Keeps the place an earlier {@link #acquire} took for good: it stays counted and can no longer be given
-     * back, and its mark leaves the counter (see {@link RateLimitRepository#keepPlace}). Does nothing for an
-     * event that took none.
-     */
-    public void keep(RateLimitDecision acquired) {
-        acquired.place().ifPresent(counters::keepPlace);
     }
 
     /**

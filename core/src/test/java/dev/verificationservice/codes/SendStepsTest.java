@@ -194,7 +194,6 @@ class SendStepsTest {
 
         assertThat(store.counters().placeRequests(SendAdmission.SMS_BUDGET_ACTION)).as("never even asked").isEqualTo(1);
         assertThat(store.table().held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(1);
-        assertThat(store.table().marks(SendAdmission.SMS_BUDGET_ACTION)).as("the sent SMS's place is kept for good").isZero();
         assertThat(service.issue(sms("nia", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
         assertThat(store.table().held(SendAdmission.SMS_BUDGET_ACTION)).isEqualTo(2);
     }
@@ -242,11 +241,20 @@ class SendStepsTest {
     }
 
     @Test
-    void aPlaceOrACooldownWhoseAnswerWasLostIsGivenBackBeforeTheFailureGoesUp() {
-        // The budget's write lands, and its answer never comes (the SDK gave up): the send fails with 503, and
-        // the landed place goes back.
+    void aPlaceWhoseAnswerWasLostStaysCountedAndACooldownWhoseAnswerWasLostIsReleased() {
+        // The budget's write lands, and its answer never comes (the SDK gave up): the send fails with 503. The
+        // counter holds no mark of the place, so it cannot tell a landed take from one that never landed: the
+        // place stays counted (the safe direction), and everything else the send held goes back.
         store.faults().loseAnswers("takePlace:" + SendAdmission.SMS_BUDGET_ACTION);
-        assertAFailedSmsHoldsNothing("sid");
+        CodeService budgeted = codes(VerificationSettings.defaults()
+                .withSmsBudget(Optional.of(new RateLimitPolicy(5, Duration.ofHours(1)))));
+        assertThatThrownBy(() -> budgeted.issue(sms("sid", "+447700123401"))).isInstanceOf(StoreException.class);
+        assertThat(store.table().held(SendAdmission.SMS_BUDGET_ACTION)).as("over by the lost answer, never under")
+                .isEqualTo(1);
+        assertThat(store.table().held("SEND_PHONE_VERIFICATION")).isZero();
+        assertThat(store.table().held(SendAdmission.TARGET_ACTION)).isZero();
+        assertThat(store.table().cooldownClaimed("sid", "RESEND_PHONE_VERIFICATION")).isFalse();
+        assertThat(outbox.messages()).isEmpty();
 
         // The same for the cooldown's claim: it is released, so the user may try again at once.
         store.faults().loseAnswers("claimCooldown");

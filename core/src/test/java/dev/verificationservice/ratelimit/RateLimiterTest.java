@@ -91,10 +91,6 @@ class RateLimiterTest {
             }
 
             @Override
-            public void keepPlace(Place place) {
-            }
-
-            @Override
             public int deleteCounters(String userId, String action) {
                 return 0;
             }

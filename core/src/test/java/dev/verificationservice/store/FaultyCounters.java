@@ -70,11 +70,6 @@ public final class FaultyCounters implements RateLimitRepository {
     }
 
     @Override
-    public void keepPlace(Place place) {
-        store.keepPlace(place);
-    }
-
-    @Override
     public int deleteCounters(String userId, String action) {
         counterDeletions.add(action);
         return store.deleteCounters(userId, action);

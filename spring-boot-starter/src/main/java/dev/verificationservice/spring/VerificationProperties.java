@@ -77,7 +77,8 @@ public record VerificationProperties(
      * @param smsBudget      SMS per window across all users, or {@code off}
      * @param smsBudgetShards counter items the SMS budget is split over ({@code VERIFICATION_LIMITS_SMS_BUDGET_SHARDS}):
      *                       each takes its share of the sends, so one item (one partition key) no longer takes
-     *                       them all; a budget above 10000 per window needs one per 10000
+     *                       them all (8 keep 2,000 SMS a second under DynamoDB's 1,000 writes a second per key);
+     *                       at most the budget itself; a budget above 80000 per window needs one per 10000
      * @param smsCountries   regions SMS may go to ({@code VERIFICATION_LIMITS_SMS_COUNTRIES=GB,IE}), empty: all
      * @param smsNonGeographic country calling codes of the international networks SMS may go to, which belong to
      *                       no country: satellite phones and global services
@@ -90,7 +91,7 @@ public record VerificationProperties(
     public record Limits(@DefaultValue("5/PT15M") String send, @DefaultValue("5/PT15M") String verify,
                          @DefaultValue("5/PT1H") String target, @DefaultValue("20/PT1H") String ip,
                          @DefaultValue("PT30S") Duration resendCooldown, @DefaultValue("off") String smsBudget,
-                         @DefaultValue("1") int smsBudgetShards, List<String> smsCountries, List<String> smsNonGeographic,
+                         @DefaultValue("8") int smsBudgetShards, List<String> smsCountries, List<String> smsNonGeographic,
                          @DefaultValue("P365D") Duration deviceMaxLife,
                          @DefaultValue("*") List<String> subaddressDomains) {
     }

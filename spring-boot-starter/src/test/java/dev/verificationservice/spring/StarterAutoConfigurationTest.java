@@ -171,14 +171,21 @@ class StarterAutoConfigurationTest {
                     assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
                             .hasMessageContaining("VERIFICATION_LIMITS_SEND '10001/PT1H' allows more than 10000");
                 });
-        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.sms-budget=25000/P1D")
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.sms-budget=90000/P1D")
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().isInstanceOf(StartupException.class)
-                            .hasMessageContaining("VERIFICATION_LIMITS_SMS_BUDGET_SHARDS is 1")
+                            .hasMessageContaining("VERIFICATION_LIMITS_SMS_BUDGET_SHARDS is 8")
                             .extracting(failure -> ((StartupException) failure).action()).asString()
-                            .contains("between 3 and 25000");
+                            .contains("between 9 and 90000");
                 });
+        // By default a budget is split over 8 shards, or over as many as it has places when it has fewer.
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.sms-budget=25000/P1D")
+                .run(context -> assertThat(context.getBean(VerificationSettings.class).smsBudget())
+                        .contains(new RateLimitPolicy(25000, Duration.ofDays(1), 8)));
+        runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.sms-budget=5/PT1H")
+                .run(context -> assertThat(context.getBean(VerificationSettings.class).smsBudget())
+                        .contains(new RateLimitPolicy(5, Duration.ofHours(1), 5)));
         runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.limits.sms-budget=25000/P1D",
                 "verification.limits.sms-budget-shards=3").run(context -> assertThat(
                         context.getBean(VerificationSettings.class).smsBudget())

@@ -99,8 +99,14 @@ public final class ItemAttributes {
     public static final String WINDOW_START = "windowStart";
     public static final String COUNT = "count";
     /**
-     * Added to the seed: {@code place_<attemptId>} holds the place an attempt took in the window, so a retried
-     * count is recognised and a place is given back once. At most {@code limit} of them per window.
+     * Added to the seed: {@code back_<slot>} (slot 0 to 15, picked by the attempt id) holds the attempt id of the
+     * last place given back through that slot, so a retried give-back is recognised: a counter item holds at most
+     * 16 of them whatever its count.
+     */
+    public static final String GIVE_BACK_PREFIX = "back_";
+    /**
+     * The previous release's mark of a place an attempt took ({@code place_<attemptId>}): no longer written, left
+     * in its counter until the counter's ttl, and ignored.
      */
     public static final String PLACE_PREFIX = "place_";
 

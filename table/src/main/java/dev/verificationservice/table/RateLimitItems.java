@@ -4,15 +4,15 @@ import static dev.verificationservice.table.ItemAttributes.*;
 import static dev.verificationservice.table.TableItems.*;
 
 import dev.verificationservice.ratelimit.Cooldown;
+import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * Rate limits: the counter of a window ({@code RATELIMIT#<userId>#<action>} / {@code WINDOW#<windowStart>}, with a
- * {@code place_<attemptId>} attribute per attempt counted) and the cooldown of an action
+ * Rate limits: the counter of a window ({@code RATELIMIT#<userId>#<action>} / {@code WINDOW#<windowStart>}, with at most
+ * {@link Place#GIVE_BACK_SLOTS} {@code back_<slot>} marks of places given back, never one per place counted) and the cooldown of an action
  * ({@code RATELIMIT#<userId>#<action>} / {@code COOLDOWN}).
  */
 public final class RateLimitItems {
@@ -52,14 +52,17 @@ public final class RateLimitItems {
                 Instant.ofEpochSecond(number(item, TTL)));
     }
 
-    /** The attribute that holds the place an attempt took in a counter window. */
-    public static String placeAttribute(String attemptId) {
-        return PLACE_PREFIX + attemptId;
+    /** The attribute whose value names the last attempt that gave a place back through this attempt's slot. */
+    public static String giveBackAttribute(String attemptId) {
+        return GIVE_BACK_PREFIX + Place.giveBackSlot(attemptId);
     }
 
-    /** The place this attempt holds in the counter item, if it holds one. */
-    public static Optional<Long> place(Map<String, Object> item, String attemptId) {
-        return item.get(placeAttribute(attemptId)) instanceof Number place ? Optional.of(place.longValue()) : Optional.empty();
+    /**
+     * Whether this counter item shows {@code attemptId}'s give-back as the last one of its slot: a retried
+     * give-back, to be answered without counting down again.
+     */
+    public static boolean givenBack(Map<String, Object> item, String attemptId) {
+        return attemptId.equals(item.get(giveBackAttribute(attemptId)));
     }
 
     /** The item of a cooldown claimed by {@code cooldown}; its ttl is when the cooldown ends plus the grace. */

@@ -9,7 +9,6 @@ import dev.verificationservice.time.Instants;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,11 +19,10 @@ import java.util.TreeMap;
  *
  * <p><b>Algorithm.</b>
  * <ol>
- *   <li>Take a place: the attempt's mark in the window's counter answers a retry with the place it holds; at the
- *   ceiling nothing is written and {@code count + 1} is answered; otherwise the count goes up by one and the attempt
- *   is marked with its place.</li>
- *   <li>Give a place back: count down and remove the mark, only while the mark is there (so never twice). Keep a
- *   place: remove the mark only, only while it is there.</li>
+ *   <li>Take a place: at the ceiling nothing is written and {@code count + 1} is answered; otherwise the count goes
+ *   up by one, without a mark (a retry counts again).</li>
+ *   <li>Give a place back: unless the attempt is its give-back slot's last already (a retry) or the count is zero,
+ *   count down and make the attempt its slot's last.</li>
  *   <li>Claim a cooldown: held by another attempt and running at {@code now}: refused with its end; otherwise this
  *   attempt's claim is stored (unless it is stored already: a retry). Release: removed only while this attempt holds
  *   it.</li>
@@ -33,11 +31,11 @@ import java.util.TreeMap;
  */
 final class MemoryCounters implements RateLimitRepository {
 
-    /** One window's counter: its count and the marks of the places whose outcome is still open. */
-    record Counter(CounterWindow window, long count, Map<String, Long> marks) {
+    /** One window's counter: its count and, by give-back slot, the last attempt that gave a place back there. */
+    record Counter(CounterWindow window, long count, Map<Integer, String> givenBack) {
 
         Counter {
-            marks = Map.copyOf(marks);
+            givenBack = Map.copyOf(givenBack);
         }
 
         boolean isLiveAt(Instant now) {
@@ -49,11 +47,19 @@ final class MemoryCounters implements RateLimitRepository {
                     window.expiresAt());
         }
 
-        Counter with(long newCount, Optional<String> mark, Optional<String> unmark) {
-            Map<String, Long> next = new LinkedHashMap<>(marks);
-            mark.ifPresent(attemptId -> next.put(attemptId, newCount));
-            unmark.ifPresent(next::remove);
-            return new Counter(window, newCount, next);
+        Counter taken() {
+            return new Counter(window, count + 1, givenBack);
+        }
+
+        /** This counter with {@code attemptId}'s place given back, or empty when it was already, or none is left. */
+        Optional<Counter> givenBack(String attemptId) {
+            int slot = Place.giveBackSlot(attemptId);
+            if (count <= 0 || attemptId.equals(givenBack.get(slot))) {
+                return Optional.empty();
+            }
+            Map<Integer, String> next = new HashMap<>(givenBack);
+            next.put(slot, attemptId);
+            return Optional.of(new Counter(window, count - 1, next));
         }
     }
 
@@ -75,38 +81,21 @@ final class MemoryCounters implements RateLimitRepository {
         synchronized (lock) {
             Counter counter = windows(window.userId(), window.action()).get(start(window));
             Counter current = counter != null ? counter : new Counter(window, 0, Map.of());
-            Optional<Long> taken = place.attemptId().map(current.marks()::get);
-            if (taken.isPresent()) {
-                return taken.get();
-            }
             if (current.count() >= ceiling) {
                 return current.count() + 1;
             }
-            put(current.with(current.count() + 1, place.attemptId(), Optional.empty()));
+            put(current.taken());
             return current.count() + 1;
         }
     }
 
     @Override
     public void givePlaceBack(Place place) {
-        synchronized (lock) {
-            stamped(place).ifPresent(counter -> put(counter.with(counter.count() - 1, Optional.empty(),
-                    place.attemptId())));
-        }
-    }
-
-    @Override
-    public void keepPlace(Place place) {
-        synchronized (lock) {
-            stamped(place).ifPresent(counter -> put(counter.with(counter.count(), Optional.empty(), place.attemptId())));
-        }
-    }
-
-    /** The window's counter, if it holds this place's mark. */
-    private Optional<Counter> stamped(Place place) {
         CounterWindow window = place.window();
-        return Optional.ofNullable(windows(window.userId(), window.action()).get(start(window)))
-                .filter(counter -> place.attemptId().filter(counter.marks()::containsKey).isPresent());
+        synchronized (lock) {
+            place.attemptId().flatMap(attemptId -> Optional.ofNullable(windows(window.userId(), window.action())
+                    .get(start(window))).flatMap(counter -> counter.givenBack(attemptId))).ifPresent(this::put);
+        }
     }
 
     @Override

@@ -23,11 +23,6 @@ public final class MemoryTable {
         return counters(action).stream().mapToLong(MemoryCounters.Counter::count).sum();
     }
 
-    /** The marks held now in every window of an action: places taken whose outcome is still open. */
-    public long marks(String action) {
-        return counters(action).stream().mapToLong(counter -> counter.marks().size()).sum();
-    }
-
     private List<MemoryCounters.Counter> counters(String action) {
         return store.contents().counters().stream().filter(counter -> counter.window().action().equals(action))
                 .toList();

@@ -139,11 +139,15 @@ public class VerificationAutoConfiguration {
         return parsed;
     }
 
-    /** The SMS budget, split over {@code shards} counter items: each within {@link RateLimitPolicy#MAX_PER_COUNTER}. */
-    static RateLimitPolicy smsBudget(String value, int shards) {
+    /**
+     * The SMS budget, split over {@code shards} counter items (no more than the budget itself, so a budget of 5 has
+     * 5 shards of one): each within {@link RateLimitPolicy#MAX_PER_COUNTER}.
+     */
+    static RateLimitPolicy smsBudget(String value, int requested) {
         RateLimitPolicy parsed = parsedLimit("VERIFICATION_LIMITS_SMS_BUDGET", value);
         int fewest = RateLimitPolicy.fewestShards(parsed.limit());
-        if (shards < fewest || shards > parsed.limit()) {
+        int shards = Math.min(requested, parsed.limit());
+        if (shards < fewest || shards < 1) {
             throw new StartupException("VERIFICATION_LIMITS_SMS_BUDGET_SHARDS is " + shards + ": a budget of "
                     + parsed.limit() + " per window is split over " + fewest + " to " + parsed.limit()
                     + " counter items (one holds at most " + RateLimitPolicy.MAX_PER_COUNTER + ").",

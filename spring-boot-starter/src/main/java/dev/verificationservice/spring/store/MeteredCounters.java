@@ -22,11 +22,6 @@ record MeteredCounters(RateLimitRepository counters, StoreTimers.Port timer) imp
     }
 
     @Override
-    public void keepPlace(Place place) {
-        timer.run("keepPlace", () -> counters.keepPlace(place));
-    }
-
-    @Override
     public int deleteCounters(String userId, String action) {
         return timer.time("deleteCounters", () -> counters.deleteCounters(userId, action));
     }

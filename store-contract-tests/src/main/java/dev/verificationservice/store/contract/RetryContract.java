@@ -26,31 +26,53 @@ public abstract class RetryContract extends ContractPart {
         super(fixture);
     }
 
+    /**
+     * A take holds no mark, so one sent again (its answer lost) counts again: at most once more per retry, never
+     * less than what happened. A give-back is named by its attempt and counts down once however often it is sent,
+     * other attempts' give-backs between them.
+     */
     @Test
-    void aRetriedPlaceIsCountedOnceAndGivenBackOnce() {
+    void aRetriedTakeOverCountsAtMostOnceAndNeverUnderCountsAndARetriedGiveBackCountsDownOnce() {
         Place first = placeOf("ria", "SEND_EMAIL_VERIFICATION", "attempt-1");
         Place second = placeOf("ria", "SEND_EMAIL_VERIFICATION", "attempt-2");
+        Place third = placeOf("ria", "SEND_EMAIL_VERIFICATION", "attempt-3");
 
         assertThat(store().counters().takePlace(first, 5)).isEqualTo(1);
-        assertThat(store().counters().takePlace(first, 5)).as("the same attempt again").isEqualTo(1);
-        assertThat(store().counters().takePlace(second, 5)).isEqualTo(2);
-        assertThat(store().counters().takePlace(first, 5)).as("still its first place").isEqualTo(1);
-        assertThat(verification().rateLimiter().current("ria", "SEND_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(2);
+        assertThat(store().counters().takePlace(first, 5)).as("the same take again: counted once more").isEqualTo(2);
+        assertThat(store().counters().takePlace(second, 5)).isEqualTo(3);
+        assertThat(store().counters().takePlace(third, 5)).isEqualTo(4);
+        assertThat(verification().rateLimiter().current("ria", "SEND_EMAIL_VERIFICATION", FIVE).count())
+                .as("three attempts, one retry: over by the retry, never under").isEqualTo(4);
 
         store().counters().givePlaceBack(second);
+        store().counters().givePlaceBack(third);
         store().counters().givePlaceBack(second);
+        store().counters().givePlaceBack(third);
         assertThat(verification().rateLimiter().current("ria", "SEND_EMAIL_VERIFICATION", FIVE).count())
-                .as("a place given back twice counts down once").isEqualTo(1);
+                .as("each place given back twice counts down once").isEqualTo(2);
     }
 
     @Test
-    void atTheCeilingNothingIsCountedAndAHeldPlaceIsStillRecognised() {
+    void aGiveBackOfACounterAtZeroOrResetCountsNothingDown() {
+        Place place = placeOf("rex", "SEND_EMAIL_VERIFICATION", "attempt-1");
+        store().counters().givePlaceBack(place);
+        assertThat(verification().rateLimiter().current("rex", "SEND_EMAIL_VERIFICATION", FIVE).count()).isZero();
+
+        assertThat(store().counters().takePlace(place, 5)).isEqualTo(1);
+        store().counters().givePlaceBack(place);
+        store().counters().givePlaceBack(placeOf("rex", "SEND_EMAIL_VERIFICATION", "attempt-2"));
+        assertThat(verification().rateLimiter().current("rex", "SEND_EMAIL_VERIFICATION", FIVE).count())
+                .as("never below zero").isZero();
+    }
+
+    @Test
+    void atTheCeilingNothingIsCountedAndARetryIsRefusedLikeAnyOther() {
         for (int i = 1; i <= 3; i++) {
             assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a" + i), 3)).isEqualTo(i);
         }
         assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a4"), 3)).isEqualTo(4);
         assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a5"), 3)).isEqualTo(4);
-        assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a2"), 3)).isEqualTo(2);
+        assertThat(store().counters().takePlace(placeOf("sam", "VERIFY_EMAIL_VERIFICATION", "a2"), 3)).isEqualTo(4);
         assertThat(verification().rateLimiter().current("sam", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(3);
     }
 

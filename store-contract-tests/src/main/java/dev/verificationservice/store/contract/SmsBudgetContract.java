@@ -14,7 +14,12 @@ import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.RateLimitItems;
+import dev.verificationservice.testsupport.dynamodb.DynamoDbUnits;
+import java.time.Instant;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +75,7 @@ public abstract class SmsBudgetContract extends ContractPart {
                 .extracting(item -> item.get("PK") + "=" + ((Number) item.get("count")).longValue())
                 .containsExactlyInAnyOrder("RATELIMIT#global#SMS_BUDGET=3", "RATELIMIT#global#1#SMS_BUDGET=2",
                         "RATELIMIT#global#2#SMS_BUDGET=2");
-        assertThat(smsBudgetMarks()).as("every sent SMS's place is kept for good").isZero();
+        assertThat(smsBudgetMarks()).as("no sent SMS holds a mark").isZero();
     }
 
     @Test
@@ -93,12 +98,12 @@ public abstract class SmsBudgetContract extends ContractPart {
     }
 
     /**
-     * A counter item at the most places one counter may hand out, every place still open (a mark each, as when
-     * no outcome is known yet): the item is still writable (under DynamoDB's 400 KB), and one place more is
-     * refused without a write.
+     * The previous release's counter item at the most places one counter may hand out, a {@code place_} mark for
+     * every place (its shape while no outcome was known): it still counts, the marks are ignored, and one place
+     * more is refused without a write, a retry like any other.
      */
     @Test
-    void aCounterAtTheMostPlacesOneItemHoldsIsStillWrittenAndRefusesTheNext() {
+    void aCounterOfThePreviousReleaseWithAMarkPerPlaceStillCountsAndRefusesPastItsLimit() {
         int most = RateLimitPolicy.MAX_PER_COUNTER;
         Place last = placeOf("max", "SEND_EMAIL_VERIFICATION", new SecureTokens().attemptId());
         CounterWindow window = last.window();
@@ -106,16 +111,84 @@ public abstract class SmsBudgetContract extends ContractPart {
                 window.expiresAt(), most - 1);
         SecureTokens tokens = new SecureTokens();
         for (int place = 1; place < most; place++) {
-            item.put(RateLimitItems.placeAttribute(tokens.attemptId()), (long) place);
+            item.put(ItemAttributes.PLACE_PREFIX + tokens.attemptId(), (long) place);
         }
         putRawItem(item);
 
         assertThat(store().counters().takePlace(last, most)).isEqualTo(most);
         assertThat(store().counters().takePlace(placeOf("max", "SEND_EMAIL_VERIFICATION", tokens.attemptId()), most))
                 .isEqualTo(most + 1L);
-        assertThat(store().counters().takePlace(last, most)).as("the last place, recognised on a retry").isEqualTo(most);
+        assertThat(store().counters().takePlace(last, most)).as("a retry at the limit is refused").isEqualTo(most + 1L);
+        store().counters().givePlaceBack(last);
         assertThat(verification().rateLimiter().current("max", "SEND_EMAIL_VERIFICATION", new RateLimitPolicy(most,
-                Duration.ofMinutes(15))).count()).isEqualTo(most);
+                Duration.ofMinutes(15))).count()).isEqualTo(most - 1L);
+    }
+
+    /**
+     * A counter at a limit of 10,000 takes every place, 50 takers at once: each place is handed out once, the next
+     * is refused, and the item, with hundreds of places given back (each twice), stays under 1 KB: it holds a
+     * count and at most {@value Place#GIVE_BACK_SLOTS} give-back marks, never a mark per place.
+     */
+    @Test
+    void tenThousandPlacesAreEachHandedOutOnceAndTheirCounterStaysUnderOneKilobyte() throws Exception {
+        int limit = RateLimitPolicy.MAX_PER_COUNTER;
+        SecureTokens tokens = new SecureTokens();
+        List<Place> places = new ArrayList<>();
+        for (int i = 0; i < limit; i++) {
+            places.add(placeOf("ten", "SEND_EMAIL_VERIFICATION", tokens.attemptId()));
+        }
+        AtomicInteger next = new AtomicInteger();
+        List<Long> taken = runConcurrently(limit, () -> store().counters().takePlace(places.get(next.getAndIncrement()), limit));
+        assertThat(new java.util.TreeSet<>(taken)).as("the places 1 to 10,000, each once").hasSize(limit)
+                .first().isEqualTo(1L);
+        assertThat(store().counters().takePlace(placeOf("ten", "SEND_EMAIL_VERIFICATION", tokens.attemptId()), limit))
+                .isEqualTo(limit + 1L);
+
+        for (Place place : places.subList(0, 200)) {
+            store().counters().givePlaceBack(place);
+            store().counters().givePlaceBack(place);
+        }
+        assertThat(verification().rateLimiter().current("ten", "SEND_EMAIL_VERIFICATION", FIVE).count())
+                .isEqualTo(limit - 200L);
+        Map<String, Object> counter = allRawItems().stream().filter(item -> "ten".equals(item.get(ItemAttributes.USER_ID))
+                && "SEND_EMAIL_VERIFICATION".equals(item.get(ItemAttributes.ACTION))).findFirst().orElseThrow();
+        assertThat(counter.keySet()).noneMatch(name -> name.startsWith(ItemAttributes.PLACE_PREFIX))
+                .filteredOn(name -> name.startsWith(ItemAttributes.GIVE_BACK_PREFIX)).hasSizeLessThanOrEqualTo(Place.GIVE_BACK_SLOTS);
+        assertThat(DynamoDbUnits.itemSize(attributeValues(counter))).as("bytes by DynamoDB's rules").isLessThan(1024);
+    }
+
+    private static Map<String, AttributeValue> attributeValues(Map<String, Object> item) {
+        Map<String, AttributeValue> values = new java.util.LinkedHashMap<>();
+        item.forEach((name, value) -> values.put(name, value instanceof Number number
+                ? AttributeValue.fromN(number.toString()) : AttributeValue.fromS((String) value)));
+        return values;
+    }
+
+    /**
+     * The previous release kept the whole budget in one item, the key of the first shard now: during its window it
+     * still counts in the budget's state and fills the first shard, whose share it holds, so no new place goes there.
+     */
+    @Test
+    void thePreviousReleasesWholeBudgetItemStillCountsDuringItsWindow() {
+        RateLimitPolicy budget = new RateLimitPolicy(16, Duration.ofHours(1), 8);
+        Instant windowStart = RateLimiter.windowStart(clock().instant(), budget.window());
+        Map<String, Object> old = RateLimitItems.counterItem("global", "SMS_BUDGET", windowStart,
+                windowStart.plus(budget.window()).plus(RateLimiter.COUNTER_GRACE), 5);
+        SecureTokens tokens = new SecureTokens();
+        for (int place = 1; place <= 5; place++) {
+            old.put(ItemAttributes.PLACE_PREFIX + tokens.attemptId(), (long) place);
+        }
+        putRawItem(old);
+        assertThat(verification().rateLimiter().current("global", "SMS_BUDGET", budget).count()).isEqualTo(5);
+
+        int granted = 0;
+        while (verification().rateLimiter().acquire("global", "SMS_BUDGET", budget).allowed()) {
+            granted++;
+        }
+        assertThat(granted).as("the seven other shards' shares, none in the first").isEqualTo(14);
+        assertThat(allRawItems()).filteredOn(item -> "RATELIMIT#global#SMS_BUDGET".equals(item.get(ItemAttributes.PK)))
+                .singleElement().satisfies(item -> assertThat(((Number) item.get(ItemAttributes.COUNT)).longValue()).isEqualTo(5L));
+        assertThat(verification().rateLimiter().current("global", "SMS_BUDGET", budget).count()).isEqualTo(19);
     }
 
     private static final String BUDGET_NUMBER = "+447700123401";
@@ -128,10 +201,10 @@ public abstract class SmsBudgetContract extends ContractPart {
         return service.rateLimiter().current("global", "SMS_BUDGET", budget).count();
     }
 
-    /** Counter items of the SMS budget that still hold an attempt's mark. */
+    /** Marks of a place in the SMS budget's counter items: none, however many SMS went out. */
     private long smsBudgetMarks() {
         return allRawItems().stream().filter(item -> "SMS_BUDGET".equals(item.get("action")))
-                .mapToLong(item -> item.keySet().stream().filter(name -> name.startsWith("place_")).count()).sum();
+                .mapToLong(item -> item.keySet().stream().filter(name -> name.startsWith(ItemAttributes.PLACE_PREFIX)).count()).sum();
     }
 
     @Test
@@ -146,7 +219,7 @@ public abstract class SmsBudgetContract extends ContractPart {
         }
 
         assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(1);
-        assertThat(smsBudgetMarks()).as("the sent SMS's place is kept for good, without its mark").isZero();
+        assertThat(smsBudgetMarks()).as("the sent SMS holds no mark").isZero();
         assertThat(budgeted.codes().issue(smsTo("blue", "+447700123402"))).isInstanceOf(IssueResult.Issued.class);
         assertThat(smsBudgetHeld(budgeted, budget)).isEqualTo(2);
     }
@@ -186,24 +259,20 @@ public abstract class SmsBudgetContract extends ContractPart {
     }
 
     @Test
-    void aKeptPlaceStaysCountedLosesItsMarkAndCannotBeGivenBackAndKeepingTwiceIsHarmless() {
+    void aPlaceKeptStaysCountedWithoutAWriteAndAPlaceGivenBackTwiceCountsDownOnce() {
         Place kept = placeOf("kai", "SMS_BUDGET", "attempt-1");
         Place open = placeOf("kai", "SMS_BUDGET", "attempt-2");
         assertThat(store().counters().takePlace(kept, 5)).isEqualTo(1);
         assertThat(store().counters().takePlace(open, 5)).isEqualTo(2);
 
-        store().counters().keepPlace(kept);
-        store().counters().keepPlace(kept);
-        store().counters().givePlaceBack(kept);
-
         assertThat(verification().rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(2);
-        assertThat(allRawItems()).filteredOn(item -> "kai".equals(item.get("userId")) && "SMS_BUDGET".equals(item.get("action")))
-                .singleElement().satisfies(item -> assertThat(item.keySet()).filteredOn(name -> name.startsWith("place_"))
-                        .as("only the open place's mark").hasSize(1));
-        // The open place still goes back once; keeping it after that changes nothing.
         store().counters().givePlaceBack(open);
-        store().counters().keepPlace(open);
+        store().counters().givePlaceBack(open);
         assertThat(verification().rateLimiter().current("kai", "SMS_BUDGET", FIVE).count()).isEqualTo(1);
+        assertThat(allRawItems()).filteredOn(item -> "kai".equals(item.get("userId")) && "SMS_BUDGET".equals(item.get("action")))
+                .singleElement().satisfies(item -> assertThat(item.keySet())
+                        .filteredOn(name -> name.startsWith(ItemAttributes.GIVE_BACK_PREFIX))
+                        .as("the give-back's mark, no place's").containsExactly(RateLimitItems.giveBackAttribute("attempt-2")));
     }
 
     @Test

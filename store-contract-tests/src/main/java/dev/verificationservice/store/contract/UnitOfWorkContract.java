@@ -53,13 +53,12 @@ public abstract class UnitOfWorkContract extends ContractPart {
                 .toList();
     }
 
-    /** Every counter that holds a count (key → count and the places still open): what a refusal may not change. */
+    /** Every counter that holds a count (key → count): what a refusal may not change. */
     private Map<String, String> heldCounts() {
         Map<String, String> counts = new TreeMap<>();
         for (Map<String, Object> item : allRawItems()) {
             if (item.get("count") instanceof Number count && count.longValue() > 0) {
-                long open = item.keySet().stream().filter(name -> name.startsWith("place_")).count();
-                counts.put(item.get("PK") + " " + item.get("SK"), count + " places, " + open + " open");
+                counts.put(item.get("PK") + " " + item.get("SK"), count + " places");
             }
         }
         return counts;

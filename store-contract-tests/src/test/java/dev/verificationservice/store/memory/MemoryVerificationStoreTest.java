@@ -56,14 +56,15 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
             throw new IllegalArgumentException("the memory store takes raw counter items only: " + item.keySet());
         }
         RateLimitCounter counter = RateLimitItems.counter(item);
-        Map<String, Long> marks = new LinkedHashMap<>();
+        // The previous release's place_ marks are ignored, as every store ignores them.
+        Map<Integer, String> givenBack = new LinkedHashMap<>();
         item.forEach((name, value) -> {
-            if (name.startsWith(ItemAttributes.PLACE_PREFIX)) {
-                marks.put(name.substring(ItemAttributes.PLACE_PREFIX.length()), ((Number) value).longValue());
+            if (name.startsWith(ItemAttributes.GIVE_BACK_PREFIX)) {
+                givenBack.put(Integer.parseInt(name.substring(ItemAttributes.GIVE_BACK_PREFIX.length())), (String) value);
             }
         });
         memory().putCounter(new MemoryCounters.Counter(new CounterWindow(counter.userId(), counter.action(),
-                counter.windowStart(), counter.expiresAt()), counter.count(), marks));
+                counter.windowStart(), counter.expiresAt()), counter.count(), givenBack));
     }
 
     @Override
@@ -85,7 +86,7 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
             CounterWindow window = counter.window();
             Map<String, Object> item = RateLimitItems.counterItem(window.userId(), window.action(), window.windowStart(),
                     window.expiresAt(), counter.count());
-            counter.marks().forEach((attempt, place) -> item.put(RateLimitItems.placeAttribute(attempt), place));
+            counter.givenBack().forEach((slot, attempt) -> item.put(ItemAttributes.GIVE_BACK_PREFIX + slot, attempt));
             items.add(item);
         }
         contents.cooldowns().forEach(claim -> items.add(RateLimitItems.cooldownItem(claim,

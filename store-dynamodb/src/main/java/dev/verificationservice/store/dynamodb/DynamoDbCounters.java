@@ -18,7 +18,6 @@ import dev.verificationservice.table.RateLimitItems;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,17 +38,14 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>take a rate-limit place: UpdateItem {@value #TAKE_PLACE} on {@value #PLACE_IS_FREE}, returning
- *   {@code UPDATED_NEW}. DynamoDB serialises updates of one item, so every attempt gets a distinct place. A
- *   failed condition whose old item holds this attempt's mark is a retry: that place. One without the mark
- *   means the counter is at the ceiling: refused, nothing counted;</li>
- *   <li>give a place back: UpdateItem {@value #GIVE_PLACE_BACK} on {@value #PLACE_IS_HELD}; a failed condition
- *   means it was given back already (or the counter was reset). Keep a place for good (the SMS budget's, once
- *   the SMS went out): UpdateItem {@value #KEEP_PLACE} on {@value #PLACE_IS_HELD}, so the counter item holds
- *   marks only for places whose outcome is open;</li>
- *   <li>a place without an attempt id (the domain takes none such; the SMS budget's places are named too):
- *   UpdateItem {@value #TAKE_UNNAMED_PLACE} on {@value #BELOW_CEILING}: exact under concurrency, but a retry
- *   may count twice;</li>
+ *   <li>take a rate-limit place: UpdateItem {@value #TAKE_PLACE} on {@value #BELOW_CEILING}, returning
+ *   {@code UPDATED_NEW}. DynamoDB serialises updates of one item, so every attempt gets a distinct place; the
+ *   item holds no mark of it, so it stays small at any count. A failed condition means the counter is at the
+ *   ceiling: refused, nothing counted. The SDK's retry of a write whose answer was lost counts once more (the
+ *   safe direction: a refusal too early, never an excess);</li>
+ *   <li>give a place back: UpdateItem {@value #GIVE_PLACE_BACK} on {@value #NOT_GIVEN_BACK}: the attempt's id goes
+ *   into one of {@value Place#GIVE_BACK_SLOTS} slots picked by the id, and a failed condition means this
+ *   give-back is the slot's last already (a retry), or there is nothing to give back (the counter was reset);</li>
  *   <li>claim a cooldown: UpdateItem {@value #CLAIM_COOLDOWN} on {@value #COOLDOWN_IS_FREE}; a failed
  *   condition's old item says when the running cooldown ends. Release it (its request was refused after the
  *   claim): DeleteItem on {@value #COOLDOWN_IS_CLAIMED_BY_ME}; a failed condition means released already or
@@ -61,19 +57,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  */
 final class DynamoDbCounters implements RateLimitRepository {
 
-    /** The count and the attempt's mark get the same new value: the old count plus one (operands read the old item). */
     static final String TAKE_PLACE = "SET #count = if_not_exists(#count, :zero) + :one,"
-            + " #place = if_not_exists(#count, :zero) + :one,"
-            + " #userId = :userId, #action = :action, #windowStart = :windowStart, #ttl = :ttl";
-    static final String PLACE_IS_FREE = "attribute_not_exists(#place) AND (attribute_not_exists(#count) OR #count < :ceiling)";
-    /** A place without an attempt id: counted without a mark, so a retry may count twice. */
-    static final String TAKE_UNNAMED_PLACE = "SET #count = if_not_exists(#count, :zero) + :one,"
             + " #userId = :userId, #action = :action, #windowStart = :windowStart, #ttl = :ttl";
     static final String BELOW_CEILING = "attribute_not_exists(#count) OR #count < :ceiling";
-    static final String GIVE_PLACE_BACK = "SET #count = #count - :one REMOVE #place";
-    /** A place kept for good: the count stays, the mark goes (so the item holds marks only for open outcomes). */
-    static final String KEEP_PLACE = "REMOVE #place";
-    static final String PLACE_IS_HELD = "attribute_exists(#place)";
+    static final String GIVE_PLACE_BACK = "SET #count = #count - :one, #back = :attemptId";
+    static final String NOT_GIVEN_BACK = "#count > :zero AND (attribute_not_exists(#back) OR #back <> :attemptId)";
     static final String CLAIM_COOLDOWN = "SET #busyUntil = :busyUntil, #claimedBy = :attemptId, #userId = :userId,"
             + " #action = :action, #ttl = :ttl";
     static final String COOLDOWN_IS_FREE = "attribute_not_exists(PK) OR #busyUntil <= :now OR #claimedBy = :attemptId";
@@ -98,82 +86,64 @@ final class DynamoDbCounters implements RateLimitRepository {
         values.put(":zero", n(0));
         values.put(":one", n(1));
         values.put(":ceiling", n(ceiling));
-        Map<String, String> names = new HashMap<>(Map.of(
-                "#count", ItemAttributes.COUNT, "#userId", ItemAttributes.USER_ID,
-                "#action", ItemAttributes.ACTION, "#windowStart", ItemAttributes.WINDOW_START,
-                "#ttl", ItemAttributes.TTL));
-        place.attemptId().ifPresent(attemptId -> names.put("#place", RateLimitItems.placeAttribute(attemptId)));
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(table.tableName)
                 .key(keyOf(key))
-                .updateExpression(place.attemptId().isPresent() ? TAKE_PLACE : TAKE_UNNAMED_PLACE)
-                .conditionExpression(place.attemptId().isPresent() ? PLACE_IS_FREE : BELOW_CEILING)
-                .expressionAttributeNames(names)
+                .updateExpression(TAKE_PLACE)
+                .conditionExpression(BELOW_CEILING)
+                .expressionAttributeNames(Map.of(
+                        "#count", ItemAttributes.COUNT, "#userId", ItemAttributes.USER_ID,
+                        "#action", ItemAttributes.ACTION, "#windowStart", ItemAttributes.WINDOW_START,
+                        "#ttl", ItemAttributes.TTL))
                 .expressionAttributeValues(values)
                 .returnValues(ReturnValue.UPDATED_NEW)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
+        // A failed condition: the counter was at the ceiling, refused, and nothing was counted. Not the count read
+        // after it: give-backs since may have lowered it, and a refused take must never pass for a place.
         return table.conditionalUpdate(request, key, AccessPattern.COUNT_RATE_LIMIT,
-                updated -> TableItems.number(updated, ItemAttributes.COUNT),
-                current -> {
-                    // The attempt already holds a place (a retry whose first answer was lost): that place.
-                    Optional<Long> taken = place.attemptId()
-                            .flatMap(attemptId -> current.flatMap(item -> RateLimitItems.place(item, attemptId)));
-                    // Otherwise the counter is at the ceiling: refused, and nothing was counted.
-                    return taken.orElseGet(() -> current.map(item -> TableItems.number(item, ItemAttributes.COUNT))
-                            .orElse(ceiling) + 1);
-                });
+                updated -> TableItems.number(updated, ItemAttributes.COUNT), current -> ceiling + 1);
     }
 
     @Override
     public void givePlaceBack(Place place) {
-        // A failed condition: the mark is gone (given back already, a retry) or the counter was reset.
-        updateWhilePlaceIsHeld(place, GIVE_PLACE_BACK, Map.of("#count", ItemAttributes.COUNT), Map.of(":one", n(1)),
-                "give back a rate-limit place");
-    }
-
-    @Override
-    public void keepPlace(Place place) {
-        // A failed condition: the mark is gone (kept already, a retry; or given back) or the counter was reset.
-        updateWhilePlaceIsHeld(place, KEEP_PLACE, Map.of(), Map.of(), "keep a rate-limit place");
-    }
-
-    /** UpdateItem {@code update} on the place's counter, on {@value #PLACE_IS_HELD}; a failed condition is done. */
-    private void updateWhilePlaceIsHeld(Place place, String update, Map<String, String> names,
-                                        Map<String, AttributeValue> values, String what) {
         if (place.attemptId().isEmpty()) {
             return;
         }
-        Map<String, String> allNames = new HashMap<>(names);
-        allNames.put("#place", RateLimitItems.placeAttribute(place.attemptId().get()));
-        UpdateItemRequest.Builder request = UpdateItemRequest.builder()
+        // A failed condition: given back already (a retry), or nothing left to give back (the counter was reset).
+        table.updateUnlessConditionFails(UpdateItemRequest.builder()
                 .tableName(table.tableName)
                 .key(keyOf(counterKey(place.window())))
-                .updateExpression(update)
-                .conditionExpression(PLACE_IS_HELD)
-                .expressionAttributeNames(allNames)
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
-        if (!values.isEmpty()) {
-            request.expressionAttributeValues(values);
-        }
-        table.updateUnlessConditionFails(request.build(), AccessPattern.COUNT_RATE_LIMIT, what);
+                .updateExpression(GIVE_PLACE_BACK)
+                .conditionExpression(NOT_GIVEN_BACK)
+                .expressionAttributeNames(giveBackNames(place))
+                .expressionAttributeValues(giveBackValues(place))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build(), AccessPattern.COUNT_RATE_LIMIT, "give back a rate-limit place");
     }
 
     /**
-     * The give-back of {@code place} as an item of a transaction: {@link #GIVE_PLACE_BACK} on {@link #PLACE_IS_HELD},
-     * so the transaction is cancelled (reason at this item's index) when the place is gone.
+     * The give-back of {@code place} as an item of a transaction: {@link #GIVE_PLACE_BACK} on {@link #NOT_GIVEN_BACK},
+     * so the transaction is cancelled (reason at this item's index) when the place was given back already.
      */
     static TransactWriteItem giveBackItem(DynamoDbTable table, Place place) {
         return TransactWriteItem.builder().update(Update.builder()
                 .tableName(table.tableName)
                 .key(keyOf(counterKey(place.window())))
                 .updateExpression(GIVE_PLACE_BACK)
-                .conditionExpression(PLACE_IS_HELD)
-                .expressionAttributeNames(Map.of("#count", ItemAttributes.COUNT,
-                        "#place", RateLimitItems.placeAttribute(place.attemptId().orElseThrow())))
-                .expressionAttributeValues(Map.of(":one", n(1)))
+                .conditionExpression(NOT_GIVEN_BACK)
+                .expressionAttributeNames(giveBackNames(place))
+                .expressionAttributeValues(giveBackValues(place))
                 .build()).build();
+    }
+
+    private static Map<String, String> giveBackNames(Place place) {
+        return Map.of("#count", ItemAttributes.COUNT,
+                "#back", RateLimitItems.giveBackAttribute(place.attemptId().orElseThrow()));
+    }
+
+    private static Map<String, AttributeValue> giveBackValues(Place place) {
+        return Map.of(":one", n(1), ":zero", n(0), ":attemptId", s(place.attemptId().orElseThrow()));
     }
 
     static TableKeys.PrimaryKey counterKey(CounterWindow window) {

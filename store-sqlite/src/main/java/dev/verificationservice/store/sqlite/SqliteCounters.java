@@ -26,10 +26,10 @@ import java.util.Optional;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>take a place: in one transaction, read the window's counter; the attempt's mark
- *   ({@code place_<attemptId>}) answers a retry; at the ceiling nothing is written; else {@code count + 1} and
- *   the mark are written. Give a place back: count down and remove the mark, only while the mark is there.
- *   Keep a place: remove the mark only (the count stays), only while it is there;</li>
+ *   <li>take a place: in one transaction, read the window's counter; at the ceiling nothing is written; else
+ *   {@code count + 1} is written, without a mark (a retry counts again). Give a place back: unless the attempt
+ *   is its give-back slot's last already ({@code back_<slot>}: a retry) or the count is zero, count down and
+ *   make the attempt its slot's last;</li>
  *   <li>claim a cooldown: in one transaction, read the cooldown item; held by another attempt and still
  *   running: refused with its end; otherwise written with this attempt's id and end. Release it: delete the
  *   item, only while this attempt's id is its {@code claimedBy};</li>
@@ -56,11 +56,6 @@ final class SqliteCounters implements RateLimitRepository {
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
         return table.inTransaction("count a rate-limited event", connection -> {
             Optional<Map<String, Object>> current = table.selectItem(connection, key);
-            Optional<Long> taken = place.attemptId()
-                    .flatMap(attemptId -> current.flatMap(item -> RateLimitItems.place(item, attemptId)));
-            if (taken.isPresent()) {
-                return taken.get();
-            }
             long count = current.map(item -> TableItems.number(item, COUNT)).orElse(0L);
             if (count >= ceiling) {
                 return count + 1;
@@ -68,7 +63,6 @@ final class SqliteCounters implements RateLimitRepository {
             Map<String, Object> item = new LinkedHashMap<>(current.orElseGet(() -> RateLimitItems.counterItem(
                     window.userId(), window.action(), window.windowStart(), window.expiresAt(), 0)));
             item.put(COUNT, count + 1);
-            place.attemptId().ifPresent(attemptId -> item.put(RateLimitItems.placeAttribute(attemptId), count + 1));
             table.putItem(connection, item);
             return count + 1;
         });
@@ -82,7 +76,7 @@ final class SqliteCounters implements RateLimitRepository {
         });
     }
 
-    /** Count down by one and drop the attempt's mark, only while the mark is there: never twice. */
+    /** Count down by one and make the attempt its slot's last, unless it is already (a retry) or none is left. */
     void givePlaceBack(Connection connection, Place place) throws SQLException {
         CounterWindow window = place.window();
         TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
@@ -91,32 +85,14 @@ final class SqliteCounters implements RateLimitRepository {
         }
         String attemptId = place.attemptId().get();
         Optional<Map<String, Object>> current = table.selectItem(connection, key);
-        if (current.isEmpty() || RateLimitItems.place(current.get(), attemptId).isEmpty()) {
+        if (current.isEmpty() || TableItems.number(current.get(), COUNT) <= 0
+                || RateLimitItems.givenBack(current.get(), attemptId)) {
             return;
         }
         Map<String, Object> item = new LinkedHashMap<>(current.get());
         item.put(COUNT, TableItems.number(item, COUNT) - 1);
-        item.remove(RateLimitItems.placeAttribute(attemptId));
+        item.put(RateLimitItems.giveBackAttribute(attemptId), attemptId);
         table.putItem(connection, item);
-    }
-
-    @Override
-    public void keepPlace(Place place) {
-        if (place.attemptId().isEmpty()) {
-            return;
-        }
-        String attemptId = place.attemptId().get();
-        CounterWindow window = place.window();
-        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
-        table.inTransaction("keep a rate-limit place", connection -> {
-            Optional<Map<String, Object>> current = table.selectItem(connection, key);
-            if (current.isPresent() && RateLimitItems.place(current.get(), attemptId).isPresent()) {
-                Map<String, Object> item = new LinkedHashMap<>(current.get());
-                item.remove(RateLimitItems.placeAttribute(attemptId));
-                table.putItem(connection, item);
-            }
-            return null;
-        });
     }
 
     @Override
