@@ -77,7 +77,7 @@ final class PartitionCharges {
     }
 
     /** Estimates the request's charges and takes them from the buckets, or finds the keys that refuse it. */
-    Decision admit(Upstream engine, Http.Head head, String operation, byte[] requestBody) throws IOException {
+    Decision admit(Upstream engine, String operation, byte[] requestBody) throws IOException {
         Optional<Map<String, Object>> parsed = parse(requestBody);
         if (parsed.isEmpty()) {
             return new Decision.Free();
@@ -87,14 +87,14 @@ final class PartitionCharges {
         List<Charge> estimated = new ArrayList<>();
         switch (operation) {
             case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", TransactionEmulator.OPERATION -> {
-                for (Target target : writeTargets(engine, head, operation, body)) {
+                for (Target target : writeTargets(engine, operation, body)) {
                     Target read = new Target(target.table(), target.key(), target.kind(), target.put(),
-                            item(engine, head, target.table(), target.key()), target.multiplier());
+                            item(engine, target.table(), target.key()), target.multiplier());
                     targets.add(read);
-                    estimated.addAll(writeCharges(engine, head, read, estimatedAfter(read), true));
+                    estimated.addAll(writeCharges(engine, read, estimatedAfter(read), true));
                 }
             }
-            case "GetItem", "Query", "BatchGetItem" -> estimated.addAll(readCharges(engine, head, operation, body,
+            case "GetItem", "Query", "BatchGetItem" -> estimated.addAll(readCharges(engine, operation, body,
                     Optional.empty()));
             default -> {
                 return new Decision.Free();
@@ -111,7 +111,7 @@ final class PartitionCharges {
     }
 
     /** Corrects the admitted request's charges to what it cost, now that the engine has answered. */
-    void settle(Upstream engine, Http.Head head, Decision.Admitted admitted, Http.Message answer) throws IOException {
+    void settle(Upstream engine, Decision.Admitted admitted, Http.Message answer) throws IOException {
         List<Charge> actual = new ArrayList<>();
         int status = answer.head().status();
         if (!admitted.targets().isEmpty()) {
@@ -121,18 +121,18 @@ final class PartitionCharges {
                         case PUT -> target.put();
                         case DELETE -> null;
                         case CHECK -> target.before();
-                        case UPDATE -> item(engine, head, target.table(), target.key());
+                        case UPDATE -> item(engine, target.table(), target.key());
                     };
-                    actual.addAll(writeCharges(engine, head, target, after, true));
+                    actual.addAll(writeCharges(engine, target, after, true));
                 }
             } else if (TransactionAnswers.isConditionFailure(answer) || TransactionAnswers.isCancellation(answer)) {
                 for (Target target : admitted.targets()) {
                     Target once = new Target(target.table(), target.key(), target.kind(), target.put(), target.before(), 1);
-                    actual.addAll(writeCharges(engine, head, once, estimatedAfter(target), false));
+                    actual.addAll(writeCharges(engine, once, estimatedAfter(target), false));
                 }
             }
         } else if (status == 200) {
-            actual.addAll(readCharges(engine, head, admitted.operation(), admitted.body(),
+            actual.addAll(readCharges(engine, admitted.operation(), admitted.body(),
                     Optional.of(TransactionAnswers.parse(answer))));
         }
         throttling.settle(admitted.estimated(), actual);
@@ -141,11 +141,11 @@ final class PartitionCharges {
     // ------------------------------------------------------------------------------------------------ writes
 
     @SuppressWarnings("unchecked")
-    private List<Target> writeTargets(Upstream engine, Http.Head head, String operation, Map<String, Object> body)
+    private List<Target> writeTargets(Upstream engine, String operation, Map<String, Object> body)
             throws IOException {
         List<Target> targets = new ArrayList<>();
         switch (operation) {
-            case "PutItem" -> targets.add(put(engine, head, body.get("TableName"), body.get("Item"), 1));
+            case "PutItem" -> targets.add(put(engine, body.get("TableName"), body.get("Item"), 1));
             case "UpdateItem" -> targets.add(keyed(body.get("TableName"), body.get("Key"), WriteKind.UPDATE, 1));
             case "DeleteItem" -> targets.add(keyed(body.get("TableName"), body.get("Key"), WriteKind.DELETE, 1));
             case "BatchWriteItem" -> {
@@ -154,7 +154,7 @@ final class PartitionCharges {
                         for (Object write : (List<Object>) table.getValue()) {
                             Map<String, Object> request = (Map<String, Object>) write;
                             if (request.get("PutRequest") instanceof Map<?, ?> put) {
-                                targets.add(put(engine, head, table.getKey(), put.get("Item"), 1));
+                                targets.add(put(engine, table.getKey(), put.get("Item"), 1));
                             } else if (request.get("DeleteRequest") instanceof Map<?, ?> delete) {
                                 targets.add(keyed(table.getKey(), delete.get("Key"), WriteKind.DELETE, 1));
                             }
@@ -167,7 +167,7 @@ final class PartitionCharges {
                     for (Object element : items) {
                         Map<String, Object> action = (Map<String, Object>) element;
                         if (action.get("Put") instanceof Map<?, ?> put) {
-                            targets.add(put(engine, head, put.get("TableName"), put.get("Item"), 2));
+                            targets.add(put(engine, put.get("TableName"), put.get("Item"), 2));
                         } else if (action.get("Update") instanceof Map<?, ?> update) {
                             targets.add(keyed(update.get("TableName"), update.get("Key"), WriteKind.UPDATE, 2));
                         } else if (action.get("Delete") instanceof Map<?, ?> delete) {
@@ -183,10 +183,10 @@ final class PartitionCharges {
     }
 
     @SuppressWarnings("unchecked")
-    private Target put(Upstream engine, Http.Head head, Object table, Object item, int multiplier) throws IOException {
+    private Target put(Upstream engine, Object table, Object item, int multiplier) throws IOException {
         Map<String, Object> json = (Map<String, Object>) item;
         Map<String, Object> key = new LinkedHashMap<>();
-        for (String attribute : keys(engine, head, (String) table).key()) {
+        for (String attribute : keys(engine, (String) table).key()) {
             key.put(attribute, json.get(attribute));
         }
         return new Target((String) table, key, WriteKind.PUT, attributes(json), null, multiplier);
@@ -206,9 +206,9 @@ final class PartitionCharges {
     }
 
     /** The table's charge for a write that changed {@code before} to {@code after}, and its indexes' if asked. */
-    private List<Charge> writeCharges(Upstream engine, Http.Head head, Target target, Map<String, AttributeValue> after,
+    private List<Charge> writeCharges(Upstream engine, Target target, Map<String, AttributeValue> after,
                                       boolean indexes) throws IOException {
-        TableKeys keys = keys(engine, head, target.table());
+        TableKeys keys = keys(engine, target.table());
         Map<String, AttributeValue> before = target.before();
         List<Charge> charges = new ArrayList<>();
         long size = Math.max(DynamoDbUnits.itemSize(before), DynamoDbUnits.itemSize(after));
@@ -252,7 +252,7 @@ final class PartitionCharges {
 
     /** The read charges of a request, estimated ({@code answer} empty: the least a read costs) or actual. */
     @SuppressWarnings("unchecked")
-    private List<Charge> readCharges(Upstream engine, Http.Head head, String operation, Map<String, Object> body,
+    private List<Charge> readCharges(Upstream engine, String operation, Map<String, Object> body,
                                      Optional<Map<String, Object>> answer) throws IOException {
         List<Charge> charges = new ArrayList<>();
         switch (operation) {
@@ -261,7 +261,7 @@ final class PartitionCharges {
                 boolean consistent = Boolean.TRUE.equals(body.get("ConsistentRead"));
                 long size = answer.map(a -> a.get("Item") instanceof Map<?, ?> item && !item.isEmpty()
                         ? DynamoDbUnits.itemSize(attributes((Map<String, Object>) item)) : 0L).orElse(0L);
-                Object key = ((Map<String, Object>) body.get("Key")).get(keys(engine, head, table).key().get(0));
+                Object key = ((Map<String, Object>) body.get("Key")).get(keys(engine, table).key().get(0));
                 charges.add(new Charge(new PartitionKey(table, "", text(key)), Kind.READ,
                         DynamoDbUnits.readUnits(size, consistent)));
             }
@@ -275,7 +275,7 @@ final class PartitionCharges {
                     String table = (String) entry.getKey();
                     Map<String, Object> request = (Map<String, Object>) entry.getValue();
                     boolean consistent = Boolean.TRUE.equals(request.get("ConsistentRead"));
-                    List<String> keyAttributes = keys(engine, head, table).key();
+                    List<String> keyAttributes = keys(engine, table).key();
                     Map<String, Long> sizes = new LinkedHashMap<>();
                     if (responses.get(table) instanceof List<?> items) {
                         for (Object item : items) {
@@ -294,7 +294,7 @@ final class PartitionCharges {
             default -> { // Query
                 String table = (String) body.get("TableName");
                 String index = body.get("IndexName") instanceof String name ? name : "";
-                TableKeys keys = keys(engine, head, table);
+                TableKeys keys = keys(engine, table);
                 List<String> indexKeys = index.isEmpty() ? keys.key() : keys.indexes().get(index);
                 if (indexKeys == null || !(body.get("KeyConditionExpression") instanceof String condition)) {
                     break;
@@ -306,7 +306,7 @@ final class PartitionCharges {
                 boolean consistent = Boolean.TRUE.equals(body.get("ConsistentRead"));
                 long size = 0;
                 if (answer.isPresent()) {
-                    Map<String, Object> read = showsAllItRead(body) ? answer.get() : sizingAnswer(engine, head, body);
+                    Map<String, Object> read = showsAllItRead(body) ? answer.get() : sizingAnswer(engine, body);
                     if (read.get("Items") instanceof List<?> items) {
                         for (Object item : items) {
                             size += DynamoDbUnits.itemSize(attributes((Map<String, Object>) item));
@@ -328,7 +328,7 @@ final class PartitionCharges {
 
     /** The same Query without projection, filter or count: the items it read, whole. */
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> sizingAnswer(Upstream engine, Http.Head head, Map<String, Object> body)
+    private static Map<String, Object> sizingAnswer(Upstream engine, Map<String, Object> body)
             throws IOException {
         Map<String, Object> sizing = Json.copy(body);
         for (String member : List.of("ProjectionExpression", "AttributesToGet", "FilterExpression", "QueryFilter",
@@ -378,7 +378,7 @@ final class PartitionCharges {
 
     /** The item as the engine holds it now (a consistent GetItem the client never sees), or null. */
     @SuppressWarnings("unchecked")
-    private static Map<String, AttributeValue> item(Upstream engine, Http.Head head, String table,
+    private static Map<String, AttributeValue> item(Upstream engine, String table,
                                                     Map<String, Object> key) throws IOException {
         Map<String, Object> get = new LinkedHashMap<>();
         get.put("TableName", table);
@@ -393,7 +393,7 @@ final class PartitionCharges {
     }
 
     @SuppressWarnings("unchecked")
-    private TableKeys keys(Upstream engine, Http.Head head, String table) throws IOException {
+    private TableKeys keys(Upstream engine, String table) throws IOException {
         TableKeys known = schemas.get(table);
         if (known != null) {
             return known;

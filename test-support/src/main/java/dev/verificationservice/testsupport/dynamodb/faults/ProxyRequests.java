@@ -97,8 +97,7 @@ final class ProxyRequests {
      */
     private boolean forwardWithinPartitionLimits(ClientConnection connection, String operation, Http.Message request,
                                                  OutputStream out) throws IOException, InterruptedException {
-        PartitionCharges.Decision decision = partitions.admit(connection.upstream, request.head(), operation,
-                request.body());
+        PartitionCharges.Decision decision = partitions.admit(connection.upstream, operation, request.body());
         if (decision instanceof PartitionCharges.Decision.Refused refused) {
             proxy.record(operation, Exchange.Outcome.PARTITION_THROTTLED, Optional.empty());
             answerError(out, 400, "Bad Request", "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
@@ -113,7 +112,7 @@ final class ProxyRequests {
         proxy.record(operation, Exchange.Outcome.FORWARDED, Optional.empty());
         Http.Message response = forwardedAnswer(connection, request);
         if (decision instanceof PartitionCharges.Decision.Admitted admitted) {
-            partitions.settle(connection.upstream, request.head(), admitted, response);
+            partitions.settle(connection.upstream, admitted, response);
         }
         Http.write(out, response.head(), response.body());
         return !(request.head().closes() || response.head().closes());

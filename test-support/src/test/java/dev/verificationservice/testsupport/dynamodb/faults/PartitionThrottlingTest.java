@@ -80,8 +80,11 @@ class PartitionThrottlingTest {
     }
 
     private void start(PartitionLimits limits) {
-        proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(),
-                DynamoDbFaultProxy.Options.defaults().measuredBy(clock::epochNanos).withPartitionLimits(limits));
+        start(DynamoDbFaultProxy.Options.defaults().measuredBy(clock::epochNanos).withPartitionLimits(limits));
+    }
+
+    private void start(DynamoDbFaultProxy.Options options) {
+        proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(), options);
         client = DynamoDbClient.builder().endpointOverride(proxy.endpoint()).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(ApacheHttpClient.builder().build())
@@ -213,6 +216,26 @@ class PartitionThrottlingTest {
         assertThat(used.readUnits()).isEqualTo(3);
         assertThat(used.readThrottles()).isEqualTo(1);
         assertThat(used.writeThrottles()).isZero();
+    }
+
+    @Test
+    void aTransactionsActionsAreChargedTwiceAndItsIndexWritesOnce() {
+        start(DynamoDbFaultProxy.Options.defaults().emulatingTransactions().measuredBy(clock::epochNanos)
+                .withPartitionLimits(new PartitionLimits(100, 100)));
+        String put = UUID.randomUUID().toString();
+        String checked = UUID.randomUUID().toString();
+        put(checked, 1, null);
+
+        client.transactWriteItems(request -> request.transactItems(
+                item -> item.put(p -> p.tableName(table).item(Map.of("id", s(put), "n", n(1), "group", s("g-" + put),
+                        "at", n(1)))),
+                item -> item.conditionCheck(c -> c.tableName(table).key(itemKey(checked, 1))
+                        .conditionExpression("attribute_exists(id)"))));
+
+        assertThat(usageOf(new PartitionKey(table, "", put)).writeUnits()).isEqualTo(2);
+        assertThat(usageOf(new PartitionKey(table, "", checked)).writeUnits()).as("its own put, then the check's 2")
+                .isEqualTo(3);
+        assertThat(usageOf(new PartitionKey(table, "BY_GROUP", "g-" + put)).writeUnits()).isEqualTo(1);
     }
 
     private Usage usageOf(PartitionKey key) {
