@@ -25,8 +25,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *   item from the engine first (a consistent GetItem the client never sees) and is charged on the larger of the
  *   item before and after to the table's partition key (twice for a transaction's action, a ConditionCheck
  *   included), and each index write to the index's partition key (the old key and the new one when it moves);
- *   before the write the after image is estimated (a Put's item, a Delete's nothing, an Update's item as it was),
- *   after it the estimate is corrected (an Update's item read again);</li>
+ *   before the write the after image is estimated (a Put's item, a Delete's nothing, an Update's item as it was,
+ *   changed where it is indexed), after it the estimate is corrected (an Update's item read again); so an Update
+ *   that moves an item into an index it was not in is charged there only afterwards, never refused by it;</li>
  *   <li>a failed condition is charged on the item as it is, a cancelled transaction once per action, neither
  *   on an index; any other error costs nothing;</li>
  *   <li>a GetItem is charged on the item read, a BatchGetItem on each, a Query on the sum of the items it read,
@@ -91,7 +92,8 @@ final class PartitionCharges {
                     Target read = new Target(target.table(), target.key(), target.kind(), target.put(),
                             item(engine, target.table(), target.key()), target.multiplier());
                     targets.add(read);
-                    estimated.addAll(writeCharges(engine, read, estimatedAfter(read), true));
+                    estimated.addAll(writeCharges(engine, read, estimatedAfter(read), true,
+                            read.kind() == WriteKind.UPDATE));
                 }
             }
             case "GetItem", "Query", "BatchGetItem" -> estimated.addAll(readCharges(engine, operation, body,
@@ -123,12 +125,12 @@ final class PartitionCharges {
                         case CHECK -> target.before();
                         case UPDATE -> item(engine, target.table(), target.key());
                     };
-                    actual.addAll(writeCharges(engine, target, after, true));
+                    actual.addAll(writeCharges(engine, target, after, true, false));
                 }
             } else if (TransactionAnswers.isConditionFailure(answer) || TransactionAnswers.isCancellation(answer)) {
                 for (Target target : admitted.targets()) {
                     Target once = new Target(target.table(), target.key(), target.kind(), target.put(), target.before(), 1);
-                    actual.addAll(writeCharges(engine, once, estimatedAfter(target), false));
+                    actual.addAll(writeCharges(engine, once, estimatedAfter(target), false, false));
                 }
             }
         } else if (status == 200) {
@@ -205,9 +207,13 @@ final class PartitionCharges {
         };
     }
 
-    /** The table's charge for a write that changed {@code before} to {@code after}, and its indexes' if asked. */
+    /**
+     * The table's charge for a write that changed {@code before} to {@code after}, and its indexes' if asked; with
+     * {@code changesIndexed} (an Update's estimate, its after image unknown) an item that stays under an index key
+     * is taken to change there, as almost every update of an item in an index that projects ALL does.
+     */
     private List<Charge> writeCharges(Upstream engine, Target target, Map<String, AttributeValue> after,
-                                      boolean indexes) throws IOException {
+                                      boolean indexes, boolean changesIndexed) throws IOException {
         TableKeys keys = keys(engine, target.table());
         Map<String, AttributeValue> before = target.before();
         List<Charge> charges = new ArrayList<>();
@@ -228,7 +234,9 @@ final class PartitionCharges {
                 charges.add(indexCharge(target.table(), index.getKey(), is.get(),
                         DynamoDbUnits.indexWriteUnits(pk, sk, null, after)));
             } else if (was.isPresent() || is.isPresent()) {
-                long units = DynamoDbUnits.indexWriteUnits(pk, sk, before, after);
+                long units = changesIndexed && was.isPresent() && is.isPresent()
+                        ? DynamoDbUnits.indexWriteUnits(pk, sk, null, after)
+                        : DynamoDbUnits.indexWriteUnits(pk, sk, before, after);
                 if (units > 0) {
                     charges.add(indexCharge(target.table(), index.getKey(), was.orElseGet(is::get), units));
                 }

@@ -158,6 +158,10 @@ class PartitionThrottlingTest {
                 .containsExactly(new PartitionKey(table, "BY_GROUP", group));
         assertThat(usageOf(new PartitionKey(table, "", third)).writeUnits()).isZero();
         put(third, 1, "g-" + third); // the same write under an index key of its own passes
+        assertThatThrownBy(() -> client.updateItem(request -> request.tableName(table).key(itemKey(first, 1))
+                .updateExpression("SET note = :note").expressionAttributeValues(Map.of(":note", s("changed")))))
+                .as("an update of an item in the index is refused by the index key too")
+                .isInstanceOf(ProvisionedThroughputExceededException.class);
     }
 
     @Test
