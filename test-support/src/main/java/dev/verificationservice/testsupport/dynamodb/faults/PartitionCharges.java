@@ -86,6 +86,25 @@ final class PartitionCharges {
         Map<String, Object> body = parsed.get();
         List<Target> targets = new ArrayList<>();
         List<Charge> estimated = new ArrayList<>();
+        try {
+            estimate(engine, operation, body, targets, estimated);
+        } catch (UnknownTable | ClassCastException | NullPointerException | IllegalArgumentException e) {
+            // A request the engine will refuse (no such table, a malformed body): its own answer says so, at no cost.
+            return new Decision.Free();
+        }
+        if (estimated.isEmpty()) {
+            return new Decision.Free();
+        }
+        List<PartitionKey> refused = throttling.admit(estimated);
+        if (!refused.isEmpty()) {
+            return new Decision.Refused(refused);
+        }
+        return new Decision.Admitted(operation, body, targets, estimated);
+    }
+
+    /** Fills {@code targets} with the items a write touches, and {@code estimated} with its charges before it runs. */
+    private void estimate(Upstream engine, String operation, Map<String, Object> body, List<Target> targets,
+                          List<Charge> estimated) throws IOException {
         switch (operation) {
             case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", TransactionEmulator.OPERATION -> {
                 for (Target target : writeTargets(engine, operation, body)) {
@@ -99,17 +118,15 @@ final class PartitionCharges {
             case "GetItem", "Query", "BatchGetItem" -> estimated.addAll(readCharges(engine, operation, body,
                     Optional.empty()));
             default -> {
-                return new Decision.Free();
             }
         }
-        if (estimated.isEmpty()) {
-            return new Decision.Free();
+    }
+
+    /** A table the engine does not know: the request is forwarded uncharged, for the engine to refuse. */
+    private static final class UnknownTable extends RuntimeException {
+        UnknownTable(String table) {
+            super(table, null, false, false);
         }
-        List<PartitionKey> refused = throttling.admit(estimated);
-        if (!refused.isEmpty()) {
-            return new Decision.Refused(refused);
-        }
-        return new Decision.Admitted(operation, body, targets, estimated);
     }
 
     /** Corrects the admitted request's charges to what it cost, now that the engine has answered. */
@@ -408,8 +425,7 @@ final class PartitionCharges {
         }
         Http.Message answer = engine.exchange(IndexLag.request("DescribeTable", Map.of("TableName", table)));
         if (answer.head().status() != 200) {
-            throw new IOException("the engine cannot describe table " + table + ": "
-                    + new String(answer.body(), StandardCharsets.UTF_8));
+            throw new UnknownTable(table);
         }
         Map<String, Object> description = (Map<String, Object>) TransactionAnswers.parse(answer).get("Table");
         Map<String, List<String>> indexes = new LinkedHashMap<>();

@@ -33,6 +33,7 @@ import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
@@ -240,6 +241,16 @@ class PartitionThrottlingTest {
         assertThat(usageOf(new PartitionKey(table, "", checked)).writeUnits()).as("its own put, then the check's 2")
                 .isEqualTo(3);
         assertThat(usageOf(new PartitionKey(table, "BY_GROUP", "g-" + put)).writeUnits()).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestTheEngineRefusesGetsTheEnginesAnswerUncharged() {
+        start(TWO_WRITES);
+
+        assertThatThrownBy(() -> client.putItem(request -> request.tableName("no-such-table-" + UUID.randomUUID())
+                .item(Map.of("id", s("x"))))).isInstanceOf(ResourceNotFoundException.class);
+
+        assertThat(proxy.partitions().usage()).isEmpty();
     }
 
     private Usage usageOf(PartitionKey key) {
