@@ -200,8 +200,11 @@ class DynamoDbScaleTest {
         }
 
         private String rates(Usage used) {
-            return String.format(Locale.ROOT, "%.1f write, %.1f read units a second admitted", used.writeUnits() / seconds,
-                    used.readUnits() / seconds);
+            String admitted = String.format(Locale.ROOT, "%.1f write, %.1f read units a second admitted",
+                    used.writeUnits() / seconds, used.readUnits() / seconds);
+            return used.throttles() == 0 ? admitted : admitted + String.format(Locale.ROOT,
+                    ", %.1f write, %.1f read refused (retries included)", used.refusedWriteUnits() / seconds,
+                    used.refusedReadUnits() / seconds);
         }
     }
 

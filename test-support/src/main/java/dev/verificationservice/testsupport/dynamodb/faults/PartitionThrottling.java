@@ -74,9 +74,15 @@ public final class PartitionThrottling {
     public enum Kind { WRITE, READ }
 
     /**
-     * What one partition key used: the units charged for the requests it admitted, and how many requests it refused.
+     * What one partition key used: the units charged for the requests it admitted, how many requests it refused, and
+     * the units those asked for (as estimated before they would have run; a client's retry asks again).
      */
-    public record Usage(PartitionKey key, double writeUnits, double readUnits, long writeThrottles, long readThrottles) {
+    public record Usage(PartitionKey key, double writeUnits, double readUnits, long writeThrottles, long readThrottles,
+                        double refusedWriteUnits, double refusedReadUnits) {
+
+        static Usage none(PartitionKey key) {
+            return new Usage(key, 0, 0, 0, 0, 0, 0);
+        }
 
         public long throttles() {
             return writeThrottles + readThrottles;
@@ -86,10 +92,12 @@ public final class PartitionThrottling {
             return kind == Kind.WRITE ? writeUnits : readUnits;
         }
 
-        Usage plus(Kind kind, double units, long throttled) {
+        Usage plus(Kind kind, double units, long throttled, double refusedUnits) {
             return kind == Kind.WRITE
-                    ? new Usage(key, writeUnits + units, readUnits, writeThrottles + throttled, readThrottles)
-                    : new Usage(key, writeUnits, readUnits + units, writeThrottles, readThrottles + throttled);
+                    ? new Usage(key, writeUnits + units, readUnits, writeThrottles + throttled, readThrottles,
+                            refusedWriteUnits + refusedUnits, refusedReadUnits)
+                    : new Usage(key, writeUnits, readUnits + units, writeThrottles, readThrottles + throttled,
+                            refusedWriteUnits, refusedReadUnits + refusedUnits);
         }
     }
 
@@ -137,7 +145,7 @@ public final class PartitionThrottling {
                 .filter(entry -> !bucket(entry.getKey(), now).holds(entry.getValue()))
                 .map(Map.Entry::getKey).toList();
         if (!short_.isEmpty()) {
-            short_.forEach(id -> count(id.key(), id.kind(), 0, 1));
+            short_.forEach(id -> count(id.key(), id.kind(), 0, 1, wanted.get(id)));
             return short_.stream().map(Bucket.Id::key).distinct().toList();
         }
         wanted.forEach((id, units) -> bucket(id, now).take(units));
@@ -153,12 +161,12 @@ public final class PartitionThrottling {
         estimated.forEach(charge -> bucket(new Bucket.Id(charge.key(), charge.kind()), now).take(-charge.units()));
         actual.forEach(charge -> {
             bucket(new Bucket.Id(charge.key(), charge.kind()), now).take(charge.units());
-            count(charge.key(), charge.kind(), charge.units(), 0);
+            count(charge.key(), charge.kind(), charge.units(), 0, 0);
         });
     }
 
-    private void count(PartitionKey key, Kind kind, double units, long throttled) {
-        usage.compute(key, (k, used) -> (used == null ? new Usage(k, 0, 0, 0, 0) : used).plus(kind, units, throttled));
+    private void count(PartitionKey key, Kind kind, double units, long throttled, double refusedUnits) {
+        usage.compute(key, (k, used) -> (used == null ? Usage.none(k) : used).plus(kind, units, throttled, refusedUnits));
     }
 
     private Bucket bucket(Bucket.Id id, long now) {

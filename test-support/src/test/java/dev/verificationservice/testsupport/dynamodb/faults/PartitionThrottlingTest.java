@@ -119,6 +119,7 @@ class PartitionThrottlingTest {
         Usage used = usageOf(new PartitionKey(table, "", id));
         assertThat(used.writeUnits()).isEqualTo(5);
         assertThat(used.writeThrottles()).isEqualTo(3);
+        assertThat(used.refusedWriteUnits()).isEqualTo(3);
     }
 
     @Test
@@ -255,7 +256,7 @@ class PartitionThrottlingTest {
 
     private Usage usageOf(PartitionKey key) {
         return proxy.partitions().usage().stream().filter(used -> used.key().equals(key)).findFirst()
-                .orElse(new Usage(key, 0, 0, 0, 0));
+                .orElse(new Usage(key, 0, 0, 0, 0, 0, 0));
     }
 
     /** An item in the index under {@code group}; none with {@code group} null. */
