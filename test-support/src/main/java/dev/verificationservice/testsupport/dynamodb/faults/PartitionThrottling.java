@@ -22,7 +22,9 @@ import java.util.function.LongSupplier;
  * its limit on the proxy's {@linkplain DynamoDbFaultProxy.Options#nanoClock() clock}; a clock moved back refills
  * nothing. A request is admitted when every bucket it charges holds its estimated units (or is full, for a
  * request dearer than a full bucket); the estimate is taken out at once and corrected to the true charge once
- * the engine has answered, so a bucket may go below zero. The charges are test-support's
+ * the engine has answered, so a bucket may go below zero (a write dearer than estimated) or get units back after
+ * others were refused (a failed condition refunds its index write): near the limit it refuses a little more than
+ * DynamoDB would, never less. The charges are test-support's
  * {@link dev.verificationservice.testsupport.dynamodb.DynamoDbUnits} rules, described on
  * {@code PartitionCharges}. A request refused is answered as DynamoDB does, with
  * {@code ProvisionedThroughputExceededException} (HTTP 400), and recorded as
