@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.server.ApiClient.Answer;
-import dev.verificationservice.server.store.CreateTableCommand;
-import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
 import dev.verificationservice.testsupport.dynamodb.faults.Fault;
@@ -81,13 +79,7 @@ class DynamoDbFaultTest {
     static void dynamoDbBehindTheProxy(DynamicPropertyRegistry registry) {
         // dynalite has no TransactWriteItems: the proxy emulates it (see DynamoDbFaultProxy.Options).
         proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(), DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
-        String endpoint = proxy.endpoint().toString();
-        CreateTableCommand.create(new VerificationProperties.Dynamodb(TABLE, endpoint, false, Duration.ofSeconds(3),
-                Duration.ofSeconds(1), 3));
-        registry.add("verification.store", () -> "dynamodb");
-        registry.add("verification.dynamodb.table", () -> TABLE);
-        registry.add("verification.dynamodb.endpoint", () -> endpoint);
-        registry.add("verification.dynamodb.require-ttl", () -> "false");
+        ProxiedDynamoDbTable.register(registry, proxy, TABLE);
     }
 
     @AfterAll

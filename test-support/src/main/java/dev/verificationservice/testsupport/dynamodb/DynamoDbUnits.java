@@ -116,8 +116,12 @@ public final class DynamoDbUnits {
         return INDEXES.stream().mapToLong(keys -> indexWriteUnits(keys.get(0), keys.get(1), before, after)).sum();
     }
 
-    private static long indexWriteUnits(String pk, String sk, Map<String, AttributeValue> before,
-                                        Map<String, AttributeValue> after) {
+    /**
+     * Write units on one index, keyed by {@code pk} and {@code sk} (null: the index has no sort key), for an item
+     * that was {@code before} and is {@code after} (either may be null).
+     */
+    public static long indexWriteUnits(String pk, String sk, Map<String, AttributeValue> before,
+                                       Map<String, AttributeValue> after) {
         boolean wasIndexed = indexed(before, pk, sk);
         boolean isIndexed = indexed(after, pk, sk);
         if (!wasIndexed && !isIndexed) {
@@ -129,7 +133,8 @@ public final class DynamoDbUnits {
         if (!isIndexed) {
             return writeUnits(itemSize(before));
         }
-        boolean sameKey = before.get(pk).equals(after.get(pk)) && before.get(sk).equals(after.get(sk));
+        boolean sameKey = before.get(pk).equals(after.get(pk))
+                && (sk == null || before.get(sk).equals(after.get(sk)));
         if (!sameKey) {
             return writeUnits(itemSize(before)) + writeUnits(itemSize(after));
         }
@@ -137,7 +142,7 @@ public final class DynamoDbUnits {
     }
 
     private static boolean indexed(Map<String, AttributeValue> item, String pk, String sk) {
-        return item != null && item.containsKey(pk) && item.containsKey(sk);
+        return item != null && item.containsKey(pk) && (sk == null || item.containsKey(sk));
     }
 
     /** Units of a read of these items. */

@@ -24,6 +24,12 @@ public final class MutableClock extends Clock {
         now.set(instant);
     }
 
+    /** The time in nanoseconds since the epoch, as a nano clock (the fault proxy's {@code Options.measuredBy}). */
+    public long epochNanos() {
+        Instant instant = now.get();
+        return instant.getEpochSecond() * 1_000_000_000L + instant.getNano();
+    }
+
     @Override
     public Instant instant() {
         return now.get();

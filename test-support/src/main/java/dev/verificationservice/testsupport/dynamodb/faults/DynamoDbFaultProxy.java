@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 
@@ -94,6 +95,11 @@ import java.util.function.LongSupplier;
  * <p><b>Lagging indexes (opt-in, {@link Options#withIndexLag()}).</b> A Query on a global secondary index answers
  * from the table as it was at the test's last {@link IndexLag#release()}, never later, as DynamoDB's eventually
  * consistent indexes may; see {@link IndexLag}.
+ *
+ * <p><b>Partition limits (opt-in, {@link Options#withPartitionLimits}).</b> Every partition key of a table and of
+ * its indexes gets DynamoDB's limit a second (or a test's scaled-down one), on the options' clock; a request
+ * beyond it is answered {@code ProvisionedThroughputExceededException}; see {@link PartitionThrottling}. Faults
+ * come first: a request a fault hits is not charged.
  */
 public final class DynamoDbFaultProxy implements AutoCloseable {
 
@@ -108,6 +114,8 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
     private final TransactionEmulator transactions;
     /** Holds index changes until the test releases them, where the options ask for it; null otherwise. */
     private final IndexLag indexLag;
+    /** Holds every partition key to its limits, where the options ask for it; null otherwise. */
+    private final PartitionThrottling partitions;
     /** Connection handling: listening, accepting, serving, stopping. */
     private final ProxyListener listener;
 
@@ -118,9 +126,12 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
                 ? new TransactionEmulator(engine, options.clientRequestTokenMemory(), options.nanoClock())
                 : null;
         this.indexLag = options.lagIndexes() ? new IndexLag(engine) : null;
+        this.partitions = options.partitionLimits() == null ? null
+                : new PartitionThrottling(options.partitionLimits(), options.nanoClock());
         this.port = server.getLocalPort();
         this.endpoint = URI.create("http://" + ProxyListener.LOOPBACK + ":" + port);
-        this.listener = new ProxyListener(engine, server, new ProxyRequests(this, target, port, transactions, indexLag));
+        this.listener = new ProxyListener(engine, server, new ProxyRequests(this, target, port, transactions, indexLag,
+                partitions));
     }
 
     /**
@@ -191,6 +202,17 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
             throw new IllegalStateException("this proxy was started without Options.withIndexLag()");
         }
         return indexLag;
+    }
+
+    /**
+     * What each partition key used and how often it was throttled ({@link Options#withPartitionLimits}); see
+     * {@link PartitionThrottling}.
+     */
+    public PartitionThrottling partitions() {
+        if (partitions == null) {
+            throw new IllegalStateException("this proxy was started without Options.withPartitionLimits(...)");
+        }
+        return partitions;
     }
 
     // ---------------------------------------------------------------------------------------------- faults
@@ -372,12 +394,14 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
      *                                  {@link DynamoDbFaultProxy} instead of forwarding it
      * @param clientRequestTokenMemory  how long the emulation remembers a completed transaction's
      *                                  ClientRequestToken (DynamoDB: 10 minutes); zero: not at all
-     * @param nanoClock                 what that memory is measured on (nanoseconds); a test moves its own
+     * @param nanoClock                 what that memory and the partition limits are measured on (nanoseconds); a test moves its own
      * @param lagIndexes                index queries answer from a view the test brings up to date
      *                                  ({@link IndexLag}) instead of the engine's own indexes
+     * @param partitionLimits           each partition key's limits ({@link PartitionThrottling}), measured on
+     *                                  {@code nanoClock}; null: no limits
      */
     public record Options(boolean emulateTransactions, Duration clientRequestTokenMemory, LongSupplier nanoClock,
-                          boolean lagIndexes) {
+                          boolean lagIndexes, Function<PartitionThrottling.PartitionKey, PartitionLimits> partitionLimits) {
 
         /** DynamoDB's idempotency window for a ClientRequestToken. */
         public static final Duration DYNAMODB_TOKEN_MEMORY = Duration.ofMinutes(10);
@@ -392,22 +416,37 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
 
         /** Forward everything, TransactWriteItems included; tokens would be remembered for DynamoDB's 10 minutes. */
         public static Options defaults() {
-            return new Options(false, DYNAMODB_TOKEN_MEMORY, System::nanoTime, false);
+            return new Options(false, DYNAMODB_TOKEN_MEMORY, System::nanoTime, false, null);
         }
 
         /** Answer TransactWriteItems with the emulation. */
         public Options emulatingTransactions() {
-            return new Options(true, clientRequestTokenMemory, nanoClock, lagIndexes);
+            return new Options(true, clientRequestTokenMemory, nanoClock, lagIndexes, partitionLimits);
         }
 
         /** Remember a completed transaction's ClientRequestToken for this long instead of 10 minutes. */
         public Options withClientRequestTokenMemory(Duration memory) {
-            return new Options(emulateTransactions, memory, nanoClock, lagIndexes);
+            return new Options(emulateTransactions, memory, nanoClock, lagIndexes, partitionLimits);
         }
 
-        /** Measure the token memory on this clock (nanoseconds), which a test moves instead of waiting. */
+        /**
+         * Hold every partition key of the tables and their indexes to {@code limits} a second, e.g.
+         * {@code PartitionLimits.DYNAMODB.dividedBy(100)}, refilled on {@link #nanoClock()}.
+         */
+        public Options withPartitionLimits(PartitionLimits limits) {
+            Objects.requireNonNull(limits, "limits");
+            return withPartitionLimits(key -> limits);
+        }
+
+        /** Hold each partition key to the limits {@code limitsOf} gives it, e.g. lower ones for a shared key. */
+        public Options withPartitionLimits(Function<PartitionThrottling.PartitionKey, PartitionLimits> limitsOf) {
+            return new Options(emulateTransactions, clientRequestTokenMemory, nanoClock, lagIndexes,
+                    Objects.requireNonNull(limitsOf, "limitsOf"));
+        }
+
+        /** Measure the token memory and the partition limits on this clock (nanoseconds), which a test moves. */
         public Options measuredBy(LongSupplier clock) {
-            return new Options(emulateTransactions, clientRequestTokenMemory, clock, lagIndexes);
+            return new Options(emulateTransactions, clientRequestTokenMemory, clock, lagIndexes, partitionLimits);
         }
 
         /**
@@ -415,7 +454,7 @@ public final class DynamoDbFaultProxy implements AutoCloseable {
          * the last {@link IndexLag#release()}, as on DynamoDB, where an index is eventually consistent.
          */
         public Options withIndexLag() {
-            return new Options(emulateTransactions, clientRequestTokenMemory, nanoClock, true);
+            return new Options(emulateTransactions, clientRequestTokenMemory, nanoClock, true, partitionLimits);
         }
 
         /** Remember no ClientRequestToken: a retried transaction runs again, as after DynamoDB's 10 minutes. */

@@ -55,6 +55,11 @@ public record Exchange(long sequence, Instant at, String operation, Outcome outc
         PARTLY_PROCESSED(true),
         /** Forwarded, and the engine's answer rewritten before the client saw it ({@link Fault.Action.RewriteAnswer}). */
         ANSWER_REWRITTEN(true),
+        /**
+         * Not forwarded; a partition key it would charge had not the capacity left ({@link PartitionThrottling}),
+         * answered with {@code ProvisionedThroughputExceededException}.
+         */
+        PARTITION_THROTTLED(false),
         /** Not forwarded; the proxy was {@linkplain DynamoDbFaultProxy#stop() stopped} and closed the connection. */
         REFUSED_WHILE_STOPPED(false);
 

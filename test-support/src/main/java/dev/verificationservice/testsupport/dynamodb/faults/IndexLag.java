@@ -246,8 +246,8 @@ public final class IndexLag implements AutoCloseable {
         }
     }
 
-    /** A request of the test's own to the engine (dynalite checks no signature). */
-    private static Http.Message request(String operation, Map<String, Object> body) {
+    /** A request of the proxy's own to the engine (dynalite checks no signature). */
+    static Http.Message request(String operation, Map<String, Object> body) {
         byte[] bytes = Json.write(body).getBytes(StandardCharsets.UTF_8);
         Http.Head head = new Http.Head("POST / HTTP/1.1", List.of(
                 new Http.Header("Host", "localhost"),

@@ -31,11 +31,15 @@ final class ProxyRequests {
     private final TransactionEmulator transactions;
     /** Holds index changes until the test releases them, where the options ask for it; null otherwise. */
     private final IndexLag indexLag;
+    /** Charges partition keys and refuses what exceeds their limits, where the options ask for it; null otherwise. */
+    private final PartitionCharges partitions;
     /** Exclusive for an emulated transaction, shared for every other forwarded request (only with emulation). */
     private final ReentrantReadWriteLock isolation = new ReentrantReadWriteLock(true);
 
-    ProxyRequests(DynamoDbFaultProxy proxy, URI target, int port, TransactionEmulator transactions, IndexLag indexLag) {
+    ProxyRequests(DynamoDbFaultProxy proxy, URI target, int port, TransactionEmulator transactions, IndexLag indexLag,
+                  PartitionThrottling throttling) {
         this.proxy = proxy;
+        this.partitions = throttling == null ? null : new PartitionCharges(throttling);
         this.target = target;
         this.port = port;
         this.transactions = transactions;
@@ -52,6 +56,9 @@ final class ProxyRequests {
         }
         Optional<FaultHandle> hit = proxy.claim(operation, new String(request.body(), StandardCharsets.UTF_8));
         Fault.Action action = hit.map(handle -> handle.fault().action()).orElse(null);
+        if (action == null && partitions != null) {
+            return forwardWithinPartitionLimits(connection, operation, request, out);
+        }
         proxy.record(operation, outcomeOf(action), hit);
         hit.ifPresent(FaultHandle::markApplied);
 
@@ -82,6 +89,33 @@ final class ProxyRequests {
             return answerRewritten(connection, request, rewrite, out);
         }
         throw new IllegalStateException("unknown fault action " + action);
+    }
+
+    /**
+     * Forwards the request if every partition key it charges has the capacity left, and corrects the charges once
+     * the engine has answered; otherwise answers as DynamoDB does when a table's or an index's key is throttled.
+     */
+    private boolean forwardWithinPartitionLimits(ClientConnection connection, String operation, Http.Message request,
+                                                 OutputStream out) throws IOException, InterruptedException {
+        PartitionCharges.Decision decision = partitions.admit(connection.upstream, operation, request.body());
+        if (decision instanceof PartitionCharges.Decision.Refused refused) {
+            proxy.record(operation, Exchange.Outcome.PARTITION_THROTTLED, Optional.empty());
+            answerError(out, 400, "Bad Request", "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+                    refused.byIndex()
+                            ? "Throughput exceeds the current capacity for one or more global secondary indexes. "
+                                    + "DynamoDB is automatically scaling your index so please try again shortly."
+                            : "Throughput exceeds the current capacity of your table or index. DynamoDB is "
+                                    + "automatically scaling your table or index so please try again shortly. "
+                                    + "If exceptions persist, check if you have a hot key.");
+            return !request.head().closes();
+        }
+        proxy.record(operation, Exchange.Outcome.FORWARDED, Optional.empty());
+        Http.Message response = forwardedAnswer(connection, request);
+        if (decision instanceof PartitionCharges.Decision.Admitted admitted) {
+            partitions.settle(connection.upstream, admitted, response);
+        }
+        Http.write(out, response.head(), response.body());
+        return !(request.head().closes() || response.head().closes());
     }
 
     /** Forwards the request and answers with the engine's successful answer rewritten; an error goes through as it is. */
