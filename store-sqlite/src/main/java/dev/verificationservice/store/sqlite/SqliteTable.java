@@ -93,6 +93,10 @@ final class SqliteTable implements AutoCloseable {
         // (WriteAheadLog, GroupCommitWriter), so that the sync does not hold up the next batch.
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
         config.setBusyTimeout((int) lockWait.toMillis());
+        // Savepoint journals in memory: every unit's steps and every transaction of a batch run in savepoints, and
+        // with the default a journal past 64 KiB spilled to a new temporary file (created, written, deleted) on the
+        // writer's thread. Only a rollback to a savepoint reads it; recovery after a crash never does (WAL mode).
+        config.setTempStore(SQLiteConfig.TempStore.MEMORY);
         // The store reads no generated keys; with them on, sqlite-jdbc compiles and runs a SELECT after every INSERT.
         config.setGetGeneratedKeys(false);
         // Transactions are begun as BEGIN IMMEDIATE (see inTransaction): they take the write lock when they begin,
