@@ -48,8 +48,6 @@ final class SqliteTable implements AutoCloseable {
     // The store's logger, under the name operators already configure.
     private static final Logger LOG = LoggerFactory.getLogger(SqliteVerificationStore.class);
     private static final int POOL_SIZE = 4;
-    /** The writer connection's page cache, in KiB as SQLite's negative cache_size counts it. */
-    static final int WRITER_CACHE_KIB = -32 * 1024;
     /** The write-ahead log's size, in pages of 4 KiB, past which a COMMIT checkpoints (SQLite's default: 1,000). */
     static final int WAL_AUTOCHECKPOINT_PAGES = 4000;
     private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
@@ -131,10 +129,6 @@ final class SqliteTable implements AutoCloseable {
             Connection writerConnection = StatementCache.caching(sqlite.getConnection());
             try (Statement statement = writerConnection.createStatement()) {
                 statement.execute(WriteAheadLog.WRITER_PRAGMA);
-                // Every write passes through this one connection: its page cache keeps the B-tree pages of the
-                // table and its indexes (the default 2 MB read them back from the file, one pread each, on the
-                // writer's thread). Grows only as pages are used.
-                statement.execute("PRAGMA cache_size=" + WRITER_CACHE_KIB);
                 // Checkpoints stay in the writer's COMMIT, fewer and larger: each costs two syncs whatever it copies,
                 // and a page written several times between two checkpoints is copied once.
                 statement.execute("PRAGMA wal_autocheckpoint=" + WAL_AUTOCHECKPOINT_PAGES);
