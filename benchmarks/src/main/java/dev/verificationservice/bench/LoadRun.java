@@ -96,6 +96,15 @@ final class LoadRun {
     }
 
     /**
+     * The embedded send alone, between the two no-op floors: the quickest run that gives the send's ratio to the
+     * floor (the other operations' data is prepared small, since nothing here uses it).
+     */
+    static Outcome embeddedSend(Path work, List<String> serverCommand, Plan plan, Consumer<String> log) {
+        return embedded(new LoadRun(work.resolve("embedded-send"), plan, log, List.of(Operations.SEND)), serverCommand,
+                false);
+    }
+
+    /**
      * Send and verify on the embedded store with one webhook endpoint registered (a receiver in this JVM that answers
      * 204): against {@link #embedded}'s numbers, what the relay's work costs the API. The load's label is
      * {@code embedded+webhook}; the receiver's count says how many events it got meanwhile.

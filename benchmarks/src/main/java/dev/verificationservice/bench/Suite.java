@@ -58,7 +58,7 @@ public final class Suite {
         long started = System.nanoTime();
         String loadBefore = loadAverage();
         boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "events", "webhooks",
-                "startup", "ott")
+                "startup", "ott", "send")
                 .contains(flag));
 
         Map<String, Double> jmh = new LinkedHashMap<>();
@@ -92,6 +92,24 @@ public final class Suite {
             embedded = LoadRun.embedded(work, server, embeddedPlan, log);
             log.accept("HTTP load, DynamoDB store on dynalite");
             dynamodb = LoadRun.dynamodb(work, server, dynamoPlan, log);
+        }
+        if (flags.contains("send")) {
+            // Only the embedded send and the no-op floor around it, with the load part's timings.
+            LoadRun.Plan plan = quick
+                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 100, 10, 5, true)
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 100, 10, 5, true);
+            log.accept("HTTP load, embedded store, send only");
+            LoadRun.Outcome send = LoadRun.embeddedSend(work, List.of("./run"), plan, log);
+            LoadRun.Result result = send.maximum().get(Operations.SEND);
+            String line = String.format(Locale.ROOT, "embedded send: %.0f requests/s, %.2f× no-op (%.0f and %.0f); "
+                            + "p99 %.1f ms at half load; load average %s", result.requestsPerSecond(),
+                    result.requestsPerSecond() / send.noopRate(), send.noopBefore().requestsPerSecond(),
+                    send.noopAfter().requestsPerSecond(), send.halfLoad().get(Operations.SEND).p99Millis(), loadAverage());
+            System.out.println(line);
+            Files.writeString(work.resolve("send-result.txt"), line + "\n", StandardCharsets.UTF_8);
+            if (flags.size() == 1) {
+                return;
+            }
         }
         LoadRun.Outcome withWebhook = null;
         if (all || flags.contains("events")) {

@@ -50,6 +50,8 @@ final class SqliteTable implements AutoCloseable {
     // The store's logger, under the name operators already configure.
     private static final Logger LOG = LoggerFactory.getLogger(SqliteVerificationStore.class);
     private static final int POOL_SIZE = 4;
+    /** The write-ahead log's size, in pages of 4 KiB, past which a COMMIT checkpoints (SQLite's default: 1,000). */
+    static final int WAL_AUTOCHECKPOINT_PAGES = 4000;
     private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
     /** The database and the files SQLite keeps beside it. */
     private static final List<String> DATABASE_FILES = List.of("", "-wal", "-shm", "-journal");
@@ -97,6 +99,10 @@ final class SqliteTable implements AutoCloseable {
         // (WriteAheadLog, GroupCommitWriter), so that the sync does not hold up the next batch.
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
         config.setBusyTimeout((int) lockWait.toMillis());
+        // Savepoint journals in memory: every unit's steps and every transaction of a batch run in savepoints, and
+        // with the default a journal past 64 KiB spilled to a new temporary file (created, written, deleted) on the
+        // writer's thread. Only a rollback to a savepoint reads it; recovery after a crash never does (WAL mode).
+        config.setTempStore(SQLiteConfig.TempStore.MEMORY);
         // The store reads no generated keys; with them on, sqlite-jdbc compiles and runs a SELECT after every INSERT.
         config.setGetGeneratedKeys(false);
         // Transactions are begun as BEGIN IMMEDIATE (see inTransaction): they take the write lock when they begin,
@@ -127,6 +133,9 @@ final class SqliteTable implements AutoCloseable {
             Connection writerConnection = StatementCache.caching(sqlite.getConnection());
             try (Statement statement = writerConnection.createStatement()) {
                 statement.execute(WriteAheadLog.WRITER_PRAGMA);
+                // Checkpoints stay in the writer's COMMIT, fewer and larger: each costs two syncs whatever it copies,
+                // and a page written several times between two checkpoints is copied once.
+                statement.execute("PRAGMA wal_autocheckpoint=" + WAL_AUTOCHECKPOINT_PAGES);
             }
             this.writer = new GroupCommitWriter(writerConnection, lockWait, "verification-sqlite-writer",
                     new WriteAheadLog(databaseFile));

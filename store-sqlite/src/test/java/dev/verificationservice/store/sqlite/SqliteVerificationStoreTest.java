@@ -178,6 +178,25 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
     }
 
     @Test
+    void savepointJournalsStayInMemoryAndTheWriterCheckpointsInItsCommitEveryFewThousandPages() {
+        SqliteVerificationStore sqlite = (SqliteVerificationStore) store;
+        // 2 = MEMORY: a unit's savepoint journal never spills to a temporary file on the writer's thread.
+        assertThat(sqlite.pragma("temp_store")).isEqualTo("2");
+        GroupCommitWriter writer = sqlite.writer();
+        List<String> writerSettings = writer.run("read the writer's settings", connection -> List.of(
+                writerPragma(connection, "temp_store"), writerPragma(connection, "wal_autocheckpoint")));
+        assertThat(writerSettings).containsExactly("2", Integer.toString(SqliteTable.WAL_AUTOCHECKPOINT_PAGES));
+    }
+
+    private static String writerPragma(Connection connection, String name) throws SQLException {
+        try (Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery("PRAGMA " + name)) {
+            result.next();
+            return result.getString(1);
+        }
+    }
+
+    @Test
     void theDatabaseFilesAreOwnerOnlyInADirectoryThatAlreadyExisted() throws Exception {
         // The JUnit temp directory existed before the store opened; the files hold user ids, IPs, push tokens.
         sendEmailCode("alice");
