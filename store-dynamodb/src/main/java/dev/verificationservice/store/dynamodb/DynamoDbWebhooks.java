@@ -191,14 +191,6 @@ final class DynamoDbWebhooks implements WebhookRepository {
         return found.stream().map(DynamoDbItems::fromAttributeValues).toList();
     }
 
-    /** Up to {@code limit} items of the partition due by {@code dueBy}, oldest first. */
-    private List<Map<String, Object>> outbox(String partition, String dueBy, int limit) {
-        QueryRequest request = outboxQuery(IN_OUTBOX_BY, Map.of(":pk", s(partition), ":due", s(dueBy)))
-                .limit(limit).build();
-        return table.query(request, AccessPattern.OUTBOX, limit).stream().limit(limit)
-                .map(DynamoDbItems::fromAttributeValues).toList();
-    }
-
     @Override
     public Optional<Delivery> findDelivery(String endpointId, Instant occurredAt, String eventId) {
         for (TableKeys.PrimaryKey key : EventItems.deliveryKeys(endpointId, occurredAt, eventId)) {
