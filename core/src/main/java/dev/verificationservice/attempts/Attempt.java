@@ -3,6 +3,7 @@ package dev.verificationservice.attempts;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -17,14 +18,17 @@ public final class Attempt {
     private final RateLimitDecision place;
     private final RateLimitDecision inARow;
     private final Optional<RateLimitDecision> consecutivePlace;
+    /** The other factors' counts in a row, read beside the place; empty when that read failed. */
+    private final Optional<List<RateLimitDecision>> othersInARow;
 
     Attempt(CountedFactor factor, String userId, RateLimitDecision place, RateLimitDecision inARow,
-            Optional<RateLimitDecision> consecutivePlace) {
+            Optional<RateLimitDecision> consecutivePlace, Optional<List<RateLimitDecision>> othersInARow) {
         this.factor = factor;
         this.userId = userId;
         this.place = place;
         this.inARow = inARow;
         this.consecutivePlace = consecutivePlace;
+        this.othersInARow = othersInARow;
     }
 
     /** The place in the window, for a store to give back in the same atomic write as a success. */
@@ -65,6 +69,6 @@ public final class Attempt {
             factor.attempts().rateLimiter().release(place);
         }
         factor.attempts().resetConsecutive(userId, Optional.of(factor),
-                inARow.count() > 0 || consecutivePlace.isPresent());
+                inARow.count() > 0 || consecutivePlace.isPresent(), othersInARow);
     }
 }

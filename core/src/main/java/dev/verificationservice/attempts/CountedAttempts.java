@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *   replayed step, nothing to test against, a server fault) gives them back.</li>
  * </ol>
  * <b>No write on the sunny path beyond the window place</b>, which the stores give back in the success's own
- * write: while nothing is counted in a row, an attempt only reads that count (beside its window place: one round
- * trip), and a wrong answer counts itself afterwards. Once something is counted in a row, every attempt takes its
+ * write: while nothing is counted in a row, an attempt only reads the user's counts in a row of every factor
+ * (beside its window place: one round trip, so a success resets what they hold with no read after it), and a wrong
+ * answer counts itself afterwards. Once something is counted in a row, every attempt takes its
  * place there before the test as well, so the bound is exact under concurrency (the first simultaneous wrong
  * answers counted afterwards are at most the window limit). A success reads the user's counts in a row (in
  * parallel) and resets only those that hold something.
@@ -110,23 +111,22 @@ public final class CountedAttempts {
      * thrown: the success stands, and the count keeps too many, never too few.
      */
     public void succeeded(String userId) {
-        resetConsecutive(userId, Optional.empty(), false);
+        resetConsecutive(userId, Optional.empty(), false, Optional.empty());
     }
 
     /**
      * Resets the user's counts in a row that hold something; {@code self}, whose count the attempt read already, is
-     * reset when {@code selfCounted} and not read again.
+     * reset when {@code selfCounted} and not read again, and so are the others when {@code othersRead} holds them
+     * (read beside the attempt's place: a count taken since then stays, too many and never too few).
      */
-    void resetConsecutive(String userId, Optional<CountedFactor> self, boolean selfCounted) {
+    void resetConsecutive(String userId, Optional<CountedFactor> self, boolean selfCounted,
+                          Optional<List<RateLimitDecision>> othersRead) {
         lockOuts.forget(userId);
         try {
-            List<CountedFactor> others;
-            synchronized (this) {
-                others = factors.stream().filter(factor -> self.map(known -> known != factor).orElse(true)).toList();
-            }
+            List<CountedFactor> others = othersThan(self.orElse(null));
             List<Supplier<RateLimitDecision>> reads = new ArrayList<>();
             others.forEach(factor -> reads.add(() -> factor.consecutiveState(userId)));
-            List<RateLimitDecision> states = rateLimiter.states(reads);
+            List<RateLimitDecision> states = othersRead.orElseGet(() -> rateLimiter.states(reads));
             List<String> counted = new ArrayList<>();
             self.filter(ignored -> selfCounted).ifPresent(factor -> counted.add(factor.consecutiveAction()));
             states.stream().filter(state -> state.count() > 0).forEach(state -> counted.add(state.action()));
@@ -153,6 +153,11 @@ public final class CountedAttempts {
      */
     public long refusedFromMemory() {
         return lockOuts.answered();
+    }
+
+    /** Every factor but {@code self}, in the order they were named. */
+    synchronized List<CountedFactor> othersThan(CountedFactor self) {
+        return factors.stream().filter(factor -> factor != self).toList();
     }
 
     KnownLockOuts lockOuts() {

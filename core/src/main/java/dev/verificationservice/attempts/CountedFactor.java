@@ -4,8 +4,10 @@ import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.store.UnitOfWork;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * One factor under the rule of {@link CountedAttempts}: its window limit ({@link #action()}) and its count of wrong
@@ -58,8 +60,9 @@ public final class CountedFactor {
     }
 
     /**
-     * Starts an attempt of the user, before anything is tested: its place in the window, with the count in a row read
-     * beside it (independent calls, handed to the store together), and, when that count holds something, its place
+     * Starts an attempt of the user, before anything is tested: its place in the window, with the user's counts in a
+     * row of every factor read beside it (independent calls, handed to the store together: a success resets them
+     * without reading them again), and, when that count holds something, its place
      * there too. Refused when either limit is reached; a refused attempt holds no place. A lock-out the store
      * refused moments before is refused from memory, with no store call ({@link KnownLockOuts}).
      */
@@ -69,9 +72,11 @@ public final class CountedFactor {
             return new Admission.Refused(known.get(), true);
         }
         RateLimiter rateLimiter = attempts.rateLimiter();
-        List<UnitOfWork.Settled<RateLimitDecision>> ended = rateLimiter.units().settle(List.of(
-                () -> consecutiveState(userId),
-                () -> rateLimiter.acquireOverWindows(userId, action, limit, lookBack)));
+        List<Supplier<RateLimitDecision>> calls = new ArrayList<>();
+        calls.add(() -> consecutiveState(userId));
+        calls.add(() -> rateLimiter.acquireOverWindows(userId, action, limit, lookBack));
+        attempts.othersThan(this).forEach(other -> calls.add(() -> other.consecutiveState(userId)));
+        List<UnitOfWork.Settled<RateLimitDecision>> ended = rateLimiter.units().settle(calls);
         RateLimitDecision place = ended.get(1).get();
         if (!place.allowed()) {
             return refused(userId, place);
@@ -91,7 +96,14 @@ public final class CountedFactor {
             }
             consecutivePlace = Optional.of(taken);
         }
-        return new Admission.Admitted(new Attempt(this, userId, place, inARow, consecutivePlace));
+        return new Admission.Admitted(new Attempt(this, userId, place, inARow, consecutivePlace,
+                othersInARow(ended.subList(2, ended.size()))));
+    }
+
+    /** The other factors' counts in a row as read; empty when a read failed: a success then reads them again. */
+    private static Optional<List<RateLimitDecision>> othersInARow(List<UnitOfWork.Settled<RateLimitDecision>> read) {
+        return read.stream().anyMatch(UnitOfWork.Settled::failed) ? Optional.empty()
+                : Optional.of(read.stream().map(UnitOfWork.Settled::get).toList());
     }
 
     /** The store refused the attempt: remembered for the next ones, so they cost no store call while it holds. */

@@ -1,0 +1,183 @@
+package dev.verificationservice.store.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationStore;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.codes.FailureReason;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.security.EncryptionKeyRing;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.testsupport.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.proxies.Interposed;
+import dev.verificationservice.testsupport.time.MutableClock;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * How many sequential round trips a verification costs on DynamoDB, counted without timing: every request is
+ * recorded as the SDK sends it, and the domain's independent calls ({@link UnitOfWork#together}) run under a unit
+ * that counts a group as long as its longest call; the critical path is the round trips a caller waits for.
+ */
+class DynamoDbVerifyRoundTripsTest {
+
+    @RegisterExtension
+    static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));
+    private final DevelopmentOutbox outbox = new DevelopmentOutbox(clock);
+    private final CriticalPath path = new CriticalPath();
+    private DynamoDbClient client;
+    private Verification verification;
+
+    @BeforeEach
+    void openStore() {
+        String tableName = "verification-" + UUID.randomUUID();
+        new DynamoDbTableAdmin(DYNALITE.get().transactional().client(), tableName).createTable();
+        client = Dynalite.client(DYNALITE.get().transactional().endpoint(), List.of(path));
+        VerificationStore dynamo = new DynamoDbVerificationStore(client, tableName, new ConsumedCapacityRecorder(), false);
+        VerificationStore store = Interposed.withPort(VerificationStore.class, dynamo, "units", path.units());
+        verification = Verification.builder().store(store)
+                .keys(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(RANDOM))))
+                .encryption(EncryptionKeyRing.fromBase64(List.of(EncryptionKeyRing.generateBase64Key(RANDOM))))
+                .sender(outbox).clock(clock).build();
+    }
+
+    @AfterEach
+    void closeClient() {
+        client.close();
+    }
+
+    @Test
+    void aNumericVerificationIsTwoSequentialRoundTrips() {
+        String code = send("ann");
+
+        int roundTrips = path.measure(() -> assertThat(verify("ann", code).valid()).isTrue());
+
+        assertThat(roundTrips).isEqualTo(2);
+    }
+
+    @Test
+    void aVerificationAfterAWrongAnswerPaysThreeMoreForItsCountInARow() {
+        String code = send("bea");
+        assertThat(((VerificationResult.Invalid) verify("bea", code.equals("000000") ? "111111" : "000000")).reason())
+                .isEqualTo(FailureReason.NOT_FOUND);
+
+        // Something is counted in a row: its place there is taken before the test (one more), and the success's
+        // reset of it follows (the count's windows found, then cleared: two more). The sunny path pays none of them.
+        int roundTrips = path.measure(() -> assertThat(verify("bea", code).valid()).isTrue());
+
+        assertThat(roundTrips).isEqualTo(5);
+    }
+
+    private String send(String userId) {
+        assertThat(verification.codes().issue(CodeRequest.of(userId, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                userId + "@example.com"))).isInstanceOf(IssueResult.Issued.class);
+        return outbox.messages().get(0).code();
+    }
+
+    private VerificationResult verify(String userId, String code) {
+        return verification.codes().verify(VerifyRequest.numeric(code, userId, CodeType.EMAIL_VERIFICATION));
+    }
+
+    /**
+     * The longest chain of requests one after another: each request adds one to the chain of the call it is made
+     * in, and a group of independent calls adds its longest call's chain. The calls run one after another on the
+     * caller's thread, so every request is seen on it (a request on any other thread would escape the count).
+     */
+    private static final class CriticalPath implements ExecutionInterceptor {
+
+        private final ThreadLocal<int[]> chain = new ThreadLocal<>();
+        private final List<String> escaped = new ArrayList<>();
+        private volatile boolean measuring;
+
+        @Override
+        public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+            int[] current = chain.get();
+            if (current == null && measuring) {
+                synchronized (escaped) {
+                    escaped.add(Thread.currentThread().getName());
+                }
+            } else if (current != null) {
+                current[0]++;
+            }
+        }
+
+        int measure(Runnable operation) {
+            chain.set(new int[1]);
+            measuring = true;
+            try {
+                operation.run();
+                assertThat(escaped).as("requests sent outside the measured calls").isEmpty();
+                return chain.get()[0];
+            } finally {
+                measuring = false;
+                chain.remove();
+            }
+        }
+
+        UnitOfWork units() {
+            return new UnitOfWork() {
+                @Override
+                public <T> T run(String what, Supplier<T> steps) {
+                    return steps.get();
+                }
+
+                @Override
+                public <T> List<T> together(List<Supplier<T>> calls) {
+                    int[] outer = chain.get();
+                    if (outer == null) {
+                        return UnitOfWork.inTurn(calls);
+                    }
+                    int longest = 0;
+                    List<Supplier<T>> measured = new ArrayList<>();
+                    int[][] lengths = new int[calls.size()][];
+                    for (int index = 0; index < calls.size(); index++) {
+                        int at = index;
+                        Supplier<T> call = calls.get(index);
+                        measured.add(() -> {
+                            lengths[at] = new int[1];
+                            chain.set(lengths[at]);
+                            try {
+                                return call.get();
+                            } finally {
+                                chain.set(outer);
+                            }
+                        });
+                    }
+                    List<T> results;
+                    try {
+                        results = UnitOfWork.inTurn(measured);
+                    } finally {
+                        for (int[] length : lengths) {
+                            longest = Math.max(longest, length == null ? 0 : length[0]);
+                        }
+                        outer[0] += longest;
+                    }
+                    return results;
+                }
+            };
+        }
+    }
+}
