@@ -201,7 +201,10 @@ class SqliteUnitOfWorkTest {
         assertThat(send("alice")).isInstanceOf(IssueResult.RateLimited.class);
 
         assertThat(commits() - before).as("the places taken and given back, and RATE_LIMITED").isEqualTo(1);
-        assertThat(counterItems()).as("every place given back, no mark left").isEqualTo(counters);
+        // A give-back leaves its attempt id in one of a counter's 16 give-back slots: bounded, and all it leaves.
+        assertThat(counterItems()).extracting(item -> item.replaceAll(",\"back_\\d+\":\"[^\"]*\"", ""))
+                .as("every place given back").isEqualTo(counters);
+        assertThat(String.join("\n", counterItems())).as("the give-back marks").contains("\"back_");
         assertThat(verification.audit().query("alice", Optional.empty(), Optional.empty(), Optional.of(10),
                 Optional.empty()).entries().get(0).eventType().name()).isEqualTo("RATE_LIMITED");
     }
