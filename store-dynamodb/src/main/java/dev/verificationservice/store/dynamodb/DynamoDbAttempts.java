@@ -180,7 +180,7 @@ final class DynamoDbAttempts {
                         TransactionConflicts.settled(table.client, request).consumedCapacity());
                 return new Outcome.Written(Optional.empty());
             } catch (TransactionCanceledException e) {
-                table.capacity.record(write.pattern(), WRITE, List.of());
+                table.capacity.recordFailedWrite(write.pattern(), request.transactItems().size());
                 List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
                 if (anyFailed(reasons, write.conditioned().size())) {
                     Optional<Map<String, Object>> current = mark.returned() && reasons.get(0).hasItem()

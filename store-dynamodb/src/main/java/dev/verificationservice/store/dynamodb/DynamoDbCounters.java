@@ -221,7 +221,7 @@ final class DynamoDbCounters implements RateLimitRepository {
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
             // Released already (a retry), or claimed by another attempt since: nothing of this attempt's is left.
-            table.capacity.record(AccessPattern.CLAIM_COOLDOWN, WRITE, List.of());
+            table.capacity.recordFailedWrite(AccessPattern.CLAIM_COOLDOWN, 1);
         } catch (SdkException e) {
             throw table.failure("release a cooldown", e);
         }

@@ -94,6 +94,7 @@ final class DynamoDbDevices implements DeviceRepository {
             table.capacity.record(AccessPattern.REGISTER_DEVICE, WRITE,
                     TransactionConflicts.settled(table.client, request).consumedCapacity());
         } catch (TransactionCanceledException e) {
+            table.capacity.recordFailedWrite(AccessPattern.REGISTER_DEVICE, request.transactItems().size());
             throw new StoreException("device registration was cancelled and nothing was written: "
                     + describeCancellation(request, e.cancellationReasons()), e);
         } catch (SdkException e) {
@@ -171,7 +172,7 @@ final class DynamoDbDevices implements DeviceRepository {
                     token.deviceName(), token.pushToken(), use.now(), token.ipAddress(), token.userAgent(),
                     token.createdAt(), use.newExpiresAt()));
         } catch (ConditionalCheckFailedException e) {
-            table.capacity.record(AccessPattern.USE_DEVICE, WRITE, List.of());
+            table.capacity.recordFailedWrite(AccessPattern.USE_DEVICE, 1);
             return Optional.empty();
         } catch (SdkException e) {
             throw table.failure("use a device token", e);

@@ -12,7 +12,6 @@ import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -70,7 +69,7 @@ final class DynamoDbIdempotency implements IdempotencyRepository {
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
             return Optional.empty();
         } catch (ConditionalCheckFailedException e) {
-            table.capacity.record(AccessPattern.IDEMPOTENCY, WRITE, List.of());
+            table.capacity.recordFailedWrite(AccessPattern.IDEMPOTENCY, 1);
             Optional<Map<String, Object>> holder = e.hasItem() && !e.item().isEmpty()
                     ? Optional.of(DynamoDbItems.fromAttributeValues(e.item()))
                     : table.getItem(key, AccessPattern.IDEMPOTENCY);
@@ -111,7 +110,7 @@ final class DynamoDbIdempotency implements IdempotencyRepository {
                     .expressionAttributeValues(Map.of(":claimedBy", s(claimedBy)))
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
-            table.capacity.record(AccessPattern.IDEMPOTENCY, WRITE, List.of());
+            table.capacity.recordFailedWrite(AccessPattern.IDEMPOTENCY, 1);
         } catch (SdkException e) {
             throw table.failure("release an Idempotency-Key", e);
         }

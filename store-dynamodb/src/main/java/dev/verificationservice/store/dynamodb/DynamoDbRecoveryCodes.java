@@ -111,7 +111,7 @@ final class DynamoDbRecoveryCodes implements RecoveryCodeRepository {
                         TransactionConflicts.settled(table.client, request).consumedCapacity());
                 return true;
             } catch (TransactionCanceledException e) {
-                table.capacity.record(AccessPattern.ISSUE_RECOVERY_CODES, WRITE, List.of());
+                table.capacity.recordFailedWrite(AccessPattern.ISSUE_RECOVERY_CODES, request.transactItems().size());
                 List<CancellationReason> reasons = e.cancellationReasons();
                 if (CONDITION_FAILED.equals(reasonCode(reasons, entry))
                         && table.getItem(TableKeys.auditEntry(issuedEntry.userId(), issuedEntry.timestamp(),

@@ -123,7 +123,7 @@ final class DynamoDbTable {
                     .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)).consumedCapacity());
             return Optional.empty();
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, WRITE, List.of());
+            capacity.recordFailedWrite(pattern, 1);
             if (e.hasItem() && !e.item().isEmpty()) {
                 return Optional.of(DynamoDbItems.fromAttributeValues(e.item()));
             }
@@ -142,7 +142,7 @@ final class DynamoDbTable {
             capacity.record(pattern, WRITE,
                     TransactionConflicts.retryingConflicts(() -> client.updateItem(request)).consumedCapacity());
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, WRITE, List.of());
+            capacity.recordFailedWrite(pattern, 1);
         } catch (SdkException e) {
             throw failure(what, e);
         }
@@ -165,7 +165,7 @@ final class DynamoDbTable {
             capacity.record(pattern, WRITE, response.consumedCapacity());
             return applied.apply(DynamoDbItems.fromAttributeValues(response.attributes()));
         } catch (ConditionalCheckFailedException e) {
-            capacity.record(pattern, WRITE, List.of());
+            capacity.recordFailedWrite(pattern, 1);
             if (e.hasItem() && !e.item().isEmpty()) {
                 return refused.apply(Optional.of(DynamoDbItems.fromAttributeValues(e.item())));
             }

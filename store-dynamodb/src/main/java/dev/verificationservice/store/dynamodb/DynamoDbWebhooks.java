@@ -271,7 +271,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
             table.capacity.record(AccessPattern.DELIVERY, WRITE, response.consumedCapacity());
             return new AtKey<>(true, true);
         } catch (ConditionalCheckFailedException e) {
-            table.capacity.record(AccessPattern.DELIVERY, WRITE, List.of());
+            table.capacity.recordFailedWrite(AccessPattern.DELIVERY, 1);
             // The lease was lost, or this very outcome was written by a first try whose answer was lost.
             Optional<Map<String, Object>> stored = e.hasItem() && !e.item().isEmpty()
                     ? Optional.of(DynamoDbItems.fromAttributeValues(e.item()))
@@ -375,7 +375,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
             table.capacity.record(pattern, WRITE, response.consumedCapacity());
             return true;
         } catch (ConditionalCheckFailedException e) {
-            table.capacity.record(pattern, WRITE, List.of());
+            table.capacity.recordFailedWrite(pattern, 1);
             return false;
         } catch (SdkException e) {
             throw table.failure(what, e);
