@@ -11,16 +11,9 @@ public sealed interface Admission {
 
     /**
      * Not tested, and holding no place: {@code lockOut} is the limit that refuses it (the window, or the wrong answers
-     * in a row), with when it ends. {@code fromMemory}: answered from this instance's memory of a lock-out the store
-     * refused moments before, with no store call; such a refusal is not audited (the store's refusal was), only
-     * counted ({@link CountedAttempts#refusedFromMemory}), so a flood of guesses against a locked-out user writes
-     * nothing into that user's partitions.
+     * in a row), with when it ends. The store answered it (a lock-out this instance remembers is answered before,
+     * with no store call: {@link CountedFactor#knownLockOut}).
      */
-    record Refused(RateLimitDecision lockOut, boolean fromMemory) implements Admission {
-
-        /** Whether the refusal gets an audit entry of its own: every one the store answered. */
-        public boolean audited() {
-            return !fromMemory;
-        }
+    record Refused(RateLimitDecision lockOut) implements Admission {
     }
 }

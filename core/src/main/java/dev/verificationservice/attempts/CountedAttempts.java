@@ -35,10 +35,11 @@ import org.slf4j.LoggerFactory;
  * (beside its window place: one round trip, so a success resets what they hold with no read after it), and a wrong
  * answer counts itself afterwards. Once something is counted in a row, every attempt takes its
  * place there before the test as well, so the bound is exact under concurrency (the first simultaneous wrong
- * answers counted afterwards are at most the window limit). A success reads the user's counts in a row (in
- * parallel) and resets only those that hold something.
+ * answers counted afterwards are at most the window limit). A success resets only the counts in a row that hold
+ * something.
  *
- * <p><b>A lock-out is remembered.</b> Once the store refuses an attempt, this instance refuses the user's next
+ * <p><b>A lock-out is remembered.</b> Once the store refuses an attempt, and again at least a second later (a
+ * refusal only simultaneous attempts caused does not last), this instance refuses the user's next
  * attempts at the factor from memory for up to 5 seconds ({@link KnownLockOuts}), untested, unaudited and with no
  * store call, and counts them ({@link #refusedFromMemory}): a flood of guesses against a locked-out user costs
  * that user's partitions nothing. A success or a lift on this instance forgets the user's lock-outs at once.
@@ -148,7 +149,7 @@ public final class CountedAttempts {
     }
 
     /**
-     * Attempts refused from memory since start ({@link Admission.Refused#fromMemory}): they are not audited one by
+     * Attempts refused from memory since start ({@link CountedFactor#knownLockOut}): they are not audited one by
      * one, so this count (a metric in the server) is where a flood of guesses against locked-out users shows.
      */
     public long refusedFromMemory() {

@@ -60,17 +60,23 @@ public final class CountedFactor {
     }
 
     /**
+     * The lasting lock-out of the user's factor the store refused moments before ({@link KnownLockOuts}), or empty:
+     * then {@link #begin} asks the store. Asked before the attempt's unit of work, so a guess it refuses costs no
+     * store call and no unit; the caller answers as for a refused attempt, untested and not audited (the store's
+     * refusal was), and the refusal is counted ({@link CountedAttempts#refusedFromMemory}).
+     */
+    public Optional<RateLimitDecision> knownLockOut(String userId) {
+        return attempts.lockOuts().refusal(userId, action);
+    }
+
+    /**
      * Starts an attempt of the user, before anything is tested: its place in the window, with the user's counts in a
      * row of every factor read beside it (independent calls, handed to the store together: a success resets them
-     * without reading them again), and, when that count holds something, its place
-     * there too. Refused when either limit is reached; a refused attempt holds no place. A lock-out the store
-     * refused moments before is refused from memory, with no store call ({@link KnownLockOuts}).
+     * without reading them again), and, when this factor's count holds something, its place there too. Refused when
+     * either limit is reached; a refused attempt holds no place, and a lasting lock-out is remembered
+     * ({@link #knownLockOut}).
      */
     public Admission begin(String userId) {
-        Optional<RateLimitDecision> known = attempts.lockOuts().refusal(userId, action);
-        if (known.isPresent()) {
-            return new Admission.Refused(known.get(), true);
-        }
         RateLimiter rateLimiter = attempts.rateLimiter();
         List<Supplier<RateLimitDecision>> calls = new ArrayList<>();
         calls.add(() -> consecutiveState(userId));
@@ -109,7 +115,7 @@ public final class CountedFactor {
     /** The store refused the attempt: remembered for the next ones, so they cost no store call while it holds. */
     private Admission refused(String userId, RateLimitDecision lockOut) {
         attempts.lockOuts().refused(userId, action, lockOut);
-        return new Admission.Refused(lockOut, false);
+        return new Admission.Refused(lockOut);
     }
 
     /** A place in the count of wrong answers in a row. */

@@ -497,18 +497,21 @@ public final class CodeService {
                 userId.orElseThrow(() -> new InvalidInputException("userId", "is required to verify a numeric code")),
                 request.codeType().orElseThrow(() -> new InvalidInputException("codeType",
                         "is required to verify a numeric code")));
+        CountedFactor factor = factors.get(subject.type());
+        if (factor.knownLockOut(subject.userId()).isPresent()) {
+            // A lock-out this instance saw the store refuse moments ago: no store call, no unit, no audit entry.
+            return invalid(attempt, FailureReason.TOO_MANY_ATTEMPTS);
+        }
         // The count, the look-back, the test and its outcome (the consume, or the failure's audit entry and a
         // lock-out's invalidation) are one unit of work: on the embedded store one transaction.
         return units.run(what, () -> {
             // A counted attempt (CountedAttempts): counted over the windows a live code may span, so no code ever
             // has more than the limit of wrong guesses tested against it, however the fixed windows fall.
-            Admission admission = factors.get(subject.type()).begin(subject.userId());
-            if (admission instanceof Admission.Refused refused) {
+            if (!(factor.begin(subject.userId()) instanceof Admission.Admitted admitted)) {
                 // Past a limit: the code is not tested, and the codes were invalidated when the limit was reached.
-                return refused.audited() ? failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false)
-                        : invalid(attempt, FailureReason.TOO_MANY_ATTEMPTS);
+                return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
             }
-            return test(attempt, Optional.of(((Admission.Admitted) admission).attempt()));
+            return test(attempt, Optional.of(admitted.attempt()));
         });
     }
 

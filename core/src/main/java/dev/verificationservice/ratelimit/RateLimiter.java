@@ -178,12 +178,12 @@ public final class RateLimiter {
         return units.together(reads);
     }
 
-    /** The store's units of work: how the independent calls of the domain's counted attempts run. */
     /** The clock every window is read by. */
     public Clock clock() {
         return clock;
     }
 
+    /** The store's units of work: how the independent calls of the domain's counted attempts run. */
     public UnitOfWork units() {
         return units;
     }

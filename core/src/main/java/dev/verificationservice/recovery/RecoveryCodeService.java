@@ -111,16 +111,17 @@ public final class RecoveryCodeService {
         String user = Inputs.userId(userId);
         String normalised = RecoveryCodes.normalise(Inputs.required("code", code));
         // The count, the test and its outcome are one unit of work (on the embedded store one transaction).
+        if (factor.knownLockOut(user).isPresent()) {
+            return new RecoveryVerification.Invalid(RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user));
+        }
         return units.run("use a recovery code", () -> useCounted(user, normalised, client));
     }
 
     private RecoveryVerification useCounted(String user, String normalised, ClientContext client) {
-        Admission admission = factor.begin(user);
-        if (admission instanceof Admission.Refused refused) {
-            return refused.audited() ? failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client)
-                    : new RecoveryVerification.Invalid(RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user));
+        if (!(factor.begin(user) instanceof Admission.Admitted admitted)) {
+            return failed(user, RecoveryVerification.Reason.TOO_MANY_ATTEMPTS, remaining(user), client);
         }
-        Attempt attempt = ((Admission.Admitted) admission).attempt();
+        Attempt attempt = admitted.attempt();
         Tested tested = attempt.tested(() -> test(user, normalised, attempt, client));
         if (tested instanceof Tested.Used used) {
             attempt.succeeded(true);

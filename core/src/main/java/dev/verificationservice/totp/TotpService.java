@@ -130,16 +130,17 @@ public final class TotpService {
         String presented = code(code);
         // The count, the test, its outcome and the recovery codes it issues are one unit of work (on the embedded
         // store one transaction).
+        if (counted.knownLockOut(user).isPresent()) {
+            return new Confirmation.NotConfirmed(Confirmation.Reason.TOO_MANY_ATTEMPTS);
+        }
         return units.run("confirm an authenticator factor", () -> confirmCounted(user, factor, presented, client));
     }
 
     private Confirmation confirmCounted(String user, String factor, String presented, ClientContext client) {
-        Admission admission = counted.begin(user);
-        if (admission instanceof Admission.Refused refused) {
-            return refused.audited() ? notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client)
-                    : new Confirmation.NotConfirmed(Confirmation.Reason.TOO_MANY_ATTEMPTS);
+        if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
+            return notConfirmed(user, factor, Confirmation.Reason.TOO_MANY_ATTEMPTS, client);
         }
-        Attempt attempt = ((Admission.Admitted) admission).attempt();
+        Attempt attempt = admitted.attempt();
         Instant now = clock.instant();
         // Empty: confirmed by this attempt, its window place given back in the confirming write.
         Optional<Confirmation.Reason> refused = attempt.tested(() -> {
@@ -186,16 +187,17 @@ public final class TotpService {
         String user = Inputs.userId(userId);
         String presented = code(code);
         // The count, the test and its outcome are one unit of work (on the embedded store one transaction).
+        if (counted.knownLockOut(user).isPresent()) {
+            return new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS);
+        }
         return units.run("verify an authenticator code", () -> verifyCounted(user, presented, client));
     }
 
     private TotpVerification verifyCounted(String user, String presented, ClientContext client) {
-        Admission admission = counted.begin(user);
-        if (admission instanceof Admission.Refused refused) {
-            return refused.audited() ? invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client)
-                    : new TotpVerification.Invalid(TotpVerification.Reason.TOO_MANY_ATTEMPTS);
+        if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
+            return invalid(user, TotpVerification.Reason.TOO_MANY_ATTEMPTS, Optional.empty(), client);
         }
-        Attempt attempt = ((Admission.Admitted) admission).attempt();
+        Attempt attempt = admitted.attempt();
         Instant now = clock.instant();
         Tested tested = attempt.tested(() -> test(user, presented, now, attempt, client));
         if (tested.answer() instanceof TotpVerification.Valid valid) {
