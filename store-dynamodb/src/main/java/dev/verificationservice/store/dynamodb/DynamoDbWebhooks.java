@@ -8,8 +8,10 @@ import static dev.verificationservice.store.dynamodb.DynamoDbItems.s;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.DeliveryStatus;
+import dev.verificationservice.events.EventIds;
 import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.events.WebhookRepository;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.EventItems;
 import dev.verificationservice.table.ItemAttributes;
@@ -20,6 +22,7 @@ import dev.verificationservice.table.Timestamps;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,7 +52,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *   <li>fan-out, event after event of the batch: PutItem on {@value DynamoDbTable#KEY_IS_NEW} of each delivery (an
  *   existing one is left as it is), then UpdateItem REMOVE of the entry's outbox attributes on
  *   {@code attribute_exists(PK)}. Deliveries go first: a crash between the two leaves the entry in the outbox and
- *   the next fan-out repeats harmlessly;</li>
+ *   the next fan-out repeats harmlessly. An event whose writes fail (a throttled shard) stays for the next look and
+ *   the batch goes on;</li>
  *   <li>claim: UpdateItem SET lease on {@value #CLAIMABLE}, answering ALL_NEW; outcome: PutItem of the delivery
  *   on {@value #LEASE_HELD} (a PENDING outcome carries its new outbox key, a final one none, leaving the index).
  *   A refused one that the item shows as this relay's own (the SDK resent it after a lost answer: the same lease,
@@ -77,6 +81,9 @@ final class DynamoDbWebhooks implements WebhookRepository {
     private static final String ANY_TIME = "~";
     /** The most items the outbox stats read of one partition. */
     static final int STATS_PER_PARTITION = 25;
+
+    /** The shard each event of the last look was read from (the relay's poller looks and fans out in turn). */
+    private volatile Map<String, Integer> shardsOfLastLook = Map.of();
 
     private final DynamoDbTable table;
 
@@ -137,6 +144,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
      */
     @Override
     public List<AuditEntry> undeliveredEvents(int limit) {
+        Map<String, Integer> shards = new HashMap<>();
         List<Map<String, Object>> found = new ArrayList<>();
         for (int shard : table.outbox.nextLook()) {
             int wanted = limit - found.size();
@@ -150,29 +158,60 @@ final class DynamoDbWebhooks implements WebhookRepository {
             if (page.size() >= wanted) {
                 table.outbox.again(shard);
             }
-            page.stream().limit(wanted).forEach(item -> found.add(DynamoDbItems.fromAttributeValues(item)));
+            for (Map<String, AttributeValue> item : page.subList(0, Math.min(wanted, page.size()))) {
+                Map<String, Object> read = DynamoDbItems.fromAttributeValues(item);
+                found.add(read);
+                shards.put(EventIds.of(AuditItems.audit(read)), shard);
+            }
         }
+        shardsOfLastLook = shards;
         found.sort(Comparator.comparing(item -> TableItems.string(item, ItemAttributes.OUTBOX_SK)));
         return found.stream().map(AuditItems::audit).toList();
     }
 
+    /**
+     * Each event on its own: one that fails (a throttled shard, a dropped connection) stays in the outbox, its shard
+     * is read again on the next look, and the others go on; the first failure is thrown once all were tried, so
+     * one hot shard never holds back the events of the others.
+     */
     @Override
     public void fanOut(List<FanOut> events) {
+        Map<String, Integer> shards = shardsOfLastLook;
+        StoreException failed = null;
         for (FanOut event : events) {
-            for (Delivery delivery : event.deliveries()) {
-                table.putIfNew(EventItems.deliveryItem(delivery), EventItems.deliveryKey(delivery),
-                        AccessPattern.FAN_OUT);
+            try {
+                fanOut(event);
+            } catch (StoreException e) {
+                Integer shard = shards.get(EventIds.of(event.entry()));
+                if (shard != null) {
+                    table.outbox.again(shard);
+                }
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
             }
-            AuditEntry entry = event.entry();
-            TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
-            table.updateUnlessConditionFails(UpdateItemRequest.builder()
-                    .tableName(table.tableName)
-                    .key(DynamoDbTable.keyOf(key))
-                    .updateExpression("REMOVE OUTBOXPK, OUTBOXSK")
-                    .conditionExpression("attribute_exists(PK)")
-                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
-                    .build(), AccessPattern.FAN_OUT, "take an event out of the outbox");
         }
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    private void fanOut(FanOut event) {
+        for (Delivery delivery : event.deliveries()) {
+            table.putIfNew(EventItems.deliveryItem(delivery), EventItems.deliveryKey(delivery),
+                    AccessPattern.FAN_OUT);
+        }
+        AuditEntry entry = event.entry();
+        TableKeys.PrimaryKey key = TableKeys.auditEntry(entry.userId(), entry.timestamp(), entry.entryId());
+        table.updateUnlessConditionFails(UpdateItemRequest.builder()
+                .tableName(table.tableName)
+                .key(DynamoDbTable.keyOf(key))
+                .updateExpression("REMOVE OUTBOXPK, OUTBOXSK")
+                .conditionExpression("attribute_exists(PK)")
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build(), AccessPattern.FAN_OUT, "take an event out of the outbox");
     }
 
     @Override

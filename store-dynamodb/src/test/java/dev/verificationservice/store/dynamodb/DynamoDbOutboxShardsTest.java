@@ -1,6 +1,7 @@
 package dev.verificationservice.store.dynamodb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.AuditEntry;
@@ -14,17 +15,21 @@ import dev.verificationservice.events.EndpointUrls;
 import dev.verificationservice.events.JdkWebhookTransport;
 import dev.verificationservice.events.RelayMetrics;
 import dev.verificationservice.events.WebhookRelay;
+import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.events.WebhookRepository.OutboxStats;
 import dev.verificationservice.events.Webhooks;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
 import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.table.Timestamps;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.testsupport.dynamodb.faults.Fault;
+import dev.verificationservice.testsupport.dynamodb.faults.FaultHandle;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.testsupport.webhooks.WebhookReceiver;
 import java.security.SecureRandom;
@@ -110,6 +115,37 @@ class DynamoDbOutboxShardsTest {
         assertThat(queriesOf(() -> found.addAll(store.webhooks().undeliveredEvents(100))))
                 .isLessThanOrEqualTo(OutboxLooks.ROTATION + 1);
         assertThat(found).containsExactly(written);
+    }
+
+    @Test
+    void anEventWhoseFanOutFailsStaysInTheOutboxWhileTheRestOfTheBatchGoesOut() {
+        DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint());
+        closeAfterTest.add(0, proxy);
+        DynamoDbClient throttled = Dynalite.client(proxy.endpoint());
+        closeAfterTest.add(0, throttled);
+        String throttledTable = "verification-" + UUID.randomUUID();
+        new DynamoDbTableAdmin(throttled, throttledTable).createTable();
+        DynamoDbVerificationStore store = new DynamoDbVerificationStore(throttled, throttledTable,
+                new ConsumedCapacityRecorder(), false);
+        Verification verification = verification(store);
+        List<AuditEntry> written = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            written.add(verification.audit().recordSuccess("fan-" + i, AuditEventType.DEVICE_REVOKED, Map.of(),
+                    ClientContext.none()));
+        }
+        List<AuditEntry> look = store.webhooks().undeliveredEvents(100);
+        assertThat(look).containsExactlyInAnyOrderElementsOf(written);
+        AuditEntry hot = look.get(0);
+        // Every try of the first event's removal is throttled (the SDK's retries included): its shard is hot.
+        FaultHandle hotShard = proxy.inject(Fault.throttle("UpdateItem").whenBodyContains(hot.entryId()).always());
+
+        assertThatThrownBy(() -> store.webhooks().fanOut(look.stream()
+                .map(entry -> new WebhookRepository.FanOut(entry, List.of())).toList()))
+                .isInstanceOf(StoreException.class);
+        hotShard.remove();
+
+        assertThat(store.webhooks().undeliveredEvents(100)).as("the next look: the failed event only, its shard"
+                + " read again").containsExactly(hot);
     }
 
     @Test
