@@ -3,6 +3,7 @@ package dev.verificationservice.bench;
 import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
 import dev.verificationservice.testsupport.dynamodb.faults.DynamoDbFaultProxy;
+import dev.verificationservice.testsupport.dynamodb.faults.PartitionLimits;
 import java.net.URI;
 import java.util.List;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -21,15 +22,20 @@ final class BenchDynamo implements AutoCloseable {
     private final Dynalite engine;
     private final DynamoDbFaultProxy proxy;
 
-    private BenchDynamo(Dynalite engine) {
+    private BenchDynamo(Dynalite engine, DynamoDbFaultProxy.Options options) {
         this.engine = engine;
-        this.proxy = DynamoDbFaultProxy.start(engine.endpoint(),
-                DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+        this.proxy = DynamoDbFaultProxy.start(engine.endpoint(), options);
         new DynamoDbTableAdmin(engine.client(), TABLE).createTable();
     }
 
     static BenchDynamo start() {
-        return new BenchDynamo(Dynalite.launch());
+        return new BenchDynamo(Dynalite.launch(), DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+    }
+
+    /** As {@link #start()}, the proxy also charging every partition key ({@code proxy().partitions()}) under {@code limits}. */
+    static BenchDynamo start(PartitionLimits limits) {
+        return new BenchDynamo(Dynalite.launch(),
+                DynamoDbFaultProxy.Options.defaults().emulatingTransactions().withPartitionLimits(limits));
     }
 
     /** Where the store connects: the recording, transaction-emulating proxy. */

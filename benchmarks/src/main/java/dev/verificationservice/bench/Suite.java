@@ -58,7 +58,7 @@ public final class Suite {
         long started = System.nanoTime();
         String loadBefore = loadAverage();
         boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "events", "webhooks",
-                "startup", "ott", "send")
+                "startup", "ott", "send", "capacity")
                 .contains(flag));
 
         Map<String, Double> jmh = new LinkedHashMap<>();
@@ -107,6 +107,15 @@ public final class Suite {
                     send.noopAfter().requestsPerSecond(), send.halfLoad().get(Operations.SEND).p99Millis(), loadAverage());
             System.out.println(line);
             Files.writeString(work.resolve("send-result.txt"), line + "\n", StandardCharsets.UTF_8);
+            if (flags.size() == 1) {
+                return;
+            }
+        }
+        if (flags.contains("capacity")) {
+            log.accept("DynamoDB capacity model: the rate at which the first partition key reaches its limit");
+            String table = CapacityRun.table(CapacityRun.run());
+            System.out.println(table);
+            Files.writeString(work.resolve("capacity-result.md"), table, StandardCharsets.UTF_8);
             if (flags.size() == 1) {
                 return;
             }

@@ -1,0 +1,317 @@
+package dev.verificationservice.bench;
+
+import dev.verificationservice.Verification;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.events.AddressResolver;
+import dev.verificationservice.events.Delivery;
+import dev.verificationservice.events.EndpointUrls;
+import dev.verificationservice.events.RelayMetrics;
+import dev.verificationservice.events.WebhookEndpoint;
+import dev.verificationservice.events.WebhookRelay;
+import dev.verificationservice.events.WebhookTransport;
+import dev.verificationservice.events.Webhooks;
+import dev.verificationservice.security.EncryptionKeyRing;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
+import dev.verificationservice.store.dynamodb.DynamoDbVerificationStore;
+import dev.verificationservice.table.TableKeys;
+import dev.verificationservice.testsupport.dynamodb.faults.PartitionLimits;
+import dev.verificationservice.testsupport.dynamodb.faults.PartitionThrottling;
+import dev.verificationservice.testsupport.dynamodb.faults.PartitionThrottling.Usage;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
+
+/**
+ * The capacity model: at what sustained rate the first partition key of the table or of an index reaches DynamoDB's
+ * per-key limit (1,000 write, 3,000 read units a second), for each load the goal names.
+ *
+ * <p>Each operation runs against the DynamoDB store on dynalite behind the fault proxy, whose partition charges
+ * ({@code PartitionCharges}: DynamoDB's billing rules of {@code DynamoDbUnits}, index writes, failed conditions,
+ * transactions twice, per key of the table and of each index, the indexes read from the table's description) are
+ * read after each run, with limits too high to refuse anything. Keys are classified by running the operation for
+ * {@value #RUNS} different subjects: a key charged in more than one run is shared by them; a key charged in one run
+ * names its subject. A family of shards ({@code <key>} and {@code <key>#<n>}) charged in more than one run is shared,
+ * its load spread over the family's shards (the count {@code TableKeys} declares, else the number seen: fewer, the
+ * unkind side). For traffic spread over distinct subjects the rate is the limit over the largest units per
+ * operation of a shared key (or of one shard of a family); for one attacked user, over its own keys' units.
+ */
+final class CapacityRun {
+
+    static final int RUNS = 3;
+    static final int PAIR_WRITE_UNITS_GOAL = 10;
+    /** Events relayed together, as a relay under load takes them (its reads are per batch, its writes per event). */
+    static final int EVENTS_PER_BATCH = 20;
+    private static final Pattern SHARD = Pattern.compile("#\\d+$");
+    private static final Clock CLOCK = Clock.fixed(java.time.Instant.now(), java.time.ZoneOffset.UTC);
+
+    /** One row of the model: the load, the first key to reach its limit, the rate it does, against the goal. */
+    record Row(String load, double writeUnits, double readUnits, String firstKey, double rate, double goal) {
+        boolean met() {
+            return rate >= goal;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "| %s | %.1f | %.1f | `%s` | %s | %,.0f | %s |", load, writeUnits,
+                    readUnits, firstKey, Double.isInfinite(rate) ? "no limit" : String.format(Locale.ROOT, "%,.0f/s",
+                            rate), goal, met() ? "GOAL MET" : "NOT MET");
+        }
+    }
+
+    private final BenchDynamo dynamo;
+    private final PartitionThrottling partitions;
+    private final Verification verification;
+    private final DynamoDbVerificationStore store;
+    private final Fixtures.KeepingSender sender = new Fixtures.KeepingSender();
+    private int subjects;
+
+    private CapacityRun(BenchDynamo dynamo) {
+        this.dynamo = dynamo;
+        this.partitions = dynamo.proxy().partitions();
+        this.store = new DynamoDbVerificationStore(dynamo.client(List.of()), BenchDynamo.TABLE,
+                new ConsumedCapacityRecorder(), false);
+        // A clock that stands still: the lock-out memory, which needs a second between two refusals, stays out of
+        // the attacked user's row, so that each guess there is the one that reaches the store.
+        this.verification = Verification.builder().store(store).keys(Fixtures.KEYS)
+                .encryption(EncryptionKeyRing.fromBase64(List.of(Fixtures.ENCRYPTION_KEY))).sender(sender)
+                .clock(CLOCK).build();
+    }
+
+    static List<Row> run() {
+        try (BenchDynamo dynamo = BenchDynamo.start(new PartitionLimits(1e15, 1e15))) {
+            return new CapacityRun(dynamo).rows();
+        }
+    }
+
+    static String table(List<Row> rows) {
+        StringBuilder table = new StringBuilder("| Load | Write units per operation | Read units | First key to its limit"
+                + " | Sustained rate | Goal | |\n|---|---|---|---|---|---|---|\n");
+        rows.forEach(row -> table.append(row).append('\n'));
+        Row pairs = rows.get(0);
+        table.append(String.format(Locale.ROOT, "%nwrite units per send + verify: %.1f against a goal of at most %d: %s%n",
+                pairs.writeUnits(), PAIR_WRITE_UNITS_GOAL, pairs.writeUnits() <= PAIR_WRITE_UNITS_GOAL ? "GOAL MET"
+                        : "NOT MET"));
+        return table.toString();
+    }
+
+    private List<Row> rows() {
+        List<Row> rows = new ArrayList<>();
+        rows.add(spread("send + verify NUMERIC pairs over distinct users (webhooks on, before the relay takes"
+                + " their events out of the outbox: that doubles the event shards' writes)", 20_000, user -> {
+            require(verification.codes().issue(CodeRequest.of(user, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                    user + "@example.com")) instanceof IssueResult.Issued);
+            require(verification.codes().verify(VerifyRequest.numeric(sender.lastCode(user), user,
+                    CodeType.EMAIL_VERIFICATION)) instanceof VerificationResult.Valid);
+        }));
+        rows.add(attacked());
+        rows.add(endpoint());
+        return rows;
+    }
+
+    /** What one run charged each key: write and read units. */
+    private Map<String, double[]> charged(Runnable operation) {
+        partitions.reset();
+        operation.run();
+        Map<String, double[]> charges = new LinkedHashMap<>();
+        for (Usage used : partitions.usage()) {
+            charges.put(used.key().toString(), new double[] {used.writeUnits(), used.readUnits()});
+        }
+        return charges;
+    }
+
+    private String subject() {
+        return "cap-" + (++subjects) + "-" + Long.toHexString(System.nanoTime());
+    }
+
+    /** Traffic over distinct subjects: the shared keys (and shard families) decide the rate. */
+    private Row spread(String load, double goal, java.util.function.Consumer<String> operation) {
+        operation.accept(subject()); // warms the store's first look and the like, unmeasured
+        List<Map<String, double[]>> runs = new ArrayList<>();
+        for (int i = 0; i < RUNS; i++) {
+            String subject = subject();
+            runs.add(charged(() -> operation.accept(subject)));
+        }
+        return rate(load, goal, runs, Set.of());
+    }
+
+    /**
+     * Refused guesses at one locked-out user, each reaching the store (the lock-out memory answers without a store
+     * call after its confirmation, at most one store call per instance every few seconds): the user's own keys decide.
+     */
+    private Row attacked() {
+        String user = subject();
+        require(verification.codes().issue(CodeRequest.of(user, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                user + "@example.com")) instanceof IssueResult.Issued);
+        String wrong = sender.lastCode(user).equals("000000") ? "000001" : "000000";
+        for (int i = 0; i < 10; i++) {
+            verification.codes().verify(VerifyRequest.numeric(wrong, user, CodeType.EMAIL_VERIFICATION));
+        }
+        List<Map<String, double[]>> runs = new ArrayList<>();
+        for (int i = 0; i < RUNS; i++) {
+            runs.add(charged(() -> verification.codes().verify(VerifyRequest.numeric(wrong, user,
+                    CodeType.EMAIL_VERIFICATION))));
+        }
+        // Every key here is the attacked user's or shared: all of them take every guess.
+        Map<String, double[]> mean = mean(runs);
+        return firstToLimit("refused guesses at one user, without the lock-out memory", 5_000, mean, Map.of());
+    }
+
+    /** Events into one endpoint subscribed to them: its keys (and shared ones) decide. */
+    private Row endpoint() {
+        Clock clock = CLOCK;
+        EndpointUrls urls = new EndpointUrls(false, AddressResolver.system());
+        Webhooks webhooks = new Webhooks(store.webhooks(), EncryptionKeyRing.fromBase64(
+                List.of(EncryptionKeyRing.generateBase64Key(new SecureRandom()))), urls, new SecureTokens(), clock);
+        WebhookRelay relay = new WebhookRelay(store.webhooks(), webhooks, urls,
+                (url, headers, body, timeout) -> CompletableFuture.completedFuture(new WebhookTransport.Answered(204)),
+                verification.audit(), RelayMetrics.none(), clock, "capacity");
+        WebhookEndpoint endpoint = webhooks.register("http://localhost:9/capacity", List.of(), Optional.empty())
+                .endpoint();
+        Runnable drain = () -> {
+            for (int batch = 0; batch < 1000 && relay.fanOut(100) > 0; batch++) {
+                // the fan-out does the work
+            }
+            for (List<Delivery> due = relay.due(100); !due.isEmpty(); due = relay.due(100)) {
+                due.forEach(relay::attempt);
+            }
+        };
+        drain.run();
+        List<Map<String, double[]>> runs = new ArrayList<>();
+        for (int i = 0; i < RUNS; i++) {
+            Map<String, double[]> batch = charged(() -> {
+                for (int event = 0; event < EVENTS_PER_BATCH; event++) {
+                    verification.audit().recordSuccess(subject(), AuditEventType.CODE_SENT, Map.of("codeType",
+                            "EMAIL_VERIFICATION"), ClientContext.none());
+                }
+                drain.run();
+            });
+            batch.values().forEach(units -> {
+                units[0] /= EVENTS_PER_BATCH;
+                units[1] /= EVENTS_PER_BATCH;
+            });
+            runs.add(batch);
+        }
+        Map<String, Integer> families = new HashMap<>();
+        families.put(family(TableKeys.deliveriesPartitions(endpoint.endpointId()).get(0)), TableKeys.DELIVERY_SHARDS);
+        families.put(family(TableKeys.outboxDeliveryPartitions(endpoint.endpointId()).get(0)),
+                TableKeys.DELIVERY_SHARDS);
+        return rate("events into one webhook endpoint, relayed " + EVENTS_PER_BATCH + " at a time", 2_000, runs,
+                families.keySet(),
+                families);
+    }
+
+    private Row rate(String load, double goal, List<Map<String, double[]>> runs, Set<String> alwaysShared) {
+        return rate(load, goal, runs, alwaysShared, Map.of());
+    }
+
+    /**
+     * The shared keys of the runs (in more than one run, or of a family in more than one run, or named), each's mean
+     * units per operation divided over its family's shards, and the rate at which the first reaches its limit.
+     */
+    private Row rate(String load, double goal, List<Map<String, double[]>> runs, Set<String> alwaysShared,
+                     Map<String, Integer> declared) {
+        Map<String, Integer> keyRuns = new HashMap<>();
+        Map<String, Integer> familyRuns = new HashMap<>();
+        Map<String, Set<String>> familyKeys = new HashMap<>();
+        for (Map<String, double[]> run : runs) {
+            run.keySet().forEach(key -> keyRuns.merge(key, 1, Integer::sum));
+            run.keySet().stream().map(CapacityRun::family).distinct()
+                    .forEach(family -> familyRuns.merge(family, 1, Integer::sum));
+            run.keySet().forEach(key -> familyKeys.computeIfAbsent(family(key), k -> new java.util.HashSet<>()).add(key));
+        }
+        Map<String, double[]> perShard = new LinkedHashMap<>();
+        for (Map.Entry<String, Integer> family : familyRuns.entrySet()) {
+            String name = family.getKey();
+            boolean sharded = familyKeys.get(name).size() > 1 || shardsDeclared(name, declared) > 1;
+            boolean shared = family.getValue() > 1 || alwaysShared.stream().anyMatch(name::endsWith);
+            if (!shared) {
+                continue;
+            }
+            double write = 0;
+            double read = 0;
+            for (Map<String, double[]> run : runs) {
+                for (Map.Entry<String, double[]> charge : run.entrySet()) {
+                    if (family(charge.getKey()).equals(name)) {
+                        write += charge.getValue()[0];
+                        read += charge.getValue()[1];
+                    }
+                }
+            }
+            int shards = sharded ? Math.max(shardsDeclared(name, declared), familyKeys.get(name).size()) : 1;
+            String label = sharded ? name + "#<" + shards + " shards>" : familyKeys.get(name).iterator().next();
+            perShard.put(label, new double[] {write / runs.size() / shards, read / runs.size() / shards});
+        }
+        return firstToLimit(load, goal, perShard, mean(runs));
+    }
+
+    private static Row firstToLimit(String load, double goal, Map<String, double[]> keys, Map<String, double[]> all) {
+        Map<String, double[]> totals = all.isEmpty() ? keys : all;
+        double write = totals.values().stream().mapToDouble(units -> units[0]).sum();
+        double read = totals.values().stream().mapToDouble(units -> units[1]).sum();
+        String first = "none shared";
+        double rate = Double.POSITIVE_INFINITY;
+        for (Map.Entry<String, double[]> key : keys.entrySet()) {
+            double[] units = key.getValue();
+            double byWrite = units[0] > 0 ? PartitionLimits.DYNAMODB.writeUnitsPerSecond() / units[0]
+                    : Double.POSITIVE_INFINITY;
+            double byRead = units[1] > 0 ? PartitionLimits.DYNAMODB.readUnitsPerSecond() / units[1]
+                    : Double.POSITIVE_INFINITY;
+            double keyRate = Math.min(byWrite, byRead);
+            if (keyRate < rate) {
+                rate = keyRate;
+                first = key.getKey();
+            }
+        }
+        return new Row(load, write, read, first, rate, goal);
+    }
+
+    private static Map<String, double[]> mean(List<Map<String, double[]>> runs) {
+        Map<String, double[]> mean = new LinkedHashMap<>();
+        for (Map<String, double[]> run : runs) {
+            run.forEach((key, units) -> {
+                double[] sum = mean.computeIfAbsent(key, k -> new double[2]);
+                sum[0] += units[0] / runs.size();
+                sum[1] += units[1] / runs.size();
+            });
+        }
+        return mean;
+    }
+
+    /** A key without its shard suffix ({@code #<n>} at its end). */
+    static String family(String key) {
+        return SHARD.matcher(key).replaceFirst("");
+    }
+
+    /** The shards {@code TableKeys} declares for the family (the event shards, or those named), else 1. */
+    private static int shardsDeclared(String family, Map<String, Integer> declared) {
+        for (Map.Entry<String, Integer> named : declared.entrySet()) {
+            if (family.endsWith(" " + named.getKey())) {
+                return named.getValue();
+            }
+        }
+        return family.endsWith(" " + family(TableKeys.outboxEventPartitions().get(1))) ? TableKeys.OUTBOX_SHARDS : 1;
+    }
+
+    private static void require(boolean outcome) {
+        if (!outcome) {
+            throw new IllegalStateException("an operation of the capacity run did not succeed");
+        }
+    }
+}
