@@ -1,6 +1,7 @@
 package dev.verificationservice.bench;
 
 import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeRequest;
@@ -17,6 +18,7 @@ import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.events.WebhookRelay;
 import dev.verificationservice.events.WebhookTransport;
 import dev.verificationservice.events.Webhooks;
+import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
@@ -25,8 +27,11 @@ import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.testsupport.dynamodb.faults.PartitionLimits;
 import dev.verificationservice.testsupport.dynamodb.faults.PartitionThrottling;
 import dev.verificationservice.testsupport.dynamodb.faults.PartitionThrottling.Usage;
+import dev.verificationservice.testsupport.time.MutableClock;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -36,6 +41,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -58,8 +65,12 @@ final class CapacityRun {
     static final int PAIR_WRITE_UNITS_GOAL = 10;
     /** Events relayed together, as a relay under load takes them (its reads are per batch, its writes per event). */
     static final int EVENTS_PER_BATCH = 20;
-    private static final Pattern SHARD = Pattern.compile("#\\d+$");
-    private static final Clock CLOCK = Clock.fixed(java.time.Instant.now(), java.time.ZoneOffset.UTC);
+    /** A shard's number in a key: a segment of digits alone ({@code WEBHOOK#<ep>#5}, {@code RATELIMIT#global#3#...}). */
+    private static final Pattern SHARD = Pattern.compile("#\\d+(?=#|$)");
+    /** Moved by the run only: the lock-out memory's confirmation is a second on this clock. */
+    private static final MutableClock CLOCK = new MutableClock(Instant.now());
+    /** The SMS budget's shards: the server's default. */
+    static final int SMS_BUDGET_SHARDS = 8;
 
     /** One row of the model: the load, the first key to reach its limit, the rate it does, against the goal. */
     record Row(String load, double writeUnits, double readUnits, String firstKey, double rate, double goal) {
@@ -87,11 +98,13 @@ final class CapacityRun {
         this.partitions = dynamo.proxy().partitions();
         this.store = new DynamoDbVerificationStore(dynamo.client(List.of()), BenchDynamo.TABLE,
                 new ConsumedCapacityRecorder(), false);
-        // A clock that stands still: the lock-out memory, which needs a second between two refusals, stays out of
-        // the attacked user's row, so that each guess there is the one that reaches the store.
-        this.verification = Verification.builder().store(store).keys(Fixtures.KEYS)
+        this.verification = verification(VerificationSettings.defaults());
+    }
+
+    private Verification verification(VerificationSettings settings) {
+        return Verification.builder().store(store).keys(Fixtures.KEYS)
                 .encryption(EncryptionKeyRing.fromBase64(List.of(Fixtures.ENCRYPTION_KEY))).sender(sender)
-                .clock(CLOCK).build();
+                .clock(CLOCK).settings(settings).build();
     }
 
     static List<Row> run() {
@@ -120,7 +133,16 @@ final class CapacityRun {
             require(verification.codes().verify(VerifyRequest.numeric(sender.lastCode(user), user,
                     CodeType.EMAIL_VERIFICATION)) instanceof VerificationResult.Valid);
         }));
-        rows.add(attacked());
+        Verification budgeted = verification(VerificationSettings.defaults().withSmsBudget(Optional.of(
+                new RateLimitPolicy(10_000 * SMS_BUDGET_SHARDS, Duration.ofHours(1), SMS_BUDGET_SHARDS))));
+        AtomicInteger numbers = new AtomicInteger(10_000);
+        rows.add(spread("SMS sends over distinct users and numbers, the SMS budget on (" + SMS_BUDGET_SHARDS
+                + " shards)", 2_000, user -> require(budgeted.codes().issue(CodeRequest.of(user,
+                CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+4477001" + numbers.incrementAndGet()))
+                instanceof IssueResult.Issued), Map.of(family(TableKeys.rateLimitPartition("global", "SMS_BUDGET")),
+                SMS_BUDGET_SHARDS)));
+        rows.add(attacked(false));
+        rows.add(attacked(true));
         rows.add(endpoint());
         return rows;
     }
@@ -141,26 +163,35 @@ final class CapacityRun {
     }
 
     /** Traffic over distinct subjects: the shared keys (and shard families) decide the rate. */
-    private Row spread(String load, double goal, java.util.function.Consumer<String> operation) {
+    private Row spread(String load, double goal, Consumer<String> operation) {
+        return spread(load, goal, operation, Map.of());
+    }
+
+    private Row spread(String load, double goal, Consumer<String> operation, Map<String, Integer> declared) {
         operation.accept(subject()); // warms the store's first look and the like, unmeasured
         List<Map<String, double[]>> runs = new ArrayList<>();
         for (int i = 0; i < RUNS; i++) {
             String subject = subject();
             runs.add(charged(() -> operation.accept(subject)));
         }
-        return rate(load, goal, runs, Set.of());
+        return rate(load, goal, runs, Set.of(), declared);
     }
 
     /**
-     * Refused guesses at one locked-out user, each reaching the store (the lock-out memory answers without a store
-     * call after its confirmation, at most one store call per instance every few seconds): the user's own keys decide.
+     * Refused guesses at one locked-out user: each reaching the store ({@code remembered} false: the clock stands
+     * still, so the lock-out memory never confirms), or as shipped, once the memory has confirmed the lock-out (a
+     * second later) and answers for this instance: then no guess reaches the store until its recheck, seconds later.
      */
-    private Row attacked() {
+    private Row attacked(boolean remembered) {
         String user = subject();
         require(verification.codes().issue(CodeRequest.of(user, CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
                 user + "@example.com")) instanceof IssueResult.Issued);
         String wrong = sender.lastCode(user).equals("000000") ? "000001" : "000000";
         for (int i = 0; i < 10; i++) {
+            verification.codes().verify(VerifyRequest.numeric(wrong, user, CodeType.EMAIL_VERIFICATION));
+        }
+        if (remembered) {
+            CLOCK.advance(Duration.ofMillis(1_500));
             verification.codes().verify(VerifyRequest.numeric(wrong, user, CodeType.EMAIL_VERIFICATION));
         }
         List<Map<String, double[]>> runs = new ArrayList<>();
@@ -169,8 +200,8 @@ final class CapacityRun {
                     CodeType.EMAIL_VERIFICATION))));
         }
         // Every key here is the attacked user's or shared: all of them take every guess.
-        Map<String, double[]> mean = mean(runs);
-        return firstToLimit("refused guesses at one user, without the lock-out memory", 5_000, mean, Map.of());
+        return firstToLimit(remembered ? "refused guesses at one user, per instance, once its lock-out memory answers"
+                : "refused guesses at one user, each reaching the store", 5_000, mean(runs), Map.of());
     }
 
     /** Events into one endpoint subscribed to them: its keys (and shared ones) decide. */
@@ -265,7 +296,7 @@ final class CapacityRun {
         Map<String, double[]> totals = all.isEmpty() ? keys : all;
         double write = totals.values().stream().mapToDouble(units -> units[0]).sum();
         double read = totals.values().stream().mapToDouble(units -> units[1]).sum();
-        String first = "none shared";
+        String first = "no key charged";
         double rate = Double.POSITIVE_INFINITY;
         for (Map.Entry<String, double[]> key : keys.entrySet()) {
             double[] units = key.getValue();
@@ -294,9 +325,9 @@ final class CapacityRun {
         return mean;
     }
 
-    /** A key without its shard suffix ({@code #<n>} at its end). */
+    /** A key without its shard's number: the name of shard 0, which carries none. */
     static String family(String key) {
-        return SHARD.matcher(key).replaceFirst("");
+        return SHARD.matcher(key).replaceAll("");
     }
 
     /** The shards {@code TableKeys} declares for the family (the event shards, or those named), else 1. */
