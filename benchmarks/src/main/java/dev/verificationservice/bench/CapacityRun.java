@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -88,7 +89,6 @@ final class CapacityRun {
         }
     }
 
-    private final BenchDynamo dynamo;
     private final PartitionThrottling partitions;
     private final Verification verification;
     private final DynamoDbVerificationStore store;
@@ -96,7 +96,6 @@ final class CapacityRun {
     private int subjects;
 
     private CapacityRun(BenchDynamo dynamo) {
-        this.dynamo = dynamo;
         this.partitions = dynamo.proxy().partitions();
         this.store = new DynamoDbVerificationStore(dynamo.client(List.of()), BenchDynamo.TABLE,
                 new ConsumedCapacityRecorder(), false);
@@ -193,7 +192,7 @@ final class CapacityRun {
             Runnable measured = prepare.apply(subject());
             runs.add(charged(measured));
         }
-        return rate(load, goal, runs, Set.of(), Map.of());
+        return rate(load, goal, runs, Map.of());
     }
 
     private Row spread(String load, double goal, Consumer<String> operation, Map<String, Integer> declared) {
@@ -203,7 +202,7 @@ final class CapacityRun {
             String subject = subject();
             runs.add(charged(() -> operation.accept(subject)));
         }
-        return rate(load, goal, runs, Set.of(), declared);
+        return rate(load, goal, runs, declared);
     }
 
     /**
@@ -273,34 +272,26 @@ final class CapacityRun {
         families.put(family(TableKeys.outboxDeliveryPartitions(endpoint.endpointId()).get(0)),
                 TableKeys.DELIVERY_SHARDS);
         return rate("events into one webhook endpoint, relayed " + EVENTS_PER_BATCH + " at a time", 2_000, runs,
-                families.keySet(),
                 families);
     }
 
-    private Row rate(String load, double goal, List<Map<String, double[]>> runs, Set<String> alwaysShared) {
-        return rate(load, goal, runs, alwaysShared, Map.of());
-    }
-
     /**
-     * The shared keys of the runs (in more than one run, or of a family in more than one run, or named), each's mean
-     * units per operation divided over its family's shards, and the rate at which the first reaches its limit.
+     * The shared keys of the runs (of a family charged in more than one run, or one {@code declared} sharded), each's
+     * mean units per operation divided over its family's shards, and the rate at which the first reaches its limit.
      */
-    private Row rate(String load, double goal, List<Map<String, double[]>> runs, Set<String> alwaysShared,
-                     Map<String, Integer> declared) {
-        Map<String, Integer> keyRuns = new HashMap<>();
+    private Row rate(String load, double goal, List<Map<String, double[]>> runs, Map<String, Integer> declared) {
         Map<String, Integer> familyRuns = new HashMap<>();
         Map<String, Set<String>> familyKeys = new HashMap<>();
         for (Map<String, double[]> run : runs) {
-            run.keySet().forEach(key -> keyRuns.merge(key, 1, Integer::sum));
             run.keySet().stream().map(CapacityRun::family).distinct()
                     .forEach(family -> familyRuns.merge(family, 1, Integer::sum));
-            run.keySet().forEach(key -> familyKeys.computeIfAbsent(family(key), k -> new java.util.HashSet<>()).add(key));
+            run.keySet().forEach(key -> familyKeys.computeIfAbsent(family(key), k -> new HashSet<>()).add(key));
         }
         Map<String, double[]> perShard = new LinkedHashMap<>();
         for (Map.Entry<String, Integer> family : familyRuns.entrySet()) {
             String name = family.getKey();
             boolean sharded = familyKeys.get(name).size() > 1 || shardsDeclared(name, declared) > 1;
-            boolean shared = family.getValue() > 1 || alwaysShared.stream().anyMatch(name::endsWith);
+            boolean shared = family.getValue() > 1 || shardsDeclared(name, declared) > 1;
             if (!shared) {
                 continue;
             }

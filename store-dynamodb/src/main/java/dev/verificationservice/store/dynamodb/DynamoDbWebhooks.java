@@ -145,7 +145,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
     @Override
     public List<AuditEntry> undeliveredEvents(int limit) {
         Map<String, Integer> shards = new HashMap<>();
-        List<Map<String, Object>> found = new ArrayList<>();
+        List<Looked> found = new ArrayList<>();
         for (int shard : table.outbox.nextLook()) {
             int wanted = limit - found.size();
             if (wanted <= 0) {
@@ -160,13 +160,18 @@ final class DynamoDbWebhooks implements WebhookRepository {
             }
             for (Map<String, AttributeValue> item : page.subList(0, Math.min(wanted, page.size()))) {
                 Map<String, Object> read = DynamoDbItems.fromAttributeValues(item);
-                found.add(read);
-                shards.put(EventIds.of(AuditItems.audit(read)), shard);
+                AuditEntry entry = AuditItems.audit(read);
+                found.add(new Looked(TableItems.string(read, ItemAttributes.OUTBOX_SK), entry));
+                shards.put(EventIds.of(entry), shard);
             }
         }
         shardsOfLastLook = shards;
-        found.sort(Comparator.comparing(item -> TableItems.string(item, ItemAttributes.OUTBOX_SK)));
-        return found.stream().map(AuditItems::audit).toList();
+        found.sort(Comparator.comparing(Looked::outboxSortKey));
+        return found.stream().map(Looked::entry).toList();
+    }
+
+    /** An entry a look found, with its place in the outbox's order. */
+    private record Looked(String outboxSortKey, AuditEntry entry) {
     }
 
     /**

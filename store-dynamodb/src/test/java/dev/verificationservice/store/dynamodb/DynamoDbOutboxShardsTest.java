@@ -120,13 +120,7 @@ class DynamoDbOutboxShardsTest {
     @Test
     void anEventWhoseFanOutFailsStaysInTheOutboxWhileTheRestOfTheBatchGoesOut() {
         DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint());
-        closeAfterTest.add(0, proxy);
-        DynamoDbClient throttled = Dynalite.client(proxy.endpoint());
-        closeAfterTest.add(0, throttled);
-        String throttledTable = "verification-" + UUID.randomUUID();
-        new DynamoDbTableAdmin(throttled, throttledTable).createTable();
-        DynamoDbVerificationStore store = new DynamoDbVerificationStore(throttled, throttledTable,
-                new ConsumedCapacityRecorder(), false);
+        DynamoDbVerificationStore store = storeBehind(proxy);
         Verification verification = verification(store);
         List<AuditEntry> written = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -152,13 +146,7 @@ class DynamoDbOutboxShardsTest {
     void aWrittenShardIsReadOnTheNextLooksWhileTheIndexLagsAndTheRotationFindsWhatTheHintsMissed() {
         DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(),
                 DynamoDbFaultProxy.Options.defaults().withIndexLag());
-        closeAfterTest.add(0, proxy);
-        DynamoDbClient lagging = Dynalite.client(proxy.endpoint());
-        closeAfterTest.add(0, lagging);
-        String laggingTable = "verification-" + UUID.randomUUID();
-        new DynamoDbTableAdmin(lagging, laggingTable).createTable();
-        DynamoDbVerificationStore store = new DynamoDbVerificationStore(lagging, laggingTable,
-                new ConsumedCapacityRecorder(), false);
+        DynamoDbVerificationStore store = storeBehind(proxy);
         Verification verification = verification(store);
         assertThat(store.webhooks().undeliveredEvents(100)).as("the first look").isEmpty();
 
@@ -242,6 +230,16 @@ class DynamoDbOutboxShardsTest {
                 .isEqualTo(DynamoDbWebhooks.STATS_PER_PARTITION);
         assertThat(queries.get()).as("one query per shard, one for the endpoints")
                 .isEqualTo(TableKeys.OUTBOX_SHARDS + 1);
+    }
+
+    /** A store on a table of its own behind {@code proxy}, both closed after the test. */
+    private DynamoDbVerificationStore storeBehind(DynamoDbFaultProxy proxy) {
+        closeAfterTest.add(0, proxy);
+        DynamoDbClient client = Dynalite.client(proxy.endpoint());
+        closeAfterTest.add(0, client);
+        String table = "verification-" + UUID.randomUUID();
+        new DynamoDbTableAdmin(client, table).createTable();
+        return new DynamoDbVerificationStore(client, table, new ConsumedCapacityRecorder(), false);
     }
 
     private DynamoDbVerificationStore store() {
