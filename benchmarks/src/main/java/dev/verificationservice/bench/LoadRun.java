@@ -153,7 +153,7 @@ final class LoadRun {
             // Codes straight into the engine (plain puts need no emulation), the rest through the proxy.
             VerificationStore engine = new DynamoDbVerificationStore(dynamo.rawClient(), BenchDynamo.TABLE,
                     new ConsumedCapacityRecorder(), false);
-            run.prepare(store, items -> parallel(items, item -> engine.codes().insertCode(CodeItems.code(item), Fixtures.attemptId())));
+            run.prepare(store, items -> parallel(items, item -> engine.codes().placeCode(CodeItems.code(item), Fixtures.attemptId())));
             log.accept(String.format("dynamodb: data prepared in %.1f s", (System.nanoTime() - started) / 1e9));
             try (ServerProcess server = ServerProcess.start(serverCommand, Map.ofEntries(
                     Map.entry("VERIFICATION_STORE", "dynamodb"),

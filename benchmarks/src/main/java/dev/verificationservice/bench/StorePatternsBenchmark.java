@@ -5,6 +5,7 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.CodePlacement;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
@@ -56,7 +57,7 @@ public class StorePatternsBenchmark {
     private BenchStores.Opened opened;
     private VerificationStore repository;
     private AuditLog audit;
-    private final List<String> digests = new ArrayList<>();
+    private final List<VerificationCode> stored = new ArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
     private final SecureTokens tokens = new SecureTokens();
     private static final String AUDITED_USER = "bench-audited";
@@ -68,8 +69,8 @@ public class StorePatternsBenchmark {
         audit = new AuditLog(repository.audit(), Clock.systemUTC(), Optional.of(Duration.ofDays(90)), tokens);
         for (int i = 0; i < 1000; i++) {
             Fixtures.KnownCode code = Fixtures.numeric("bench-user-" + i);
-            repository.codes().insertCode(code.stored(), Fixtures.attemptId());
-            digests.add(code.stored().digest());
+            repository.codes().placeCode(code.stored(), Fixtures.attemptId());
+            stored.add(code.stored());
         }
         for (int i = 0; i < 60; i++) {
             audit.recordSuccess(AUDITED_USER, AuditEventType.CODE_SENT, Map.of("codeType", "EMAIL_VERIFICATION"),
@@ -82,16 +83,17 @@ public class StorePatternsBenchmark {
         opened.close();
     }
 
-    /** Access pattern 1: GetItem of a code by its digest. */
+    /** Access pattern 1: GetItem of a user's current code (a NUMERIC code, in its slot). */
     @Benchmark
     public Optional<VerificationCode> validateCode() {
-        return repository.codes().findCode(digests.get(ThreadLocalRandom.current().nextInt(digests.size())));
+        VerificationCode code = stored.get(ThreadLocalRandom.current().nextInt(stored.size()));
+        return repository.codes().findCurrentCode(code.userId(), code.codeType(), code.digest());
     }
 
-    /** A new code: conditional PutItem ({@code attribute_not_exists}). */
+    /** A new code: one conditional write of the user's code slot. */
     @Benchmark
-    public boolean insertCode() {
-        return repository.codes().insertCode(Fixtures.numeric("bench-new-" + sequence.incrementAndGet()).stored(),
+    public CodePlacement insertCode() {
+        return repository.codes().placeCode(Fixtures.numeric("bench-new-" + sequence.incrementAndGet()).stored(),
                 Fixtures.attemptId());
     }
 

@@ -84,7 +84,7 @@ public class VerifyBenchmark {
             ExecutorService writers = Executors.newFixedThreadPool(8);
             for (int i = 0; i < storedCodes; i++) {
                 String userId = "stored-" + i;
-                writers.execute(() -> opened.store.codes().insertCode(Fixtures.numeric(userId).stored(), Fixtures.attemptId()));
+                writers.execute(() -> opened.store.codes().placeCode(Fixtures.numeric(userId).stored(), Fixtures.attemptId()));
             }
             writers.shutdown();
             writers.awaitTermination(10, TimeUnit.MINUTES);
@@ -136,7 +136,7 @@ public class VerifyBenchmark {
             SqliteFiles.insertItems(opened.databaseFile(), items);
         } else {
             ExecutorService writers = Executors.newFixedThreadPool(8);
-            batch.forEach(code -> writers.execute(() -> opened.store.codes().insertCode(code.stored(), Fixtures.attemptId())));
+            batch.forEach(code -> writers.execute(() -> opened.store.codes().placeCode(code.stored(), Fixtures.attemptId())));
             writers.shutdown();
             writers.awaitTermination(5, TimeUnit.MINUTES);
         }

@@ -14,6 +14,7 @@ import java.util.Optional;
  * @param digest        the code's key
  * @param userId        the user the code must belong to (part of the write's condition)
  * @param codeType      the type the code must have (part of the write's condition)
+ * @param format        the code's format: a NUMERIC code is the user's current code, a LINK code is found by its key
  * @param now           the code's ttl must be after this (part of the write's condition)
  * @param attemptId     random id of this attempt, stored as {@code consumedBy}: a retry of this very write finds
  *                      it and is told the code was consumed, instead of {@code USED}
@@ -22,11 +23,12 @@ import java.util.Optional;
  * @param contextDigest the HMAC of the context the verification names; part of the condition: the code's
  *                      stored {@code contextDigest} must equal it, or both be absent
  */
-public record CodeConsumption(String digest, String userId, CodeType codeType, Instant now, String attemptId,
-                              AuditEntry verified, Optional<Place> placeToGiveBack, Optional<String> contextDigest) {
+public record CodeConsumption(String digest, String userId, CodeType codeType, CodeFormat format, Instant now,
+                              String attemptId, AuditEntry verified, Optional<Place> placeToGiveBack,
+                              Optional<String> contextDigest) {
 
-    public CodeConsumption(String digest, String userId, CodeType codeType, Instant now, String attemptId,
-                           AuditEntry verified, Optional<Place> placeToGiveBack) {
-        this(digest, userId, codeType, now, attemptId, verified, placeToGiveBack, Optional.empty());
+    public CodeConsumption(String digest, String userId, CodeType codeType, CodeFormat format, Instant now,
+                           String attemptId, AuditEntry verified, Optional<Place> placeToGiveBack) {
+        this(digest, userId, codeType, format, now, attemptId, verified, placeToGiveBack, Optional.empty());
     }
 }

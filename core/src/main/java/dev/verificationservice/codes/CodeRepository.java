@@ -12,19 +12,32 @@ import java.util.Optional;
 public interface CodeRepository {
 
     /**
-     * Writes a new code only if no item has its key, stamping it with {@code issueId}. Answers {@code true}
-     * when the code is stored: written now, or found already written by this same {@code issueId} (a retry
-     * whose first answer was lost). {@code false} means another code holds the key: generate a new one.
+     * Stores a new code (a send, after admission) as the one code of its user and type that may be used, unless a
+     * code created later ({@link VerificationCode#mayReplace}) is current already, in as few writes as the store
+     * can: on DynamoDB a NUMERIC code is written into the user's code slot, over the code it replaces, in one
+     * conditional write. From then on no other code of the user and type is consumed ({@link #consumeCode}
+     * checks it), whether or not the user index shows them yet. {@code issueId} stamps the code: the same call
+     * sent again (a retry whose first answer was lost) is recognised as stored, whereas another code holding the
+     * same key is {@link CodePlacement.KeyTaken}.
      */
-    boolean insertCode(VerificationCode code, String issueId);
+    CodePlacement placeCode(VerificationCode code, String issueId);
 
-    /** The stored item for a digest, expired or used or not: the caller decides validity. */
+    /**
+     * The code stored under a digest, expired or used or not: the caller decides validity. For a LINK code, which
+     * is found by the code alone.
+     */
     Optional<VerificationCode> findCode(String digest);
+
+    /**
+     * The user's code of a type under this digest, expired or used or not, if it is the user's current code (a
+     * NUMERIC code, found from the user, the type and the code): the caller decides validity.
+     */
+    Optional<VerificationCode> findCurrentCode(String userId, CodeType codeType, String digest);
 
     /**
      * Uses up a code together with everything that goes with it (see {@link CodeConsumption}), atomically,
      * on the condition: the item exists, is not used, its ttl is after {@code now}, and its userId and codeType
-     * are the expected ones, and no other code of the user and type was made current since ({@link #makeCurrent}),
+     * are the expected ones, and no other code of the user and type was made current since ({@link #placeCode}),
      * nor were its codes invalidated: such a code is rejected as not found. Of any number of concurrent calls for one code, at most one returns
      * {@link ConsumeOutcome.Consumed}; a retry of the call that won (same {@code attemptId}) returns
      * {@link ConsumeOutcome.Consumed} again and writes nothing more. Of the {@code CODE_VERIFIED} entry it carries:
@@ -32,15 +45,6 @@ public interface CodeRepository {
      * answer leaves exactly one entry and one event ({@link dev.verificationservice.audit.AuditRepository}).
      */
     ConsumeOutcome consumeCode(CodeConsumption consumption);
-
-    /**
-     * Makes {@code code} (stored a moment before) the one code of its user and type that may be used, unless a
-     * code created later ({@link VerificationCode#mayReplace}) was made current before. From then on no other code of the user and type is consumed
-     * ({@link #consumeCode} checks it), whether or not the user index shows them yet. Deletes the code this one
-     * replaces, or this one when it lost, and returns what it deleted: empty, the earlier code, or {@code code}.
-     * Correct when it runs twice.
-     */
-    List<VerificationCode> makeCurrent(VerificationCode code);
 
     /** Deletes every stored code of this user and type and returns what it deleted. */
     default List<VerificationCode> deleteCodes(String userId, CodeType codeType) {
@@ -50,7 +54,7 @@ public interface CodeRepository {
     /**
      * Deletes the stored codes of this user and type (only those of {@code format}, if given) and returns what it
      * deleted. Afterwards none of them is consumed, also where the user index does not show them yet: the
-     * current code is cleared on the table itself ({@link #makeCurrent}) and deleted by its key; the index only
+     * current code is cleared on the table itself ({@link #placeCode}) and deleted by its key; the index only
      * finds the others to delete, which were no longer usable anyway.
      */
     List<VerificationCode> deleteCodes(String userId, CodeType codeType, Optional<CodeFormat> format);
@@ -61,6 +65,9 @@ public interface CodeRepository {
      */
     List<VerificationCode> findCodes(String userId, CodeType codeType);
 
-    /** Deletes one code; used when its delivery failed. */
-    void deleteCode(String digest);
+    /**
+     * Deletes one code (its delivery failed, or it was replaced), if it is still stored: afterwards it is not
+     * consumed. Correct when it runs twice.
+     */
+    void deleteCode(VerificationCode code);
 }

@@ -25,14 +25,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -173,19 +170,15 @@ public final class CodeService {
         // Everything up to the delivery is one unit of work (on the embedded store one transaction); the delivery
         // runs after it, so that no request waits for the channel while the unit holds the store's writer.
         Prepared prepared = units.run("send a code", () -> {
-            // The earlier codes are read beside admission's first step: neither needs the other's answer. They
-            // are deleted only once the new code is current (the index may not show them all: the store's record
-            // of the current code is what makes them unusable).
-            Remembered<List<VerificationCode>> earlier = new Remembered<>(() -> codes.findCodes(userId, type));
             SendAdmission.Outcome outcome = admission.admit(
-                    new SendAdmission.Send(userId, type, format, method, target, client), earlier);
+                    new SendAdmission.Send(userId, type, format, method, target, client));
             if (outcome instanceof SendAdmission.Refused refused) {
                 return new Prepared.Refused(rateLimited(userId, refused.decision(), client));
             }
             SendAdmission.Admitted admitted = (SendAdmission.Admitted) outcome;
             try {
                 return new Prepared.Ready(admitted, write(userId, type, format, method, maskedTarget, length, context,
-                        earlier.value(), client, ttl));
+                        client, ttl));
             } catch (RuntimeException failure) {
                 // Nothing went out: the send counts against nothing, and the user may try again at once.
                 admission.withdraw(admitted).ifPresent(failure::addSuppressed);
@@ -213,7 +206,7 @@ public final class CodeService {
             units.run("record a failed delivery", () -> {
                 // The channel may have taken the message before it failed (and may bill it): its places stay.
                 // Any failure of the channel, checked or not, leaves no usable code behind.
-                codes.deleteCode(stored.digest());
+                codes.deleteCode(stored);
                 audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
                 return null;
             });
@@ -231,29 +224,6 @@ public final class CodeService {
         return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
     }
 
-    /**
-     * A call that keeps its value for later: handed to the store among independent calls, read once they have all
-     * ended (volatile, since a store may run it on a thread of its own).
-     */
-    private static final class Remembered<T> implements Supplier<T> {
-        private final Supplier<T> call;
-        private volatile T value;
-
-        Remembered(Supplier<T> call) {
-            this.call = call;
-        }
-
-        @Override
-        public T get() {
-            value = call.get();
-            return value;
-        }
-
-        T value() {
-            return value;
-        }
-    }
-
     /** A code as stored (its HMAC) and as it goes out. */
     private record Written(VerificationCode code, String plaintext) {
     }
@@ -269,34 +239,28 @@ public final class CodeService {
     }
 
     /**
-     * Writes the new code, makes it the current one and then deletes the codes it replaces: everything of a send
-     * between its admission and its delivery.
+     * Stores the new code as the current one and then deletes the codes it replaces: everything of a send between
+     * its admission and its delivery.
      */
     private Written write(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String maskedTarget,
-                          int length, Optional<String> context, List<VerificationCode> shown, ClientContext client,
-                          Duration ttl) {
+                          int length, Optional<String> context, ClientContext client, Duration ttl) {
         Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
         Instant expiresAt = Instants.wholeSecond(createdAt.plus(ttl));
-        String plaintext = null;
-        VerificationCode stored = null;
-        for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS && stored == null; attempt++) {
-            plaintext = format == CodeFormat.NUMERIC ? tokens.numericCode(length) : tokens.randomToken();
+        for (int attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
+            String plaintext = format == CodeFormat.NUMERIC ? tokens.numericCode(length) : tokens.randomToken();
             String digest = CodeDigests.storedDigest(keys, format, userId, type, plaintext, context);
             VerificationCode candidate = new VerificationCode(digest, userId, type, format, method, maskedTarget,
                     false, createdAt, expiresAt,
                     context.map(text -> keys.currentDigest(CodeDigests.contextInput(text))));
-            // The issue id lets the store tell a retry of this very insert (answer lost) from a key collision;
+            // The issue id lets the store tell a retry of this very write (answer lost) from a key collision;
             // a retry must not make this request generate and deliver a second code.
-            if (codes.insertCode(candidate, tokens.attemptId())) {
-                stored = candidate;
+            if (codes.placeCode(candidate, tokens.attemptId()) instanceof CodePlacement.Placed placed) {
+                keepOnlyNewest(candidate, placed.deleted(), client);
+                return new Written(candidate, plaintext);
             }
         }
-        if (stored == null) {
-            throw new StoreException("no free code key after " + MAX_INSERT_ATTEMPTS + " attempts");
-        }
-        keepOnlyNewest(stored, shown, client);
-        return new Written(stored, plaintext);
+        throw new StoreException("no free code key after " + MAX_INSERT_ATTEMPTS + " attempts");
     }
 
     /** Says whether a code is valid now, without using it up. A failure counts like a failed verification. */
@@ -395,27 +359,16 @@ public final class CodeService {
 
     /**
      * Only the newest code of a user and type may be used ({@link VerificationCode#mayReplace}). The store
-     * records which one that is on the table itself ({@link CodeRepository#makeCurrent}), so the rule holds
+     * records which one that is on the table itself ({@link CodeRepository#placeCode}), so the rule holds
      * whatever the user index shows: two requests at once, or one right after the other while the index lags,
-     * leave exactly one usable code. The earlier codes the index did show ({@code shown}, read beside admission)
-     * are deleted too, for tidiness: they were no longer usable. A superseded request's message still goes
-     * out, with a code that no longer works.
+     * leave exactly one usable code. {@code deleted} is what the placement made unusable, audited here. A
+     * superseded request's message still goes out, with a code that no longer works.
      */
-    private void keepOnlyNewest(VerificationCode written, List<VerificationCode> shown, ClientContext client) {
+    private void keepOnlyNewest(VerificationCode written, List<VerificationCode> deleted, ClientContext client) {
         String userId = written.userId();
         CodeType type = written.codeType();
-        List<VerificationCode> deleted = codes.makeCurrent(written);
-        Set<String> gone = new HashSet<>();
-        deleted.forEach(code -> gone.add(code.digest()));
-        gone.add(written.digest());
-        List<VerificationCode> replaced = new ArrayList<>(deleted.stream()
-                .filter(code -> !code.digest().equals(written.digest())).toList());
-        // Only those created strictly before this code: none of them can be current now or later, whereas one of
-        // the same millisecond may have been made current after this one by a request running beside it.
-        List<VerificationCode> leftOver = shown.stream()
-                .filter(code -> !gone.contains(code.digest()) && code.createdAt().isBefore(written.createdAt())).toList();
-        leftOver.forEach(code -> codes.deleteCode(code.digest()));
-        replaced.addAll(leftOver);
+        List<VerificationCode> replaced = deleted.stream().filter(code -> !code.digest().equals(written.digest()))
+                .toList();
         Instant now = clock.instant();
         auditInvalidated(userId, type, activeAmong(replaced, now), "NEW_CODE_REQUESTED", Map.of(), client);
         if (deleted.stream().anyMatch(code -> code.digest().equals(written.digest()))) {
@@ -599,7 +552,10 @@ public final class CodeService {
             } else {
                 // Found by its key; the stored digest is compared as well (in constant time), so an item whose
                 // key and code attribute disagree, however it came about, is never taken as this code.
-                found = codes.findCode(digest)
+                found = (attempt.format() == CodeFormat.NUMERIC
+                        ? codes.findCurrentCode(expectation.userId().orElseThrow(), expectation.codeType().orElseThrow(),
+                                digest)
+                        : codes.findCode(digest))
                         .filter(stored -> SecureTokens.constantTimeEquals(stored.digest(), digest))
                         // A code sent for another context (or none) is not this code, as a NUMERIC digest says too.
                         .filter(stored -> sameContext(stored.contextDigest(), contextDigest));
@@ -629,8 +585,8 @@ public final class CodeService {
                                    Optional<Place> place, Instant now, Optional<String> contextDigest) {
         AuditEntry verified = audit.newEntry(userId, AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 details(type, attempt.format()), attempt.client());
-        return codes.consumeCode(new CodeConsumption(digest, userId, type, now, tokens.attemptId(), verified,
-                place, contextDigest));
+        return codes.consumeCode(new CodeConsumption(digest, userId, type, attempt.format(), now, tokens.attemptId(),
+                verified, place, contextDigest));
     }
 
     /** Both absent, or equal (compared in constant time): a context is bound to the code it was sent with. */

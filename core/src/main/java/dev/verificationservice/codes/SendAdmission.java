@@ -36,8 +36,7 @@ import org.slf4j.LoggerFactory;
  * Each count is one atomic write, so every limit is exact under concurrency. In four steps:
  * <ol>
  *   <li>what concerns the user alone, at once (on DynamoDB one round trip): the lock-out reads and the place of
- *   item 2, with the caller's read of the user's earlier codes beside them (independent calls, handed to the store
- *   together: {@link UnitOfWork#together});</li>
+ *   item 2 (independent calls, handed to the store together: {@link UnitOfWork#together});</li>
  *   <li>only if those let the request through, the places shared with other users, at once: items 3 and 4. A
  *   user over its own limit, or locked out, never takes a place in a target's or an address's count, not even
  *   for a moment, so a flood from one account cannot crowd out a victim's address or a shared network;</li>
@@ -113,13 +112,8 @@ final class SendAdmission {
     record Refused(RateLimitDecision decision) implements Outcome {
     }
 
-    /**
-     * Admits the send (every place taken, the cooldown claimed) or says which limit refused it.
-     * {@code alongside} is a call of the caller's that needs none of admission's answers: it goes to the store
-     * with the first step, as one of its independent calls, and its failure fails the send before the cooldown and
-     * the SMS budget are touched, with every place given back.
-     */
-    Outcome admit(Send send, Supplier<?> alongside) {
+    /** Admits the send (every place taken, the cooldown claimed) or says which limit refused it. */
+    Outcome admit(Send send) {
         String userId = send.userId();
         CodeType type = send.type();
         DeliveryMethod method = send.method();
@@ -133,8 +127,7 @@ final class SendAdmission {
         Optional<Cooldown> claimed = Optional.empty();
         Optional<RateLimitDecision> refused;
         try {
-            // The first step: what concerns the user alone (the lock-out reads, the user's place) and the caller's
-            // call, at once.
+            // The first step: what concerns the user alone (the lock-out reads, the user's place), at once.
             List<Check> first = new ArrayList<>();
             if (send.format() == CodeFormat.NUMERIC) {
                 CountedFactor factor = factors.get(type);
@@ -143,7 +136,7 @@ final class SendAdmission {
             }
             first.add(new Check(false, () -> rateLimiter.acquire(userId, CodeService.sendAction(type),
                     policy.sendLimit())));
-            refused = step(first, Optional.of(alongside), taken);
+            refused = step(first, taken);
             if (refused.isEmpty()) {
                 // The second step, only for a request the user's own limits let through: the places shared with
                 // other users, the target's and the client address's, at once. A user over its own limit never
@@ -153,7 +146,7 @@ final class SendAdmission {
                 second.add(new Check(false, () -> rateLimiter.acquire(target, TARGET_ACTION, policy.targetLimit())));
                 ip.ifPresent(subject -> second.add(new Check(false, () -> rateLimiter.acquire(subject, IP_ACTION,
                         policy.ipLimit()))));
-                refused = step(second, Optional.empty(), taken);
+                refused = step(second, taken);
             }
             Optional<Cooldown> cooldown = refused.isEmpty() ? cooldown(userId, type) : Optional.empty();
             if (cooldown.isPresent()) {
@@ -211,18 +204,14 @@ final class SendAdmission {
     }
 
     /**
-     * Hands every call of one step (and {@code alongside}) to the store as independent calls, adds each place
-     * granted to {@code taken}, then judges the checks in their order: the first refusal, or the first failure
-     * before any refusal, as the checks made one after another would meet it. Without a refusal, a failure of
-     * {@code alongside} fails the step.
+     * Hands every call of one step to the store as independent calls, adds each place granted to {@code taken},
+     * then judges the checks in their order: the first refusal, or the first failure before any refusal, as the
+     * checks made one after another would meet it.
      */
-    private Optional<RateLimitDecision> step(List<Check> checks, Optional<Supplier<?>> alongside,
-                                             List<RateLimitDecision> taken) {
+    private Optional<RateLimitDecision> step(List<Check> checks, List<RateLimitDecision> taken) {
         List<Supplier<Object>> calls = new ArrayList<>();
-        alongside.ifPresent(call -> calls.add(call::get));
         checks.forEach(check -> calls.add(check.call()::get));
-        List<UnitOfWork.Settled<Object>> ended = units.settle(calls);
-        List<UnitOfWork.Settled<Object>> answers = ended.subList(alongside.isPresent() ? 1 : 0, ended.size());
+        List<UnitOfWork.Settled<Object>> answers = units.settle(calls);
         for (int index = 0; index < checks.size(); index++) {
             if (!checks.get(index).lockOut() && !answers.get(index).failed()) {
                 RateLimitDecision place = (RateLimitDecision) answers.get(index).value();
@@ -236,9 +225,6 @@ final class SendAdmission {
             if (checks.get(index).refuses(decision)) {
                 return Optional.of(decision);
             }
-        }
-        if (alongside.isPresent()) {
-            ended.get(0).get();
         }
         return Optional.empty();
     }

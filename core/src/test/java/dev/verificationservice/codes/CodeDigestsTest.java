@@ -69,7 +69,7 @@ class CodeDigestsTest {
         String code = "482913";
         String digest = CodeDigests.storedDigest(keys, CodeFormat.NUMERIC, "bob", CodeType.EMAIL_VERIFICATION, code,
                 Optional.empty());
-        store.codes().insertCode(new VerificationCode(digest, "bob", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC,
+        store.codes().placeCode(new VerificationCode(digest, "bob", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC,
                 DeliveryMethod.EMAIL, "b***@example.com", false, NOW, NOW.plus(Duration.ofMinutes(15))),
                 tokens.attemptId());
 

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A send's first step (the lock-out read, the user's place and the read of the earlier codes) goes out at once,
+ * A send's first step (the lock-out reads and the user's place) goes out at once,
  * then the places shared with others (target, address) at once; and a send still refuses, gives back and starts
  * the cooldown exactly as the limits checked one after another would.
  */
@@ -73,13 +73,13 @@ class SendStepsTest {
     }
 
     @Test
-    void theLockOutReadTheUsersPlaceAndTheEarlierCodesAreInFlightTogether() {
+    void theLockOutReadAndTheUsersPlaceAreInFlightTogether() {
         ExecutorService threads = Executors.newCachedThreadPool();
         store.independentCallsOn(threads);
         CodeService service = codes(VerificationSettings.defaults());
-        // Lock-out read, user, earlier codes: handed to the store in separate calls, the first would wait alone
+        // Lock-out read and the user's place: handed to the store in separate calls, the first would wait alone
         // and fail.
-        store.gate().holdUntilTogether(3);
+        store.gate().holdUntilTogether(2);
 
         try {
             assertThat(service.issue(email("ada", "ada@example.com", IP))).isInstanceOf(IssueResult.Issued.class);
@@ -230,7 +230,7 @@ class SendStepsTest {
 
     @Test
     void aStoreFailureAfterAdmissionGivesBackEveryPlaceTheBudgetsTooAndReleasesTheCooldown() {
-        store.faults().fail("insertCode");
+        store.faults().fail("placeCode");
         assertAFailedSmsHoldsNothing("quy");
     }
 
@@ -285,21 +285,7 @@ class SendStepsTest {
     }
 
     @Test
-    void aFailedReadOfTheEarlierCodesFailsTheSendWithNothingCounted() {
-        CodeService service = codes(VerificationSettings.defaults());
-        store.faults().fail("findCodes");
-
-        assertThatThrownBy(() -> service.issue(email("ned", "ned@example.com", IP))).isInstanceOf(StoreException.class);
-
-        assertThat(store.table().held(SEND)).isZero();
-        assertThat(store.table().held(SendAdmission.TARGET_ACTION)).isZero();
-        assertThat(store.table().held(SendAdmission.IP_ACTION)).isZero();
-        assertThat(store.table().cooldownClaimed("ned", RESEND)).isFalse();
-        assertThat(outbox.messages()).isEmpty();
-    }
-
-    @Test
-    void theEarlierCodesReadBesideTheFirstStepAreDeletedOnceTheNewOneIsCurrent() {
+    void theCodeANewOneReplacesIsDeletedAndAuditedAsReplaced() {
         CodeService service = codes(VerificationSettings.defaults().withResendCooldown(Duration.ZERO));
         assertThat(service.issue(email("ola", "ola@example.com", null))).isInstanceOf(IssueResult.Issued.class);
         String first = outbox.messages().get(0).code();
@@ -307,7 +293,6 @@ class SendStepsTest {
         assertThat(service.issue(email("ola", "ola@example.com", null))).isInstanceOf(IssueResult.Issued.class);
 
         assertThat(store.table().codes()).hasSize(1);
-        // Deleted as an earlier code, not only as a loser of keep-newest after the write.
         assertThat(verification(VerificationSettings.defaults()).audit()
                 .query("ola", Optional.empty(), Optional.empty(), Optional.of(100), Optional.empty()).entries())
                 .filteredOn(entry -> entry.eventType() == AuditEventType.CODES_INVALIDATED).singleElement()

@@ -2,6 +2,7 @@ package dev.verificationservice.store;
 
 import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodePlacement;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
@@ -10,14 +11,14 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A store's codes with calls that fail on purpose (by name: {@code insertCode}, {@code findCode},
+ * A store's codes with calls that fail on purpose (by name: {@code placeCode}, {@code findCode},
  * {@code findCodes}), and the read of a user's codes held at a {@link CallGate}.
  */
 public record FaultyCodes(CodeRepository store, Faults faults, CallGate gate) implements CodeRepository {
 
     @Override
-    public boolean insertCode(VerificationCode code, String issueId) {
-        return faults.call("insertCode", () -> store.insertCode(code, issueId));
+    public CodePlacement placeCode(VerificationCode code, String issueId) {
+        return faults.call("placeCode", () -> store.placeCode(code, issueId));
     }
 
     @Override
@@ -26,13 +27,13 @@ public record FaultyCodes(CodeRepository store, Faults faults, CallGate gate) im
     }
 
     @Override
-    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
-        return store.consumeCode(consumption);
+    public Optional<VerificationCode> findCurrentCode(String userId, CodeType codeType, String digest) {
+        return faults.call("findCode", () -> store.findCurrentCode(userId, codeType, digest));
     }
 
     @Override
-    public List<VerificationCode> makeCurrent(VerificationCode code) {
-        return store.makeCurrent(code);
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        return store.consumeCode(consumption);
     }
 
     @Override
@@ -47,7 +48,7 @@ public record FaultyCodes(CodeRepository store, Faults faults, CallGate gate) im
     }
 
     @Override
-    public void deleteCode(String digest) {
-        store.deleteCode(digest);
+    public void deleteCode(VerificationCode code) {
+        store.deleteCode(code);
     }
 }

@@ -9,13 +9,15 @@ import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.VerificationCode;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Verification codes: the code item ({@code CODE#<digest>} / {@code CODE#<digest>}, in GSI1 under {@code USER#<userId>}
- * / {@code CODE#<codeType>#<createdAt>}) and the marker of the user's current code of a type ({@code USER#<userId>} /
- * {@link TableKeys#currentCode}).
+ * Verification codes: the user's code slot of a type ({@code USER#<userId>} / {@link TableKeys#currentCode}), which
+ * names the current code and holds a NUMERIC code itself, and the item of a LINK code ({@code CODE#<digest>} /
+ * {@code CODE#<digest>}, in GSI1 under {@code USER#<userId>} / {@code CODE#<codeType>#<createdAt>}), found by the
+ * code alone. The previous release wrote NUMERIC codes as items too: those are still read and used.
  */
 public final class CodeItems {
 
@@ -92,6 +94,50 @@ public final class CodeItems {
         item.put(CURRENT_FORMAT, code.format().name());
         item.put(TTL, epochSeconds(code.expiresAt().plus(CURRENT_CODE_MARKER_GRACE)));
         return item;
+    }
+
+    /**
+     * The attributes of a code held inline in its slot, removed with it ({@link ItemAttributes#CODE} tells that a
+     * slot holds its code).
+     */
+    public static final List<String> INLINE_CODE = List.of(CODE, CODE_TYPE, CODE_FORMAT, DELIVERY_METHOD,
+            DELIVERY_TARGET, IS_USED, CREATED_AT, EXPIRES_AT, ISSUED_BY, CONSUMED_BY, CONTEXT_DIGEST);
+
+    /**
+     * The user's code slot holding the NUMERIC {@code code} inline, as the request {@code issueId} writes it: the
+     * marker's attributes ({@link #currentCodeItem}) and the code's, its expiry in {@link ItemAttributes#EXPIRES_AT}.
+     */
+    public static Map<String, Object> slotItem(VerificationCode code, String issueId) {
+        Map<String, Object> item = currentCodeItem(code);
+        item.put(CODE, code.digest());
+        item.put(CODE_TYPE, code.codeType().name());
+        item.put(CODE_FORMAT, code.format().name());
+        item.put(DELIVERY_METHOD, code.deliveryMethod().name());
+        item.put(DELIVERY_TARGET, code.maskedTarget());
+        item.put(IS_USED, code.used());
+        item.put(CREATED_AT, Timestamps.format(code.createdAt()));
+        item.put(EXPIRES_AT, epochSeconds(code.expiresAt()));
+        item.put(ISSUED_BY, issueId);
+        code.contextDigest().ifPresent(digest -> item.put(CONTEXT_DIGEST, digest));
+        return item;
+    }
+
+    /** The code a slot holds inline, if it holds one (a NUMERIC code written by this release). */
+    public static Optional<VerificationCode> slotCode(Map<String, Object> slot) {
+        if (optionalString(slot, CODE).isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new VerificationCode(
+                string(slot, CODE),
+                string(slot, USER_ID),
+                CodeType.valueOf(string(slot, CODE_TYPE)),
+                CodeFormat.valueOf(string(slot, CODE_FORMAT)),
+                DeliveryMethod.valueOf(string(slot, DELIVERY_METHOD)),
+                string(slot, DELIVERY_TARGET),
+                bool(slot, IS_USED),
+                Timestamps.parse(string(slot, CREATED_AT)),
+                Instant.ofEpochSecond(number(slot, EXPIRES_AT)),
+                optionalString(slot, CONTEXT_DIGEST)));
     }
 
     /** The digest a current-code marker names, if any (none once the codes were invalidated). */

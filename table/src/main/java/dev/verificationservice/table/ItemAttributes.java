@@ -45,9 +45,11 @@ public final class ItemAttributes {
     /** The user's revoke-all marker: tokens created at or before this (fixed-width ISO text) are revoked. */
     public static final String REVOKED_BEFORE = "revokedBefore";
 
-    // CurrentCode: which code of a user and type may be used (no rule reads GSI1)
+    // CodeSlot: which code of a user and type may be used (no rule reads GSI1), a NUMERIC one inline
     /** The digest of the one code of the user and type that may be used; absent once invalidated. */
     public static final String CURRENT = "current";
+    /** A NUMERIC code inline in its slot: the second of its expiry (the slot's own ttl outlives it). */
+    public static final String EXPIRES_AT = "expiresAt";
     /** createdAt of the newest code the marker has named (fixed-width ISO text); only ever moves forward. */
     public static final String CURRENT_AT = "currentAt";
     /** The format (NUMERIC or LINK) of the current code, for the lock-out, which invalidates NUMERIC codes only. */

@@ -2,6 +2,7 @@ package dev.verificationservice.store.memory;
 
 import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodePlacement;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
@@ -17,17 +18,16 @@ import java.util.Optional;
  *
  * <p><b>Algorithm.</b>
  * <ol>
- *   <li>Insert: a free digest takes the code, stamped with the request's issue id; a digest taken by this very
- *   request is a retry (stored); by another code, a collision (the caller generates another).</li>
+ *   <li>Place: a free digest takes the code, stamped with the request's issue id; a digest taken by this very
+ *   request is a retry (stored); by another code, a collision (the caller generates another). Then, keep only the
+ *   newest: the user's codes of the type that the new code replaces ({@link VerificationCode#replacedBy}) are
+ *   deleted at once. Nothing lags here, so a code no longer stored is the whole rule "no other code was made
+ *   current, nor were the codes invalidated" that the code slot keeps on a store with a lagging index.</li>
  *   <li>Consume ({@link MemoryAttempts}): the condition is that the code is stored, unused, unexpired at
  *   {@code now} (its ttl second), of the expected user and type, with the same context digest or none on both
  *   sides; the change marks it used by this attempt, with its {@code CODE_VERIFIED} entry and the place given back.
  *   A code used by this very attempt is its own earlier success.</li>
- *   <li>Keep only the newest: the user's codes of the type that the new code replaces
- *   ({@link VerificationCode#replacedBy}) are deleted at once. Nothing lags here, so a code no longer stored is the
- *   whole rule "no other code was made current, nor were the codes invalidated" that a marker item keeps on a
- *   store with a lagging index.</li>
- *   <li>Find and delete a user's codes of a type: every stored code of that user and type, by creation time.</li>
+ * *   <li>Find and delete a user's codes of a type: every stored code of that user and type, by creation time.</li>
  * </ol>
  */
 final class MemoryCodes implements CodeRepository {
@@ -46,10 +46,14 @@ final class MemoryCodes implements CodeRepository {
     }
 
     @Override
-    public boolean insertCode(VerificationCode code, String issueId) {
+    public CodePlacement placeCode(VerificationCode code, String issueId) {
         synchronized (lock) {
             StoredCode stored = codes.putIfAbsent(code.digest(), new StoredCode(code, issueId, Optional.empty()));
-            return stored == null || stored.issuedBy().equals(issueId);
+            if (stored != null && !stored.issuedBy().equals(issueId)) {
+                return new CodePlacement.KeyTaken();
+            }
+            return new CodePlacement.Placed(delete(VerificationCode.replacedBy(code,
+                    findCodes(code.userId(), code.codeType()))));
         }
     }
 
@@ -58,6 +62,12 @@ final class MemoryCodes implements CodeRepository {
         synchronized (lock) {
             return Optional.ofNullable(codes.get(digest)).map(StoredCode::code);
         }
+    }
+
+    @Override
+    public Optional<VerificationCode> findCurrentCode(String userId, CodeType codeType, String digest) {
+        // Nothing lags here: a code still stored is its user's current code of its type.
+        return findCode(digest).filter(code -> code.userId().equals(userId) && code.codeType() == codeType);
     }
 
     @Override
@@ -79,13 +89,6 @@ final class MemoryCodes implements CodeRepository {
     private static VerificationCode used(VerificationCode code) {
         return new VerificationCode(code.digest(), code.userId(), code.codeType(), code.format(), code.deliveryMethod(),
                 code.maskedTarget(), true, code.createdAt(), code.expiresAt(), code.contextDigest());
-    }
-
-    @Override
-    public List<VerificationCode> makeCurrent(VerificationCode code) {
-        synchronized (lock) {
-            return delete(VerificationCode.replacedBy(code, findCodes(code.userId(), code.codeType())));
-        }
     }
 
     @Override
@@ -111,9 +114,9 @@ final class MemoryCodes implements CodeRepository {
     }
 
     @Override
-    public void deleteCode(String digest) {
+    public void deleteCode(VerificationCode code) {
         synchronized (lock) {
-            codes.remove(digest);
+            codes.remove(code.digest());
         }
     }
 

@@ -2,6 +2,7 @@ package dev.verificationservice.spring.store;
 
 import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodePlacement;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
@@ -13,8 +14,8 @@ import java.util.Optional;
 record MeteredCodes(CodeRepository codes, StoreTimers.Port timer) implements CodeRepository {
 
     @Override
-    public boolean insertCode(VerificationCode code, String issueId) {
-        return timer.time("insertCode", () -> codes.insertCode(code, issueId));
+    public CodePlacement placeCode(VerificationCode code, String issueId) {
+        return timer.time("placeCode", () -> codes.placeCode(code, issueId));
     }
 
     @Override
@@ -23,13 +24,13 @@ record MeteredCodes(CodeRepository codes, StoreTimers.Port timer) implements Cod
     }
 
     @Override
-    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
-        return timer.time("consumeCode", () -> codes.consumeCode(consumption));
+    public Optional<VerificationCode> findCurrentCode(String userId, CodeType codeType, String digest) {
+        return timer.time("findCurrentCode", () -> codes.findCurrentCode(userId, codeType, digest));
     }
 
     @Override
-    public List<VerificationCode> makeCurrent(VerificationCode code) {
-        return timer.time("makeCurrent", () -> codes.makeCurrent(code));
+    public ConsumeOutcome consumeCode(CodeConsumption consumption) {
+        return timer.time("consumeCode", () -> codes.consumeCode(consumption));
     }
 
     @Override
@@ -48,7 +49,7 @@ record MeteredCodes(CodeRepository codes, StoreTimers.Port timer) implements Cod
     }
 
     @Override
-    public void deleteCode(String digest) {
-        timer.run("deleteCode", () -> codes.deleteCode(digest));
+    public void deleteCode(VerificationCode code) {
+        timer.run("deleteCode", () -> codes.deleteCode(code));
     }
 }

@@ -64,7 +64,7 @@ class EmbeddedHostApplicationTest {
     void theStoreIsMeteredAndHasAHealthIndicator() {
         confirmation.sendCode("host-user-2", "john.host@example.com");
 
-        assertThat(registry.find("verification.store.operation").tag("operation", "insertCode").timer())
+        assertThat(registry.find("verification.store.operation").tag("operation", "placeCode").timer())
                 .as("the store's latency in the application's registry").isNotNull();
         HealthIndicator health = context.getBean("verificationStoreHealthIndicator", HealthIndicator.class);
         assertThat(health.health().getStatus()).isEqualTo(Status.UP);

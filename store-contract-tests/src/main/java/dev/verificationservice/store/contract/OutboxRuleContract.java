@@ -7,6 +7,7 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.devices.DeviceToken;
@@ -64,7 +65,8 @@ public abstract class OutboxRuleContract extends ContractPart {
         sendEmailCode("ben");
         indexCatchesUp();
         String digest = store().codes().findCodes("ben", CodeType.EMAIL_VERIFICATION).get(0).digest();
-        CodeConsumption consumption = new CodeConsumption(digest, "ben", CodeType.EMAIL_VERIFICATION, now(),
+        CodeConsumption consumption = new CodeConsumption(digest, "ben", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC,
+                now(),
                 attempt("consume"), newEntry("ben", AuditEventType.CODE_VERIFIED), Optional.empty());
 
         holdsTheRule(consumption.verified(),

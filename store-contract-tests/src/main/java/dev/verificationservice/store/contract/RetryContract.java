@@ -9,12 +9,14 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodePlacement;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.ConsumeOutcome;
 import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.store.StoreException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -77,15 +79,26 @@ public abstract class RetryContract extends ContractPart {
     }
 
     @Test
-    void aRetriedInsertOfTheSameCodeIsStoredOnceAndAnotherRequestsCodeIsACollision() {
-        VerificationCode code = new VerificationCode("digest-of-a-code", "tia", CodeType.EMAIL_VERIFICATION,
-                CodeFormat.NUMERIC, DeliveryMethod.EMAIL, "t***@example.com", false, START, START.plusSeconds(900));
+    void aRetriedPlacementOfTheSameCodeIsStoredOnceAndAnotherRequestsEqualCodeIsACollision() {
+        for (CodeFormat format : CodeFormat.values()) {
+            VerificationCode code = new VerificationCode("digest-of-a-" + format + "-code", "tia",
+                    CodeType.EMAIL_VERIFICATION, format, DeliveryMethod.EMAIL, "t***@example.com", false, START,
+                    START.plusSeconds(900));
 
-        assertThat(store().codes().insertCode(code, "issue-1")).isTrue();
-        assertThat(store().codes().insertCode(code, "issue-1")).as("a retry of the same insert").isTrue();
-        assertThat(store().codes().insertCode(code, "issue-2")).as("another request with the same key").isFalse();
-        indexCatchesUp();
-        assertThat(store().codes().findCodes("tia", CodeType.EMAIL_VERIFICATION)).containsExactly(code);
+            assertThat(store().codes().placeCode(code, "issue-1-" + format)).isEqualTo(new CodePlacement.Placed(
+                    format == CodeFormat.NUMERIC ? List.of() : List.of(codeOf(CodeFormat.NUMERIC))));
+            assertThat(store().codes().placeCode(code, "issue-1-" + format)).as("a retry of the same placement")
+                    .isEqualTo(new CodePlacement.Placed(List.of()));
+            assertThat(store().codes().placeCode(code, "issue-2-" + format)).as("another request's equal code")
+                    .isEqualTo(new CodePlacement.KeyTaken());
+            indexCatchesUp();
+            assertThat(store().codes().findCodes("tia", CodeType.EMAIL_VERIFICATION)).containsExactly(code);
+        }
+    }
+
+    private static VerificationCode codeOf(CodeFormat format) {
+        return new VerificationCode("digest-of-a-" + format + "-code", "tia", CodeType.EMAIL_VERIFICATION, format,
+                DeliveryMethod.EMAIL, "t***@example.com", false, START, START.plusSeconds(900));
     }
 
     @Test
@@ -111,13 +124,13 @@ public abstract class RetryContract extends ContractPart {
         assertThat(store().counters().takePlace(place, 5)).isEqualTo(1);
         AuditEntry verified = verification().audit().newEntry("vic", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
-        CodeConsumption consumption = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, START,
+        CodeConsumption consumption = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START,
                 "consume-1", verified, Optional.of(place));
 
         assertThat(store().codes().consumeCode(consumption)).isEqualTo(new ConsumeOutcome.Consumed());
         assertThat(store().codes().consumeCode(consumption)).as("the same attempt again").isEqualTo(new ConsumeOutcome.Consumed());
 
-        CodeConsumption another = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, START, "consume-2",
+        CodeConsumption another = new CodeConsumption(digest, "vic", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START, "consume-2",
                 verification().audit().newEntry("vic", AuditEventType.CODE_VERIFIED, true, Optional.empty(), Map.of(),
                         ClientContext.none()), Optional.empty());
         assertThat(store().codes().consumeCode(another)).isInstanceOfSatisfying(ConsumeOutcome.Rejected.class,
@@ -138,10 +151,12 @@ public abstract class RetryContract extends ContractPart {
         AuditEntry sameKey = new AuditEntry("wes", taken.timestamp(), taken.entryId(), AuditEventType.CODE_VERIFIED,
                 Map.of(), Optional.empty(), Optional.empty(), Optional.empty(), true, Optional.empty(), taken.expiresAt());
 
-        assertThatThrownBy(() -> store().codes().consumeCode(new CodeConsumption(digest, "wes", CodeType.EMAIL_VERIFICATION, START,
+        assertThatThrownBy(() -> store().codes().consumeCode(new CodeConsumption(digest, "wes",
+                CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START,
                 "consume-1", sameKey, Optional.of(place)))).isInstanceOf(StoreException.class);
 
-        assertThat(store().codes().findCode(digest)).hasValueSatisfying(stored -> assertThat(stored.used()).isFalse());
+        assertThat(store().codes().findCurrentCode("wes", CodeType.EMAIL_VERIFICATION, digest))
+                .hasValueSatisfying(stored -> assertThat(stored.used()).isFalse());
         assertThat(verification().rateLimiter().current("wes", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isEqualTo(1);
         assertThat(verifyEmailCode("wes", code).valid()).as("the code still works").isTrue();
     }

@@ -228,7 +228,7 @@ public abstract class UnitOfWorkContract extends ContractPart {
         assertThat(send("nia")).isInstanceOf(IssueResult.Issued.class);
         clock().advance(java.time.Duration.ofMinutes(1));
         Map<String, String> counts = heldCounts();
-        var failing = on(failingAt("insertCode"));
+        var failing = on(failingAt("placeCode"));
 
         assertThatThrownBy(() -> failing.codes().issue(CodeRequest.of("nia", CodeType.EMAIL_VERIFICATION,
                 DeliveryMethod.EMAIL, "nia@example.com").withClient(CLIENT))).isInstanceOf(StoreException.class);
@@ -237,19 +237,6 @@ public abstract class UnitOfWorkContract extends ContractPart {
         assertThat(send("nia")).as("no cooldown holds the next send back").isInstanceOf(IssueResult.Issued.class);
         assertThat(audit("nia")).as("the failed send wrote nothing").containsExactly("CODE_SENT", "CODES_INVALIDATED",
                 "CODE_SENT");
-    }
-
-    @Test
-    void aSendWhoseEarlierCodesCannotBeReadGivesBackThePlacesTakenBesideTheRead() {
-        Map<String, String> counts = heldCounts();
-        var failing = on(failingAt("findCodes"));
-
-        assertThatThrownBy(() -> failing.codes().issue(CodeRequest.of("oli", CodeType.EMAIL_VERIFICATION,
-                DeliveryMethod.EMAIL, "oli@example.com").withClient(CLIENT))).isInstanceOf(StoreException.class);
-
-        assertThat(heldCounts()).as("the user's place, taken beside the read, was given back").isEqualTo(counts);
-        assertThat(send("oli")).isInstanceOf(IssueResult.Issued.class);
-        assertThat(count("oli", "SEND_EMAIL_VERIFICATION")).isEqualTo(1);
     }
 
     /** The places the user holds in the send counter of the test's window. */

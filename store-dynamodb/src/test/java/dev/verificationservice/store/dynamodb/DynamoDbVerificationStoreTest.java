@@ -8,8 +8,18 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeConsumption;
+import dev.verificationservice.table.CodeItems;
+import dev.verificationservice.codes.FailureReason;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeDigests;
+import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
+import dev.verificationservice.codes.VerificationCode;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
@@ -389,13 +399,13 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                 Map.of(), ClientContext.none());
         proxy.inject(Fault.dropAnswer("TransactWriteItems"));
 
-        assertThat(lossy.codes().consumeCode(new CodeConsumption(digest, "lou", CodeType.EMAIL_VERIFICATION, START,
+        assertThat(lossy.codes().consumeCode(new CodeConsumption(digest, "lou", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START,
                 "consume-1", verified, Optional.of(place)))).isEqualTo(new ConsumeOutcome.Consumed());
 
         assertThat(proxy.exchanges()).filteredOn(exchange -> exchange.operation().equals("TransactWriteItems"))
                 .extracting(Exchange::outcome)
                 .containsExactly(Exchange.Outcome.ANSWER_DROPPED, Exchange.Outcome.FORWARDED);
-        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCurrentCode("lou", CodeType.EMAIL_VERIFICATION, digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
         assertThat(auditTypes("lou")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
         assertThat(verification.rateLimiter().current("lou", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
     }
@@ -544,7 +554,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<ConsumeOutcome> outcome = pool.submit(() -> slow.codes().consumeCode(new CodeConsumption(digest, "kim",
-                    CodeType.EMAIL_VERIFICATION, START, "consume-slow", verified, Optional.empty())));
+                    CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START, "consume-slow", verified, Optional.empty())));
             assertThat(hold.awaitHeld(1, Duration.ofSeconds(10))).isTrue();
             // More than the SDK's own retries within one call (it retries TransactionInProgressException as
             // throttling, until its call timeout): the store's own sends under the same token.
@@ -558,7 +568,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
             hold.release();
             pool.shutdownNow();
         }
-        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCurrentCode("kim", CodeType.EMAIL_VERIFICATION, digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
         assertThat(auditTypes("kim")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
     }
 
@@ -567,13 +577,14 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     void aCodeDeletedWhileItsConsumeIsRunningIsDeletedOnceTheConsumeAnswered() throws Exception {
         sendEmailCode("lin");
         indexCatchesUp();
-        String digest = store.codes().findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0).digest();
+        VerificationCode sent = store.codes().findCodes("lin", CodeType.EMAIL_VERIFICATION).get(0);
+        String digest = sent.digest();
         AuditEntry verified = verification.audit().newEntry("lin", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
-        whileAConsumeIsHeld(new CodeConsumption(digest, "lin", CodeType.EMAIL_VERIFICATION, START, "consume-held",
-                verified, Optional.empty()), conflicting -> conflicting.codes().deleteCode(digest));
+        whileAConsumeIsHeld(new CodeConsumption(digest, "lin", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START, "consume-held",
+                verified, Optional.empty()), conflicting -> conflicting.codes().deleteCode(sent));
 
-        assertThat(store.codes().findCode(digest)).isEmpty();
+        assertThat(store.codes().findCurrentCode("lin", CodeType.EMAIL_VERIFICATION, digest)).isEmpty();
     }
 
     /** A give-back while another verification's consume gives back a place of the same counter: both happen. */
@@ -589,7 +600,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         store.counters().takePlace(refused, 5);
         AuditEntry verified = verification.audit().newEntry("lee", AuditEventType.CODE_VERIFIED, true, Optional.empty(),
                 Map.of(), ClientContext.none());
-        whileAConsumeIsHeld(new CodeConsumption(digest, "lee", CodeType.EMAIL_VERIFICATION, START, "consume-held",
+        whileAConsumeIsHeld(new CodeConsumption(digest, "lee", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START, "consume-held",
                 verified, Optional.of(consuming)), conflicting -> conflicting.counters().givePlaceBack(refused));
 
         assertThat(verification.rateLimiter().current("lee", "VERIFY_EMAIL_VERIFICATION", FIVE).count()).isZero();
@@ -636,7 +647,7 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
                 WINDOW_START.plus(Duration.ofHours(2))), "guess-1");
         store.counters().takePlace(place, 5);
         store.counters().deleteCounters("max", "VERIFY_EMAIL_VERIFICATION");
-        CodeConsumption consumption = new CodeConsumption(digest, "max", CodeType.EMAIL_VERIFICATION, START,
+        CodeConsumption consumption = new CodeConsumption(digest, "max", CodeType.EMAIL_VERIFICATION, CodeFormat.NUMERIC, START,
                 "consume-reset-" + UUID.randomUUID().toString().substring(0, 8), verification.audit().newEntry("max",
                         AuditEventType.CODE_VERIFIED, true, Optional.empty(), Map.of(), ClientContext.none()),
                 Optional.of(place));
@@ -647,7 +658,77 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         assertThat(dynamo.codes.consumeRequest(consumption, true, 1).clientRequestToken())
                 .isEqualTo(consumption.attemptId())
                 .isNotEqualTo(dynamo.codes.consumeRequest(consumption, false, 2).clientRequestToken());
-        assertThat(store.codes().findCode(digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+        assertThat(store.codes().findCurrentCode("max", CodeType.EMAIL_VERIFICATION, digest)).hasValueSatisfying(code -> assertThat(code.used()).isTrue());
+    }
+
+    /** A NUMERIC code is held by its user's code slot: no item of its own, nothing in GSI1. */
+    @Test
+    void aNumericCodeLivesInItsUsersSlotWithNoItemOrIndexEntryOfItsOwn() {
+        String code = sendEmailCode("sly");
+
+        List<Map<String, Object>> items = allRawItems();
+        assertThat(items).noneMatch(item -> String.valueOf(item.get(ItemAttributes.PK)).startsWith("CODE#"));
+        Map<String, Object> slot = items.stream().filter(item -> TableKeys.currentCode("sly",
+                CodeType.EMAIL_VERIFICATION).sk().equals(item.get(ItemAttributes.SK))).findFirst().orElseThrow();
+        assertThat(slot).containsKey(ItemAttributes.CODE).doesNotContainKey(ItemAttributes.GSI1PK)
+                .containsEntry(ItemAttributes.CODE, slot.get(ItemAttributes.CURRENT));
+        assertThat(slot.values()).as("the code is kept as its HMAC only").doesNotContain(code);
+        assertThat(verifyEmailCode("sly", code).valid()).isTrue();
+    }
+
+    /** The slot's one write, its answer lost and sent again by the SDK: its own retry, one usable code. */
+    @Test
+    void aSlotWriteWhoseAnswerWasLostIsItsOwnRetry() {
+        String first = sendEmailCode("rex");
+        clock().advance(Duration.ofMinutes(2));
+        DynamoDbFaultProxy proxy = proxy(DynamoDbFaultProxy.Options.defaults().emulatingTransactions());
+        Verification lossy = on(storeThrough(proxy));
+        proxy.inject(Fault.dropAnswer("UpdateItem").whenBodyContains(TableKeys.currentCode("rex",
+                CodeType.EMAIL_VERIFICATION).sk()));
+
+        assertThat(lossy.codes().issue(CodeRequest.of("rex", CodeType.EMAIL_VERIFICATION, DeliveryMethod.EMAIL,
+                "rex@example.com"))).isInstanceOf(IssueResult.Issued.class);
+
+        assertThat(proxy.exchanges()).extracting(Exchange::outcome).contains(Exchange.Outcome.ANSWER_DROPPED);
+        assertThat(outbox().messages()).as("one message for the send, however many tries").hasSize(2);
+        String second = latestCode();
+        assertThat(verifyEmailCode("rex", first).valid()).as("the code it replaced").isFalse();
+        assertThat(verifyEmailCode("rex", second).valid()).isTrue();
+    }
+
+    /**
+     * A table the previous release wrote: a NUMERIC code as an item of its own, named by the marker that is now the
+     * slot. It still checks and verifies; a new send makes it unusable and deletes its item.
+     */
+    @Test
+    void aNumericCodeThePreviousReleaseWroteAsAnItemStillVerifiesAndANewSendDeletesIt() {
+        putOldShapeCode("ola", "482913", clock().instant());
+        putOldShapeCode("ora", "519374", clock().instant());
+
+        assertThat(verification().codes().check(VerifyRequest.numeric("482913", "ola", CodeType.EMAIL_VERIFICATION))
+                .valid()).isTrue();
+        assertThat(verifyEmailCode("ola", "482913").valid()).isTrue();
+        assertThat(verifyEmailCode("ola", "482913")).isInstanceOfSatisfying(VerificationResult.Invalid.class,
+                invalid -> assertThat(invalid.reason()).isEqualTo(FailureReason.USED));
+
+        clock().advance(Duration.ofMinutes(2));
+        String fresh = sendEmailCode("ora");
+        assertThat(allRawItems()).noneMatch(item -> String.valueOf(item.get(ItemAttributes.PK)).startsWith("CODE#")
+                && "ora".equals(item.get(ItemAttributes.USER_ID)));
+        assertThat(verifyEmailCode("ora", "519374").valid()).as("the old code, replaced").isFalse();
+        assertThat(verifyEmailCode("ora", fresh).valid()).isTrue();
+        assertThat(auditTypes("ora")).contains(AuditEventType.CODES_INVALIDATED);
+    }
+
+    /** The item and the marker the previous release wrote for a NUMERIC email code. */
+    private void putOldShapeCode(String userId, String code, Instant createdAt) {
+        VerificationCode old = new VerificationCode(CodeDigests.storedDigest(keys(), CodeFormat.NUMERIC, userId,
+                CodeType.EMAIL_VERIFICATION, code, Optional.empty()), userId, CodeType.EMAIL_VERIFICATION,
+                CodeFormat.NUMERIC, DeliveryMethod.EMAIL, "o***@example.com", false, createdAt,
+                createdAt.plus(Duration.ofMinutes(15)));
+        putRawItem(CodeItems.codeItem(old, "issue-of-the-previous-release"));
+        putRawItem(CodeItems.currentCodeItem(old));
+        indexCatchesUp();
     }
 
     /** A proxy of this test only, in front of the same engine and table; closed after the test. */
@@ -672,12 +753,12 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
         Map<AccessPattern, ConsumedCapacityRecorder.Usage> usage =
                 ((DynamoDbVerificationStore) store).consumedCapacity().snapshot();
         assertThat(usage).containsKeys(AccessPattern.INSERT_CODE, AccessPattern.CONSUME_CODE,
-                AccessPattern.FIND_CODES, AccessPattern.KEEP_NEWEST_CODE, AccessPattern.COUNT_RATE_LIMIT,
-                AccessPattern.APPEND_AUDIT, AccessPattern.READ_RATE_LIMIT, AccessPattern.CLAIM_COOLDOWN);
-        // The send reads the earlier codes beside its places (GSI1, tidiness only) and keeps the newest through the
-        // current-code marker, not through a second query of the index.
-        assertThat(usage.get(AccessPattern.FIND_CODES).requests()).isEqualTo(1);
-        assertThat(usage.get(AccessPattern.KEEP_NEWEST_CODE).requests()).isEqualTo(1);
+                AccessPattern.COUNT_RATE_LIMIT, AccessPattern.APPEND_AUDIT, AccessPattern.READ_RATE_LIMIT,
+                AccessPattern.CLAIM_COOLDOWN);
+        // A NUMERIC code is one write of the user's code slot: no read of the earlier codes, no second write to keep
+        // the newest.
+        assertThat(usage.get(AccessPattern.INSERT_CODE).requests()).isEqualTo(1);
+        assertThat(usage).doesNotContainKeys(AccessPattern.FIND_CODES, AccessPattern.KEEP_NEWEST_CODE);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).requests()).isEqualTo(1);
         assertThat(usage.get(AccessPattern.CONSUME_CODE).capacityUnits()).isPositive();
         // CODE_SENT alone: CODE_VERIFIED is written by the consume transaction itself.

@@ -8,6 +8,7 @@ import static dev.verificationservice.table.ItemAttributes.USER_ID;
 
 import dev.verificationservice.codes.CodeConsumption;
 import dev.verificationservice.codes.CodeFormat;
+import dev.verificationservice.codes.CodePlacement;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.ConsumeOutcome;
@@ -25,13 +26,13 @@ import java.util.Optional;
  * Verification codes in the SQLite table. Its index never lags, so the table itself says which code is current:
  * no marker item (docs/decisions/0004-one-usable-code-per-user-and-type.md).
  *
- * <p><b>A new code</b> (a send, after admission):
+ * <p><b>A new code</b> (a send, after admission), in one transaction:
  * <ol>
  *   <li>{@code INSERT ... ON CONFLICT DO NOTHING} ({@code attribute_not_exists(PK)}); one row means written; none
  *   means the key is taken, and the stored item's {@code issuedBy} says whether by this very request (stored, a
  *   retry) or by another code (the caller generates a new one);</li>
- *   <li>keep only the newest code: in one transaction, the user's codes of the type read through GSI1 and those the
- *   new one replaces ({@link VerificationCode#replacedBy}, itself when a newer one is stored) deleted by key.</li>
+ *   <li>keep only the newest code: the user's codes of the type read through GSI1 and those the new one replaces
+ *   ({@link VerificationCode#replacedBy}, itself when a newer one is stored) deleted by key.</li>
  * </ol>
  *
  * <p><b>Consume a code</b>: one attempt's write ({@link SqliteAttempts}, which has the algorithm) of
@@ -61,15 +62,19 @@ final class SqliteCodes implements CodeRepository {
     }
 
     @Override
-    public boolean insertCode(VerificationCode code, String issueId) {
+    public CodePlacement placeCode(VerificationCode code, String issueId) {
         Map<String, Object> item = CodeItems.codeItem(code, issueId);
         return table.inTransaction("write a code", connection -> {
-            if (table.insertIfAbsent(connection, item) == 1) {
-                return true;
+            // The key is taken: by this very write (a retry, which goes on to make sure the code is current) or
+            // by another code, which the caller replaces.
+            if (table.insertIfAbsent(connection, item) == 0 && table.selectItem(connection, TableKeys.code(code.digest()))
+                    .flatMap(CodeItems::issuedBy).filter(issueId::equals).isEmpty()) {
+                return new CodePlacement.KeyTaken();
             }
-            // The key is taken: by this very insert (a retry) or by another code, which the caller replaces.
-            return table.selectItem(connection, TableKeys.code(code.digest()))
-                    .flatMap(CodeItems::issuedBy).filter(issueId::equals).isPresent();
+            List<VerificationCode> deleted = VerificationCode.replacedBy(code,
+                    codesOfType(connection, code.userId(), code.codeType()));
+            deleteCodes(connection, deleted);
+            return new CodePlacement.Placed(deleted);
         });
     }
 
@@ -81,6 +86,13 @@ final class SqliteCodes implements CodeRepository {
         } catch (SQLException e) {
             throw SqliteTable.failure("read a code", e);
         }
+    }
+
+    @Override
+    public Optional<VerificationCode> findCurrentCode(String userId, CodeType codeType, String digest) {
+        // The index never lags and replaced codes are deleted in the write that replaces them: a code still stored
+        // is its user's current code of its type.
+        return findCode(digest).filter(code -> code.userId().equals(userId) && code.codeType() == codeType);
     }
 
     @Override
@@ -115,21 +127,6 @@ final class SqliteCodes implements CodeRepository {
         });
     }
 
-    /**
-     * This file's index has no lag: in one transaction the stored codes of the user and type that the code
-     * replaces ({@link VerificationCode#replacedBy}) are deleted, which is what the marker item of a store with a
-     * lagging index achieves.
-     */
-    @Override
-    public List<VerificationCode> makeCurrent(VerificationCode code) {
-        return table.inTransaction("keep only the newest code", connection -> {
-            List<VerificationCode> deleted = VerificationCode.replacedBy(code,
-                    codesOfType(connection, code.userId(), code.codeType()));
-            deleteCodes(connection, deleted);
-            return deleted;
-        });
-    }
-
     private List<VerificationCode> codesOfType(Connection connection, String userId, CodeType codeType)
             throws SQLException {
         return table.selectByIndexPrefix(connection, TableKeys.user(userId), TableKeys.codesOfTypePrefix(codeType),
@@ -155,7 +152,7 @@ final class SqliteCodes implements CodeRepository {
     }
 
     @Override
-    public void deleteCode(String digest) {
-        table.deleteItem(TableKeys.code(digest));
+    public void deleteCode(VerificationCode code) {
+        table.deleteItem(TableKeys.code(code.digest()));
     }
 }

@@ -34,11 +34,11 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * How many sequential round trips a verification costs on DynamoDB, counted without timing: every request is
+ * How many sequential round trips a verification and a send cost on DynamoDB, counted without timing: every request is
  * recorded as the SDK sends it, and the domain's independent calls ({@link UnitOfWork#together}) run under a unit
  * that counts a group as long as its longest call; the critical path is the round trips a caller waits for.
  */
-class DynamoDbVerifyRoundTripsTest {
+class DynamoDbRoundTripsTest {
 
     @RegisterExtension
     static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
@@ -89,6 +89,25 @@ class DynamoDbVerifyRoundTripsTest {
         int roundTrips = path.measure(() -> assertThat(verify("bea", code).valid()).isTrue());
 
         assertThat(roundTrips).isEqualTo(5);
+    }
+
+    @Test
+    void aFirstSendIsFiveSequentialRoundTrips() {
+        // The user's step, the shared places, the cooldown, the code slot, and CODE_SENT after the delivery.
+        int roundTrips = path.measure(() -> send("cal"));
+
+        assertThat(roundTrips).isEqualTo(5);
+    }
+
+    @Test
+    void aResendIsSixSequentialRoundTripsItsInvalidationIncluded() {
+        send("dan");
+        clock.advance(java.time.Duration.ofMinutes(2));
+
+        // A first send's five, and the CODES_INVALIDATED entry of the code the slot's write replaced.
+        int roundTrips = path.measure(() -> send("dan"));
+
+        assertThat(roundTrips).isEqualTo(6);
     }
 
     private String send(String userId) {
