@@ -22,10 +22,10 @@ import java.util.Optional;
 public final class CodeItems {
 
     /**
-     * How much longer a current-code marker lives than the code it names. Once TTL deletes the marker, every unexpired
-     * code of the user and type passes the consume's check again, so the marker must outlive each code issued before
+     * How much longer a code slot lives than the code it names. Once TTL deletes the slot, every unexpired
+     * code of the user and type passes the consume's check again, so the slot must outlive each code issued before
      * it whose deletion may have failed: a code made current may live shorter than the one it replaced (a login link
-     * asks for 5 minutes, a code lives 15). A day covers every code lifetime of up to a day; the marker is one small
+     * asks for 5 minutes, a code lives 15). A day covers every code lifetime of up to a day; the slot is one small
      * item per user and type.
      */
     static final Duration CURRENT_CODE_MARKER_GRACE = Duration.ofDays(1);
@@ -83,8 +83,8 @@ public final class CodeItems {
     }
 
     /**
-     * The marker of the user's current code of its type, naming {@code code}: it lives as long as the code
-     * (a newer code's marker lives as long as that one), plus {@link #CURRENT_CODE_MARKER_GRACE}.
+     * The user's code slot of its type naming {@code code} without holding it (a LINK code): it lives as long as
+     * the code (a newer code's slot lives as long as that one), plus {@link #CURRENT_CODE_MARKER_GRACE}.
      */
     public static Map<String, Object> currentCodeItem(VerificationCode code) {
         Map<String, Object> item = keyed(TableKeys.currentCode(code.userId(), code.codeType()));
@@ -105,7 +105,7 @@ public final class CodeItems {
 
     /**
      * The user's code slot holding the NUMERIC {@code code} inline, as the request {@code issueId} writes it: the
-     * marker's attributes ({@link #currentCodeItem}) and the code's, its expiry in {@link ItemAttributes#EXPIRES_AT}.
+     * slot's attributes naming it ({@link #currentCodeItem}) and the code's, its expiry in {@link ItemAttributes#EXPIRES_AT}.
      */
     public static Map<String, Object> slotItem(VerificationCode code, String issueId) {
         Map<String, Object> item = currentCodeItem(code);
@@ -140,8 +140,8 @@ public final class CodeItems {
                 optionalString(slot, CONTEXT_DIGEST)));
     }
 
-    /** The digest a current-code marker names, if any (none once the codes were invalidated). */
-    public static Optional<String> currentDigest(Map<String, Object> marker) {
-        return optionalString(marker, CURRENT);
+    /** The digest a code slot names, if any (none once the codes were invalidated). */
+    public static Optional<String> currentDigest(Map<String, Object> slot) {
+        return optionalString(slot, CURRENT);
     }
 }

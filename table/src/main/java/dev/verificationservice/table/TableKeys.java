@@ -16,7 +16,7 @@ import java.util.stream.IntStream;
  * DeviceToken       DEVICE#&lt;deviceId&gt;             TOKEN#&lt;tokenId&gt;               USER#&lt;userId&gt;  DEVICE#&lt;deviceId&gt;#&lt;tokenId&gt;
  * AuditLog          USER#&lt;userId&gt;                 AUDIT#&lt;timestamp&gt;#&lt;entryId&gt;
  * RevokedDevices    USER#&lt;userId&gt;                 DEVICES#REVOKED
- * CurrentCode       USER#&lt;userId&gt;                 CURRENT#&lt;codeType&gt;
+ * CodeSlot          USER#&lt;userId&gt;                 CURRENT#&lt;codeType&gt;
  * TotpFactor        USER#&lt;userId&gt;                 TOTP#&lt;factorId&gt;
  * TotpEnrolments    USER#&lt;userId&gt;                 TOTPENROLMENTS
  * RecoveryCode      USER#&lt;userId&gt;                 RECOVERY#&lt;digest&gt;

@@ -2,22 +2,22 @@ package dev.verificationservice.store.dynamodb;
 
 /** The table's access patterns, by which consumed capacity is recorded. */
 public enum AccessPattern {
-    /** GetItem {@code CODE#<digest>}. */
+    /** GetItem of the user's code slot (a NUMERIC code) or of {@code CODE#<digest>} (a LINK code). */
     VALIDATE_CODE,
-    /** Conditional PutItem of a new code. */
+    /** A NUMERIC code's conditional UpdateItem of the user's code slot, or a LINK code's conditional PutItem. */
     INSERT_CODE,
-    /** Conditional UpdateItem {@code SET isUsed = true}. */
+    /** The attempt's TransactWriteItems: {@code SET isUsed = true} on the slot or the LINK code's item. */
     CONSUME_CODE,
     /**
-     * UpdateItem clearing the user's current-code marker, DeleteItem of the code it named, then Query GSI1 for
+     * UpdateItem clearing the user's code slot, DeleteItem of the LINK code it named, then Query GSI1 for
      * the user's other codes of one type and BatchWriteItem deletes.
      */
     INVALIDATE_CODES,
-    /** Query GSI1 for a user's codes of one type, without deleting (a listing, and what a send tidies up). */
+    /** GetItem of the user's code slot and Query GSI1 for the user's LINK codes of one type: a listing. */
     FIND_CODES,
-    /** Conditional UpdateItem of the user's current-code marker, then DeleteItem of the code it replaced. */
+    /** A LINK code's conditional UpdateItem of the user's code slot, then DeleteItem of the code it replaced. */
     KEEP_NEWEST_CODE,
-    /** DeleteItem of one code after a failed delivery. */
+    /** One code cleared from its slot (NUMERIC) or its item deleted (LINK), after a failed delivery. */
     DELETE_CODE,
     /** TransactWriteItems: the device token and its DEVICE_ADDED audit entry. */
     REGISTER_DEVICE,

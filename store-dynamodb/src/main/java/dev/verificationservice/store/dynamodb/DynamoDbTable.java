@@ -67,7 +67,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *
  * <p>GSI1 is eventually consistent, as DynamoDB global indexes are (ConsistentRead is refused on it): no rule
  * reads it. It lists (devices, live codes) and finds candidates to delete for tidiness; what a rule must see
- * is on the table, read consistently or checked in a condition (the current-code marker, the revoke-all marker,
+ * is on the table, read consistently or checked in a condition (the user's code slot, the revoke-all marker,
  * one device's partition). docs/decisions/0017-which-reads-may-lag.md lists every read and why it may or may not lag.
  */
 final class DynamoDbTable {
