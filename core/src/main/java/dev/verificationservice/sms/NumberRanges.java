@@ -37,8 +37,9 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
         }
         String national = NUMBERS.getNationalSignificantNumber(parsed);
         int digits = Math.min(national.length(), digitsByCallingCode.getOrDefault(parsed.getCountryCode(), defaultDigits));
+        // A number of no known range yet counts under its calling code's main region (+44: GB).
         String region = NUMBERS.getRegionCodeForNumber(parsed);
         return Optional.of(new SmsRange(parsed.getCountryCode(), national.substring(0, digits),
-                region == null ? "ZZ" : region));
+                region == null ? NUMBERS.getRegionCodeForCountryCode(parsed.getCountryCode()) : region));
     }
 }
