@@ -10,6 +10,9 @@ import dev.verificationservice.devices.DeviceService;
 import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.sms.NumberRanges;
+import dev.verificationservice.sms.SmsSignalPolicy;
+import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
@@ -39,6 +42,7 @@ public final class Verification {
     private final DeviceService devices;
     private final AuditLog audit;
     private final RateLimiter rateLimiter;
+    private final SmsSignals smsSignals;
     private final OperatorService support;
     private final IdempotentRequests idempotency;
     private final RecoveryCodeService recovery;
@@ -69,7 +73,8 @@ public final class Verification {
         this.totp = Optional.ofNullable(builder.encryption).map(encryption -> new TotpService(store.totp(), recovery,
                 encryption, builder.totpPolicy, attempts, audit, tokens, clock, units));
         // After every service has named its counted factors: the operator lists and lifts them all.
-        this.support = new OperatorService(codes, devices, audit, rateLimiter, attempts);
+        this.smsSignals = new SmsSignals(store.counters(), audit, clock, units, builder.smsSignals, NumberRanges.DEFAULTS);
+        this.support = new OperatorService(codes, devices, audit, rateLimiter, attempts, smsSignals);
     }
 
     public static Builder builder() {
@@ -118,6 +123,11 @@ public final class Verification {
     }
 
     /** What support staff may do for a user: the operator API's domain. */
+    /** The SMS pumping signals and range breakers. */
+    public SmsSignals smsSignals() {
+        return smsSignals;
+    }
+
     public OperatorService operator() {
         return support;
     }
@@ -131,6 +141,7 @@ public final class Verification {
         private MessageLocales locales = MessageLocales.requestedOrEnglish();
         private EncryptionKeyRing encryption;
         private TotpPolicy totpPolicy = TotpPolicy.defaults();
+        private SmsSignalPolicy smsSignals = SmsSignalPolicy.DEFAULTS;
 
         private Builder() {
         }
@@ -173,6 +184,11 @@ public final class Verification {
         }
 
         /** The TOTP and recovery-code rules; default {@link TotpPolicy#defaults()}. */
+        public Builder smsSignals(SmsSignalPolicy value) {
+            this.smsSignals = Objects.requireNonNull(value);
+            return this;
+        }
+
         public Builder totpPolicy(TotpPolicy value) {
             this.totpPolicy = Objects.requireNonNull(value, "totpPolicy");
             return this;

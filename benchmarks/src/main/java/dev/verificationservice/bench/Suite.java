@@ -58,7 +58,7 @@ public final class Suite {
         long started = System.nanoTime();
         String loadBefore = loadAverage();
         boolean all = flags.stream().noneMatch(flag -> Set.of("jmh", "verify", "probe", "load", "events", "webhooks",
-                "startup", "ott", "send", "capacity")
+                "startup", "ott", "send", "capacity", "pumping")
                 .contains(flag));
 
         Map<String, Double> jmh = new LinkedHashMap<>();
@@ -116,6 +116,15 @@ public final class Suite {
             String table = CapacityRun.table(CapacityRun.run());
             System.out.println(table);
             Files.writeString(work.resolve("capacity-result.md"), table, StandardCharsets.UTF_8);
+            if (flags.size() == 1) {
+                return;
+            }
+        }
+        if (flags.contains("pumping")) {
+            log.accept("SMS pumping simulation: the shipped signal defaults, five seeds");
+            String table = PumpingRun.table();
+            System.out.println(table);
+            Files.writeString(work.resolve("pumping-result.md"), table, StandardCharsets.UTF_8);
             if (flags.size() == 1) {
                 return;
             }

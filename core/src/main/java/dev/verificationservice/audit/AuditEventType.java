@@ -34,5 +34,12 @@ public enum AuditEventType {
      * The webhook relay disabled an endpoint (failing three days, or a 410 answer); recorded under the endpoint's id
      * in place of a user id (details: endpointId, reason).
      */
-    WEBHOOK_ENDPOINT_DISABLED
+    WEBHOOK_ENDPOINT_DISABLED,
+    /**
+     * A number range's SMS breaker opened (many sends, few verified); recorded under the range's subject
+     * {@code smsrange:+<prefix>} in place of a user id (details: range, country, sent, verified, until, mode).
+     */
+    SMS_RANGE_BLOCKED,
+    /** An operator lifted a range's SMS breaker; recorded like {@link #SMS_RANGE_BLOCKED} (details: range, operatorKeyId). */
+    SMS_RANGE_RELEASED
 }

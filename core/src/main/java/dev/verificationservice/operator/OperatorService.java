@@ -12,6 +12,8 @@ import dev.verificationservice.devices.DeviceService;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.ratelimit.UserLimit;
 import dev.verificationservice.totp.TotpService;
 import dev.verificationservice.validation.InvalidInputException;
@@ -51,8 +53,11 @@ public final class OperatorService {
     private final RateLimiter rateLimiter;
     private final CountedAttempts attempts;
 
+    private final SmsSignals smsSignals;
+
     public OperatorService(CodeService codes, DeviceService devices, AuditLog audit, RateLimiter rateLimiter,
-                           CountedAttempts attempts) {
+                           CountedAttempts attempts, SmsSignals smsSignals) {
+        this.smsSignals = smsSignals;
         this.codes = codes;
         this.devices = devices;
         this.audit = audit;
@@ -114,6 +119,19 @@ public final class OperatorService {
         details.put("windowsCleared", Integer.toString(cleared));
         audit.recordSuccess(userId, AuditEventType.RATE_LIMIT_RESET, details, client);
         return cleared;
+    }
+
+    /**
+     * Lifts a number range's SMS breaker and forgets its figures, so SMS to it go again at once; audited
+     * {@code SMS_RANGE_RELEASED} (an event) when it was open. Returns whether it was.
+     */
+    public boolean liftSmsBreaker(SmsRange range, String operatorKeyId, ClientContext client) {
+        return smsSignals.lift(range, operatorKeyId, client);
+    }
+
+    /** The figures and breaker of a number range, as the next SMS to it would be judged. */
+    public SmsSignals.RangeState smsRange(SmsRange range) {
+        return smsSignals.read(range);
     }
 
     /** Deletes every code of the user, of every type; audited CODES_INVALIDATED with the operator's key id. */

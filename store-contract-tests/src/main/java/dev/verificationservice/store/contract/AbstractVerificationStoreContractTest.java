@@ -203,6 +203,13 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
     }
 
     @Nested
+    class SmsBreaker extends SmsBreakerContract {
+        SmsBreaker() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
+
+    @Nested
     class Idempotency extends IdempotencyContract {
         Idempotency() {
             super(AbstractVerificationStoreContractTest.this);

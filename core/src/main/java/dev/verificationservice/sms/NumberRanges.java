@@ -1,0 +1,45 @@
+package dev.verificationservice.sms;
+
+import com.google.i18n.phonenumbers.NumberParseException;
+import com.google.i18n.phonenumbers.PhoneNumberUtil;
+import com.google.i18n.phonenumbers.Phonenumber.PhoneNumber;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Which range a number belongs to: its calling code and the first digits of its national number, as many as the
+ * calling code's setting says (a default for the others).
+ *
+ * @param defaultDigits       leading national digits of a range where the calling code has no setting of its own
+ * @param digitsByCallingCode the calling codes whose ranges are longer or shorter (NANP +1: area code and exchange)
+ */
+public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCallingCode) {
+
+    private static final PhoneNumberUtil NUMBERS = PhoneNumberUtil.getInstance();
+
+    /** Four national digits, six for +1 (area code and exchange: what a North American carrier is given). */
+    public static final NumberRanges DEFAULTS = new NumberRanges(4, Map.of(1, 6));
+
+    public NumberRanges {
+        if (defaultDigits < 1) {
+            throw new IllegalArgumentException("a range has at least one national digit");
+        }
+        digitsByCallingCode = Map.copyOf(digitsByCallingCode);
+    }
+
+    /** The range of a number in E.164; empty when it is no number libphonenumber can parse. */
+    public Optional<SmsRange> rangeOf(String e164) {
+        PhoneNumber parsed;
+        try {
+            parsed = NUMBERS.parse(e164, "ZZ");
+        } catch (NumberParseException e) {
+            return Optional.empty();
+        }
+        String national = NUMBERS.getNationalSignificantNumber(parsed);
+        int digits = Math.min(national.length(), digitsByCallingCode.getOrDefault(parsed.getCountryCode(), defaultDigits));
+        // A number of no known range yet counts under its calling code's main region (+44: GB).
+        String region = NUMBERS.getRegionCodeForNumber(parsed);
+        return Optional.of(new SmsRange(parsed.getCountryCode(), national.substring(0, digits),
+                region == null ? NUMBERS.getRegionCodeForCountryCode(parsed.getCountryCode()) : region));
+    }
+}

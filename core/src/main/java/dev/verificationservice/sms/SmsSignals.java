@@ -1,0 +1,257 @@
+package dev.verificationservice.sms;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditEventType;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.ratelimit.CounterWindow;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.time.Instants;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * SMS pumping signals and the range breaker, on the rate-limit counters ({@link RateLimitRepository}): bounded
+ * items, unmarked +1 takes, one fixed window each.
+ *
+ * <ul>
+ *   <li>A send takes a place in its range's {@code SMS_RANGE_SENT} counter and in one shard of its country's
+ *   {@code SMS_COUNTRY_SENT} (picked by the number, so a country's writes spread over its shards): two write
+ *   units, in one call of independent writes.</li>
+ *   <li>A verification takes a place in its range's {@code SMS_RANGE_VERIFIED}: one write unit.</li>
+ *   <li>The breaker of a range is its {@code SMS_BREAKER} counter in windows of the cool-off: open while the
+ *   current or the previous cool-off window holds a count.</li>
+ * </ul>
+ * Reading a range ({@link #read}) is three queries that need no answer of each other, so they go to the store
+ * together (one round trip on DynamoDB): beside admission's first step, they add none to a send. A range is judged
+ * on its current window and the one before it, a sliding view of one to two windows.
+ */
+public final class SmsSignals {
+
+    static final String SENT = "SMS_RANGE_SENT";
+    static final String VERIFIED = "SMS_RANGE_VERIFIED";
+    static final String COUNTRY_SENT = "SMS_COUNTRY_SENT";
+    static final String BREAKER = "SMS_BREAKER";
+
+    /** A ceiling no signal reaches: the signals count, they never refuse by their count. */
+    private static final long UNBOUNDED = 1_000_000_000L;
+
+    private final RateLimitRepository counters;
+    private final Clock clock;
+    private final UnitOfWork units;
+    private final SmsSignalPolicy policy;
+    private final NumberRanges ranges;
+    private final AtomicLong unavailable = new AtomicLong();
+
+    private final AuditLog audit;
+
+    /** @param audit where a breaker's opening and lifting are recorded, and go out as events */
+    public SmsSignals(RateLimitRepository counters, AuditLog audit, Clock clock, UnitOfWork units,
+                      SmsSignalPolicy policy, NumberRanges ranges) {
+        this.counters = counters;
+        this.audit = audit;
+        this.clock = clock;
+        this.units = units;
+        this.policy = policy;
+        this.ranges = ranges;
+    }
+
+    public SmsSignalPolicy policy() {
+        return policy;
+    }
+
+    public Optional<SmsRange> rangeOf(String e164) {
+        return ranges.rangeOf(e164);
+    }
+
+    /** What the signals say about one SMS about to go out. */
+    public sealed interface Verdict permits Clear, Blocked, Monitored, Bypassed, Unavailable {
+
+        /** Whether the SMS must not go. */
+        default boolean refuses() {
+            return this instanceof Blocked;
+        }
+    }
+
+    /** The range is in good standing. */
+    public record Clear(SmsRange range, SmsFigures figures) implements Verdict {
+    }
+
+    /**
+     * The range's breaker is open until {@code until}: the SMS is refused. {@code opened} when this very check
+     * opened it (the one that emits {@code sms.range_blocked}).
+     */
+    public record Blocked(SmsRange range, SmsFigures figures, Instant until, boolean opened) implements Verdict {
+    }
+
+    /** As {@link Blocked}, in monitor-only mode: the SMS goes, the breaker is counted and reported. */
+    public record Monitored(SmsRange range, SmsFigures figures, Instant until, boolean opened) implements Verdict {
+    }
+
+    /** The breaker is open, and the caller vouched for a human ({@code humanVerified}): the SMS goes, audited. */
+    public record Bypassed(SmsRange range, SmsFigures figures, Instant until) implements Verdict {
+    }
+
+    /** The signals could not be read (a store fault): the SMS goes, counted in {@link #unavailableReads}. */
+    public record Unavailable(Optional<SmsRange> range) implements Verdict {
+    }
+
+    /** A range's figures and its breaker, as one read found them. */
+    public record RangeState(SmsRange range, SmsFigures figures, Optional<Instant> openUntil) {
+    }
+
+    /** How often the signals could not be read and an SMS went unjudged (fail open). */
+    public long unavailableReads() {
+        return unavailable.get();
+    }
+
+    /** The figures and breaker of a range: three independent queries, handed to the store together. */
+    public RangeState read(SmsRange range) {
+        Instant now = clock.instant();
+        Instant window = RateLimiter.windowStart(now, policy.window());
+        Instant coolOff = RateLimiter.windowStart(now, policy.coolOff());
+        List<Supplier<List<RateLimitCounter>>> reads = List.of(
+                () -> counters.findCounters(range.subject(), SENT, window.minus(policy.window()), window, now),
+                () -> counters.findCounters(range.subject(), VERIFIED, window.minus(policy.window()), window, now),
+                () -> counters.findCounters(range.subject(), BREAKER, coolOff.minus(policy.coolOff()), coolOff, now));
+        List<List<RateLimitCounter>> found = units.together(reads);
+        Optional<Instant> openUntil = found.get(2).stream().filter(counter -> counter.count() > 0)
+                .map(counter -> counter.windowStart().plus(policy.coolOff().multipliedBy(2)))
+                .max(Instant::compareTo);
+        return new RangeState(range, new SmsFigures(sum(found.get(0)), sum(found.get(1))), openUntil);
+    }
+
+    /**
+     * Judges one SMS to {@code e164}: refused while its range's breaker is open, and the check that finds the
+     * figures past the thresholds opens it. {@code humanVerified} (only from a caller permitted to say so) lets it
+     * through an open breaker. A store fault reading the signals lets the SMS go (fail open).
+     */
+    public Verdict check(String e164, boolean humanVerified) {
+        Optional<SmsRange> range = ranges.rangeOf(e164);
+        if (range.isEmpty()) {
+            return new Unavailable(range);
+        }
+        try {
+            return judge(read(range.get()), humanVerified);
+        } catch (StoreException fault) {
+            unavailable.incrementAndGet();
+            return new Unavailable(range);
+        }
+    }
+
+    /** The verdict on what {@link #read} found; opens the breaker (one write) when the figures trip it. */
+    public Verdict judge(RangeState state, boolean humanVerified) {
+        SmsRange range = state.range();
+        Optional<Instant> until = state.openUntil();
+        boolean opened = false;
+        if (until.isEmpty() && policy.trips(state.figures())) {
+            Instant coolOff = RateLimiter.windowStart(clock.instant(), policy.coolOff());
+            Instant end = coolOff.plus(policy.coolOff().multipliedBy(2));
+            // Unmarked, at most one place: the first check to open it gets place 1 and reports the opening.
+            long place = counters.takePlace(new Place(new CounterWindow(range.subject(), BREAKER, coolOff,
+                    end.plus(RateLimiter.COUNTER_GRACE)), Optional.empty()), 1);
+            opened = place == 1;
+            until = Optional.of(end);
+            if (opened) {
+                Map<String, String> details = details(range);
+                details.put("sent", Long.toString(state.figures().sent()));
+                details.put("verified", Long.toString(state.figures().verified()));
+                details.put("until", Instants.iso(end));
+                details.put("mode", policy.monitorOnly() ? "monitor" : "enforce");
+                audit.recordSuccess(range.subject(), AuditEventType.SMS_RANGE_BLOCKED, details, ClientContext.none());
+            }
+        }
+        if (until.isEmpty()) {
+            return new Clear(range, state.figures());
+        }
+        if (humanVerified) {
+            return new Bypassed(range, state.figures(), until.get());
+        }
+        return policy.monitorOnly() ? new Monitored(range, state.figures(), until.get(), opened)
+                : new Blocked(range, state.figures(), until.get(), opened);
+    }
+
+    /** Counts an SMS handed to the channel: its range and its country's shard, two independent writes. */
+    public void sent(String e164) {
+        ranges.rangeOf(e164).ifPresent(range -> {
+            Instant now = clock.instant();
+            int shard = Math.floorMod(e164.hashCode(), policy.countryShards());
+            units.together(List.<Supplier<Long>>of(
+                    () -> count(range.subject(), SENT, now),
+                    () -> count(range.countrySubject(shard), COUNTRY_SENT, now)));
+        });
+    }
+
+    /** Counts a verified code sent by SMS to {@code e164}: one write to its range. */
+    public void verified(String e164) {
+        ranges.rangeOf(e164).ifPresent(range -> count(range.subject(), VERIFIED, clock.instant()));
+    }
+
+    /**
+     * An operator lifts a range's breaker: its breaker and its figures are forgotten, so the next check starts the
+     * range afresh. Returns whether the breaker was open. Running it twice deletes nothing more.
+     */
+    public boolean lift(SmsRange range, String operatorKeyId, ClientContext client) {
+        boolean wasOpen = read(range).openUntil().isPresent();
+        units.together(List.<Supplier<Integer>>of(
+                () -> counters.deleteCounters(range.subject(), BREAKER),
+                () -> counters.deleteCounters(range.subject(), SENT),
+                () -> counters.deleteCounters(range.subject(), VERIFIED)));
+        if (wasOpen) {
+            Map<String, String> details = details(range);
+            details.put("operatorKeyId", operatorKeyId);
+            audit.recordSuccess(range.subject(), AuditEventType.SMS_RANGE_RELEASED, details, client);
+        }
+        return wasOpen;
+    }
+
+    /** The audit entries of a range: under its subject, since no user owns it. */
+    public List<AuditEntry> history(SmsRange range) {
+        return audit.query(range.subject(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty())
+                .entries();
+    }
+
+    private static Map<String, String> details(SmsRange range) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("range", range.prefix());
+        details.put("country", range.country());
+        return details;
+    }
+
+    /** The sends to a country in the current window, summed over its shards (one query per shard). */
+    public long countrySends(String country) {
+        Instant now = clock.instant();
+        Instant window = RateLimiter.windowStart(now, policy.window());
+        SmsRange probe = new SmsRange(0, "", country);
+        List<Supplier<List<RateLimitCounter>>> reads = new ArrayList<>();
+        for (int shard = 0; shard < policy.countryShards(); shard++) {
+            String subject = probe.countrySubject(shard);
+            reads.add(() -> counters.findCounters(subject, COUNTRY_SENT, window, window, now));
+        }
+        return units.together(reads).stream().mapToLong(SmsSignals::sum).sum();
+    }
+
+    private long count(String subject, String action, Instant now) {
+        Instant window = RateLimiter.windowStart(now, policy.window());
+        // Read over the next window too, so the counter lives until that one ends.
+        return counters.takePlace(new Place(new CounterWindow(subject, action, window,
+                window.plus(policy.window().multipliedBy(2)).plus(RateLimiter.COUNTER_GRACE)), Optional.empty()),
+                UNBOUNDED);
+    }
+
+    private static long sum(List<RateLimitCounter> found) {
+        return found.stream().mapToLong(RateLimitCounter::count).sum();
+    }
+}

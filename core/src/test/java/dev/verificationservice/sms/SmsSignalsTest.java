@@ -1,0 +1,115 @@
+package dev.verificationservice.sms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.ratelimit.Cooldown;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.store.memory.MemoryVerificationStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class SmsSignalsTest {
+
+    private final Clock clock = Clock.fixed(Instant.parse("2026-12-03T10:20:00Z"), ZoneOffset.UTC);
+    private final MemoryVerificationStore store = new MemoryVerificationStore();
+    private final AuditLog audit = new AuditLog(store.audit(), clock, Optional.empty(), new SecureTokens());
+
+    private SmsSignals signals(RateLimitRepository counters, SmsSignalPolicy policy) {
+        return new SmsSignals(counters, audit, clock, UnitOfWork.SEPARATE_STEPS, policy, NumberRanges.DEFAULTS);
+    }
+
+    @Test
+    void aRangeIsTheCallingCodeAndTheFirstNationalDigits() {
+        assertThat(NumberRanges.DEFAULTS.rangeOf("+447700900123").orElseThrow())
+                .isEqualTo(new SmsRange(44, "7700", "GB"));
+        assertThat(NumberRanges.DEFAULTS.rangeOf("+16505550123").orElseThrow().prefix()).isEqualTo("+1650555");
+        assertThat(NumberRanges.DEFAULTS.rangeOf("not a number")).isEmpty();
+    }
+
+    @Test
+    void monitorOnlyReportsTheBreakerOnceAndRefusesNothing() {
+        SmsSignals signals = signals(store.counters(), SmsSignalPolicy.DEFAULTS.withMonitorOnly(true));
+        for (int n = 0; n < 50; n++) {
+            signals.sent("+4477009001" + String.format("%02d", n));
+        }
+        SmsSignals.Verdict first = signals.check("+447700900199", false);
+        assertThat(first).isInstanceOfSatisfying(SmsSignals.Monitored.class, seen -> assertThat(seen.opened()).isTrue());
+        assertThat(first.refuses()).isFalse();
+        assertThat(signals.check("+447700900198", false)).isInstanceOfSatisfying(SmsSignals.Monitored.class,
+                seen -> assertThat(seen.opened()).isFalse());
+        assertThat(signals.history(new SmsRange(44, "7700", "GB"))).singleElement()
+                .extracting(AuditEntry::details).satisfies(details -> assertThat(details)
+                        .containsEntry("mode", "monitor").containsEntry("sent", "50").containsEntry("verified", "0"));
+    }
+
+    @Test
+    void aConvertingRangeStaysClearAtAnyVolume() {
+        SmsSignals signals = signals(store.counters(), SmsSignalPolicy.DEFAULTS);
+        for (int n = 0; n < 400; n++) {
+            String number = "+4477009" + String.format("%05d", n);
+            signals.sent(number);
+            if (n % 3 != 0) {
+                signals.verified(number);
+            }
+        }
+        assertThat(signals.check("+447700999999", false)).isInstanceOf(SmsSignals.Clear.class);
+    }
+
+    @Test
+    void aSignalThatCannotBeReadLetsTheSmsGoAndIsCounted() {
+        SmsSignals signals = signals(new Unreadable(store.counters()), SmsSignalPolicy.DEFAULTS);
+        assertThat(signals.check("+447700900123", false)).isEqualTo(
+                new SmsSignals.Unavailable(Optional.of(new SmsRange(44, "7700", "GB"))));
+        assertThat(signals.unavailableReads()).isEqualTo(1);
+    }
+
+    /** Counters whose reads fail, as a store fault does. */
+    private record Unreadable(RateLimitRepository counters) implements RateLimitRepository {
+        @Override
+        public long takePlace(Place place, long ceiling) {
+            return counters.takePlace(place, ceiling);
+        }
+
+        @Override
+        public void givePlaceBack(Place place) {
+            counters.givePlaceBack(place);
+        }
+
+        @Override
+        public int deleteCounters(String userId, String action) {
+            return counters.deleteCounters(userId, action);
+        }
+
+        @Override
+        public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now) {
+            throw new StoreException("the store is unreachable");
+        }
+
+        @Override
+        public List<RateLimitCounter> findCounters(String userId, String action, Instant from, Instant to,
+                                                   Instant now) {
+            throw new StoreException("the store is unreachable");
+        }
+
+        @Override
+        public Optional<Instant> claimCooldown(Cooldown cooldown) {
+            return counters.claimCooldown(cooldown);
+        }
+
+        @Override
+        public void releaseCooldown(Cooldown cooldown) {
+            counters.releaseCooldown(cooldown);
+        }
+    }
+}
