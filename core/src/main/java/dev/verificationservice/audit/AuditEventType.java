@@ -34,5 +34,15 @@ public enum AuditEventType {
      * The webhook relay disabled an endpoint (failing three days, or a 410 answer); recorded under the endpoint's id
      * in place of a user id (details: endpointId, reason).
      */
-    WEBHOOK_ENDPOINT_DISABLED
+    WEBHOOK_ENDPOINT_DISABLED,
+    /** A passkey was registered (details: credentialId, label). */
+    PASSKEY_ADDED,
+    /** A passkey sign-in succeeded (details: credentialId). */
+    PASSKEY_VERIFIED,
+    /** A passkey assertion was refused (reason; details: credentialId, check). */
+    PASSKEY_VERIFICATION_FAILED,
+    /** A passkey was revoked (details: credentialId, label). */
+    PASSKEY_REVOKED,
+    /** A passkey's sign count did not move forwards, refused as possibly cloned (details: the two counts). */
+    PASSKEY_CLONE_WARNING
 }
