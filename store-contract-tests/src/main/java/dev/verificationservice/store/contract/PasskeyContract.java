@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.passkeys.CredentialDescriptor;
@@ -13,6 +14,7 @@ import dev.verificationservice.passkeys.PasskeyRegistration;
 import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.passkeys.PasskeyService;
 import dev.verificationservice.passkeys.PasskeySummary;
+import dev.verificationservice.passkeys.PasskeyUse;
 import dev.verificationservice.passkeys.PasskeyVerification;
 import dev.verificationservice.passkeys.RegistrationOptions;
 import dev.verificationservice.passkeys.SignInOptions;
@@ -22,6 +24,7 @@ import dev.verificationservice.testsupport.concurrency.MeetingPoints;
 import dev.verificationservice.testsupport.passkeys.SoftwareAuthenticator;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -275,8 +278,8 @@ public abstract class PasskeyContract extends ContractPart {
         Passkey passkey = new Passkey("ada", key.credentialId(), options.userHandle(), "Laptop", new byte[] {1, 2},
                 0, Set.of(), false, false, true, "00000000-0000-0000-0000-000000000000", clock().instant(),
                 Optional.empty());
-        var added = verification().audit().newEntry("ada", AuditEventType.PASSKEY_ADDED, true, Optional.empty(),
-                java.util.Map.of("credentialId", key.credentialId()), CLIENT);
+        AuditEntry added = verification().audit().newEntry("ada", AuditEventType.PASSKEY_ADDED, true, Optional.empty(),
+                Map.of("credentialId", key.credentialId()), CLIENT);
 
         assertThat(repository.register(options.challenge(), "attempt-1", clock().instant(), passkey, added, 3))
                 .isEqualTo(PasskeyRepository.Registered.STORED);
@@ -286,5 +289,25 @@ public abstract class PasskeyContract extends ContractPart {
                 .isEqualTo(PasskeyRepository.Registered.CHALLENGE_NOT_OPEN);
         assertThat(repository.findPasskeys("ada")).hasSize(1);
         assertThat(auditTypes("ada")).containsExactly(AuditEventType.PASSKEY_ADDED);
+    }
+
+    @Test
+    void anAssertionWrittenTwiceByOneAttemptIsAcceptedOnceAndAnotherAttemptIsRefused() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
+        SignInOptions options = service.signInOptions(Optional.of("ada"));
+        PasskeyRepository repository = passkeys(store());
+        AuditEntry verified = verification().audit().newEntry("ada", AuditEventType.PASSKEY_VERIFIED, true, Optional.empty(),
+                Map.of("credentialId", key.credentialId()), CLIENT);
+        PasskeyUse use = new PasskeyUse(options.challenge(), "ada", key.credentialId(), 1, 2, false,
+                clock().instant(), "attempt-1", verified, Optional.empty());
+
+        assertThat(repository.acceptAssertion(use)).isTrue();
+        assertThat(repository.acceptAssertion(use)).as("a retry of the write that won").isTrue();
+        assertThat(repository.acceptAssertion(new PasskeyUse(options.challenge(), "ada", key.credentialId(), 2, 3,
+                false, clock().instant(), "attempt-2", verified, Optional.empty()))).isFalse();
+        assertThat(repository.findPasskey(key.credentialId()).orElseThrow().signCount()).isEqualTo(2);
+        assertThat(auditTypes("ada")).filteredOn(AuditEventType.PASSKEY_VERIFIED::equals).hasSize(1);
+        assertThat(repository.findChallenge(options.challenge()).orElseThrow().consumedBy()).contains("attempt-1");
     }
 }
