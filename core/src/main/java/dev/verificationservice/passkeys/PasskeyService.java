@@ -45,6 +45,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -159,10 +160,10 @@ public final class PasskeyService {
         String shownLabel = Inputs.optionalText("label", label.orElse(null), MAX_LABEL_LENGTH).orElse("Passkey");
         RegistrationData data = parsed("credential", () -> webAuthn.parseRegistrationResponseJSON(
                 Inputs.required("credential", responseJson)));
-        if (data.getCollectedClientData() == null || data.getAttestationObject() == null) {
-            throw new InvalidInputException("credential", "must hold clientDataJSON and attestationObject");
-        }
-        String challenge = B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
+        String challenge = parsed("credential", () -> {
+            Objects.requireNonNull(data.getAttestationObject(), "attestationObject");
+            return B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
+        });
         Instant now = Instants.toMillis(clock.instant());
         Optional<PasskeyChallenge> open = passkeys.findChallenge(challenge).filter(found -> found.isOpenAt(now)
                 && found.purpose() == PasskeyChallenge.Purpose.REGISTRATION
@@ -230,11 +231,11 @@ public final class PasskeyService {
         Optional<String> named = userId.map(Inputs::userId);
         AuthenticationData data = parsed("credential", () -> webAuthn.parseAuthenticationResponseJSON(
                 Inputs.required("credential", responseJson)));
-        if (data.getCollectedClientData() == null || data.getAuthenticatorData() == null) {
-            throw new InvalidInputException("credential", "must hold clientDataJSON and authenticatorData");
-        }
-        String credentialId = B64.encodeToString(data.getCredentialId());
-        String challenge = B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
+        String credentialId = parsed("credential", () -> B64.encodeToString(data.getCredentialId()));
+        String challenge = parsed("credential", () -> {
+            Objects.requireNonNull(data.getAuthenticatorData(), "authenticatorData");
+            return B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
+        });
         List<Supplier<Object>> reads = List.of(() -> passkeys.findPasskey(credentialId),
                 () -> passkeys.findChallenge(challenge));
         List<Object> read = units.together(reads);
@@ -429,7 +430,8 @@ public final class PasskeyService {
         try {
             return parse.get();
         } catch (RuntimeException e) {
-            // webauthn4j reports malformed input as DataConversionException or as Jackson's own exceptions.
+            // webauthn4j reports malformed input as DataConversionException or as Jackson's own exceptions, and a
+            // response without one of its parts as a missing value.
             throw new InvalidInputException(field, "is not a WebAuthn response: malformed JSON, base64url or CBOR");
         }
     }

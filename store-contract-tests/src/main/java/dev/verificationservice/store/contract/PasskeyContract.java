@@ -235,6 +235,14 @@ public abstract class PasskeyContract extends ContractPart {
                 Optional.empty(), CLIENT)).isEqualTo(new PasskeyVerification.Invalid(
                 PasskeyVerification.Reason.UNKNOWN_CREDENTIAL, "credential id"));
         assertField(() -> service.verify("{\"id\":", Optional.empty(), CLIENT), "credential");
+        assertField(() -> service.verify("{\"type\":\"public-key\",\"response\":{}}", Optional.empty(), CLIENT),
+                "credential");
+        assertField(() -> service.verify(fresh.challenge(), Optional.empty(), CLIENT), "credential");
+        assertField(() -> service.register("ada", "{\"id\":\"x\",\"rawId\":\"!!\",\"type\":\"public-key\","
+                + "\"response\":{\"clientDataJSON\":\"e30\",\"attestationObject\":\"oA\"}}", Optional.empty(),
+                CLIENT), "credential");
+        assertField(() -> service.register("ada", "{\"type\":\"public-key\",\"response\":{}}", Optional.empty(),
+                CLIENT), "credential");
     }
 
     @Test
