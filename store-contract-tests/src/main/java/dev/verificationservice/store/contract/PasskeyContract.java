@@ -1,6 +1,7 @@
 package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.Verification;
 import dev.verificationservice.VerificationStore;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +46,10 @@ public abstract class PasskeyContract extends ContractPart {
     /** Roomy enough that thirty simultaneous verifications all reach the store's write. */
     private static final PasskeyPolicy POLICY = new PasskeyPolicy(RP_ID, "Example", Set.of(ORIGIN),
             PasskeyPolicy.DEFAULT_CHALLENGE_LIFETIME, 3, false, new RateLimitPolicy(50, Duration.ofMinutes(15)));
+
+    /** Attempt ids of this test: DynamoDB keeps a transaction's token for ten minutes, across the tests' tables. */
+    private final String firstAttempt = "attempt-" + UUID.randomUUID();
+    private final String secondAttempt = "attempt-" + UUID.randomUUID();
 
     protected PasskeyContract(ContractFixture fixture) {
         super(fixture);
@@ -289,11 +295,11 @@ public abstract class PasskeyContract extends ContractPart {
         AuditEntry added = verification().audit().newEntry("ada", AuditEventType.PASSKEY_ADDED, true, Optional.empty(),
                 Map.of("credentialId", key.credentialId()), CLIENT);
 
-        assertThat(repository.register(options.challenge(), "attempt-1", clock().instant(), passkey, added, 3))
+        assertThat(repository.register(options.challenge(), firstAttempt, clock().instant(), passkey, added, 3))
                 .isEqualTo(PasskeyRepository.Registered.STORED);
-        assertThat(repository.register(options.challenge(), "attempt-1", clock().instant(), passkey, added, 3))
+        assertThat(repository.register(options.challenge(), firstAttempt, clock().instant(), passkey, added, 3))
                 .isEqualTo(PasskeyRepository.Registered.STORED);
-        assertThat(repository.register(options.challenge(), "attempt-2", clock().instant(), passkey, added, 3))
+        assertThat(repository.register(options.challenge(), secondAttempt, clock().instant(), passkey, added, 3))
                 .isEqualTo(PasskeyRepository.Registered.CHALLENGE_NOT_OPEN);
         assertThat(repository.findPasskeys("ada")).hasSize(1);
         assertThat(auditTypes("ada")).containsExactly(AuditEventType.PASSKEY_ADDED);
@@ -301,21 +307,52 @@ public abstract class PasskeyContract extends ContractPart {
 
     @Test
     void anAssertionWrittenTwiceByOneAttemptIsAcceptedOnceAndAnotherAttemptIsRefused() {
+        Optional<AnswerLosingStore> losing = answerLosingStore();
+        VerificationStore on = losing.map(AnswerLosingStore::store).orElse(store());
         PasskeyService service = service();
         SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
         SignInOptions options = service.signInOptions(Optional.of("ada"));
-        PasskeyRepository repository = passkeys(store());
-        AuditEntry verified = verification().audit().newEntry("ada", AuditEventType.PASSKEY_VERIFIED, true, Optional.empty(),
-                Map.of("credentialId", key.credentialId()), CLIENT);
+        PasskeyRepository repository = passkeys(on);
+        AuditEntry verified = verification().audit().newEntry("ada", AuditEventType.PASSKEY_VERIFIED, true,
+                Optional.empty(), Map.of("credentialId", key.credentialId()), CLIENT);
         PasskeyUse use = new PasskeyUse(options.challenge(), "ada", key.credentialId(), 1, 2, false,
-                clock().instant(), "attempt-1", verified, Optional.empty());
+                clock().instant(), firstAttempt, verified, Optional.empty());
 
+        // Where the store's client resends on its own (an answer lost), that is the retry; elsewhere, a second call.
+        losing.ifPresent(AnswerLosingStore::loseNextAnswer);
         assertThat(repository.acceptAssertion(use)).isTrue();
-        assertThat(repository.acceptAssertion(use)).as("a retry of the write that won").isTrue();
+        if (losing.isPresent()) {
+            assertThat(losing.get().answersLost()).isEqualTo(1);
+        } else {
+            assertThat(repository.acceptAssertion(use)).as("a retry of the write that won").isTrue();
+        }
         assertThat(repository.acceptAssertion(new PasskeyUse(options.challenge(), "ada", key.credentialId(), 2, 3,
-                false, clock().instant(), "attempt-2", verified, Optional.empty()))).isFalse();
+                false, clock().instant(), secondAttempt, verified, Optional.empty()))).isFalse();
         assertThat(repository.findPasskey(key.credentialId()).orElseThrow().signCount()).isEqualTo(2);
         assertThat(auditTypes("ada")).filteredOn(AuditEventType.PASSKEY_VERIFIED::equals).hasSize(1);
-        assertThat(repository.findChallenge(options.challenge()).orElseThrow().consumedBy()).contains("attempt-1");
+        assertThat(repository.findChallenge(options.challenge()).orElseThrow().consumedBy()).contains(firstAttempt);
+    }
+
+    @Test
+    void thirtyConcurrentVerificationsWithAnAnswerLostGiveExactlyOneSuccess() throws Exception {
+        Optional<AnswerLosingStore> losing = answerLosingStore();
+        assumeTrue(losing.isPresent(), "this store's client resends nothing on its own");
+        SoftwareAuthenticator key = registered(service(), "ada", SoftwareAuthenticator.withCounter());
+        SignInOptions options = service().signInOptions(Optional.of("ada"));
+        String assertion = key.sign(options.challenge(), RP_ID, ORIGIN);
+        MeetingPoints reads = new MeetingPoints();
+        List<PasskeyService> instances = List.of(meetingAtChallengeReads(reads, losing.get().store()),
+                meetingAtChallengeReads(reads, anotherInstance()));
+        reads.meet(options.challenge(), 30);
+        losing.get().loseNextAnswer();
+        AtomicInteger turn = new AtomicInteger();
+
+        List<PasskeyVerification> answers = runConcurrently(30, () -> instances.get(turn.getAndIncrement() % 2)
+                .verify(assertion, Optional.of("ada"), CLIENT));
+
+        assertThat(losing.get().answersLost()).isEqualTo(1);
+        assertThat(answers).filteredOn(PasskeyVerification.Valid.class::isInstance).hasSize(1);
+        assertThat(auditTypes("ada")).filteredOn(AuditEventType.PASSKEY_VERIFIED::equals).hasSize(1);
+        assertThat(passkeys(store()).findPasskey(key.credentialId()).orElseThrow().signCount()).isEqualTo(2);
     }
 }
