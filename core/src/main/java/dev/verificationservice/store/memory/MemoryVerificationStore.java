@@ -86,10 +86,7 @@ public final class MemoryVerificationStore implements VerificationStore {
         counters.put(counter);
     }
 
-    /**
-     * Passkeys on this store. Not yet one of {@link #ports()}: the SQLite and DynamoDB stores do not hold passkeys
-     * yet, so the port joins {@link StorePorts} with them.
-     */
+    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
     public PasskeyRepository passkeys() {
         return passkeys;
     }

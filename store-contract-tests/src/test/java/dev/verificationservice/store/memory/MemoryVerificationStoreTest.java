@@ -41,7 +41,7 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
         return store;
     }
 
-    /** Passkeys: on this store only until the SQLite and DynamoDB stores hold them. */
+    /** Passkeys: the contract's part on this store (the port joins StorePorts in the next step). */
     @Nested
     class Passkeys extends PasskeyContract {
         Passkeys() {

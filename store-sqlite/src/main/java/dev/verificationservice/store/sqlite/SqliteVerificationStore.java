@@ -122,10 +122,7 @@ public final class SqliteVerificationStore implements VerificationStore {
      * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
-    /**
-     * Passkeys on this store. Not yet one of {@link #ports()}: the DynamoDB store does not hold passkeys yet, so the
-     * port joins {@link StorePorts} with it.
-     */
+    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
     public PasskeyRepository passkeys() {
         return passkeys;
     }

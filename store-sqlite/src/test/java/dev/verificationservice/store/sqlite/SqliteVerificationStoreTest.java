@@ -63,7 +63,7 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
         return openStore(clock);
     }
 
-    /** Passkeys: on this store and the memory store until the DynamoDB store holds them. */
+    /** Passkeys: the contract's part on this store (the port joins StorePorts in the next step). */
     @Nested
     class Passkeys extends PasskeyContract {
         Passkeys() {
