@@ -41,5 +41,15 @@ public enum AuditEventType {
      */
     SMS_RANGE_BLOCKED,
     /** An operator lifted a range's SMS breaker; recorded like {@link #SMS_RANGE_BLOCKED} (details: range, operatorKeyId). */
-    SMS_RANGE_RELEASED
+    SMS_RANGE_RELEASED,
+    /** A passkey was registered (details: credentialId, label). */
+    PASSKEY_ADDED,
+    /** A passkey sign-in succeeded (details: credentialId). */
+    PASSKEY_VERIFIED,
+    /** A passkey assertion was refused (reason; details: credentialId, check). */
+    PASSKEY_VERIFICATION_FAILED,
+    /** A passkey was revoked (details: credentialId, label). */
+    PASSKEY_REVOKED,
+    /** A passkey's sign count did not move forwards, refused as possibly cloned (details: the two counts). */
+    PASSKEY_CLONE_WARNING
 }

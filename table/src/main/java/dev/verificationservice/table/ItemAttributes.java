@@ -73,6 +73,22 @@ public final class ItemAttributes {
     public static final String ACCEPTED_BY = "acceptedBy";
     public static final String LAST_USED_AT = "lastUsedAt";
 
+    // Passkeys: challenge (consumedBy as for codes), user (handle and credential ids) and credential; nothing secret
+    public static final String PURPOSE = "purpose";
+    public static final String USER_HANDLE = "userHandle";
+    /** The user's credential ids, space-separated, at most the policy's cap. */
+    public static final String CREDENTIAL_IDS = "credentialIds";
+    public static final String CREDENTIAL_ID = "credentialId";
+    /** The COSE public key, base64url. */
+    public static final String PUBLIC_KEY = "publicKey";
+    public static final String SIGN_COUNT = "signCount";
+    /** Comma-separated, as WebAuthn names them ({@code internal,hybrid}). */
+    public static final String TRANSPORTS = "transports";
+    public static final String BACKUP_ELIGIBLE = "backupEligible";
+    public static final String BACKED_UP = "backedUp";
+    public static final String USER_VERIFIED = "userVerified";
+    public static final String AAGUID = "aaguid";
+
     // RecoveryCode: the code only as its HMAC digest; isUsed as for codes
     public static final String DIGEST = "digest";
     public static final String SET_ID = "setId";

@@ -26,6 +26,9 @@ import java.util.stream.IntStream;
  * Cooldown          RATELIMIT#&lt;userId&gt;#&lt;action&gt;  COOLDOWN
  * WebhookEndpoint   WEBHOOKS                      ENDPOINT#&lt;endpointId&gt;
  * Delivery          WEBHOOK#&lt;endpointId&gt;[#&lt;shard&gt;]  DELIVERY#&lt;occurredAt&gt;#&lt;eventId&gt;
+ * PasskeyChallenge  PASSKEYCHALLENGE#&lt;challenge&gt;  PASSKEYCHALLENGE#&lt;challenge&gt;
+ * PasskeyUser       USER#&lt;userId&gt;                 PASSKEYUSER
+ * Passkey           PASSKEY#&lt;credentialId&gt;       PASSKEY#&lt;credentialId&gt;
  * </pre>
  *
  * <p>The sparse index {@value #OUTBOX_INDEX} (OUTBOXPK / OUTBOXSK) holds what the webhook relay has still to do:
@@ -76,6 +79,9 @@ public final class TableKeys {
     static final String DELIVERY = "DELIVERY#";
     static final String OUTBOX_EVENTS = "OUTBOX#EVENT#";
     static final String OUTBOX_DELIVERIES = "OUTBOX#DELIVERY#";
+    static final String PASSKEY_CHALLENGE = "PASSKEYCHALLENGE#";
+    static final String PASSKEY_USER = "PASSKEYUSER";
+    static final String PASSKEY = "PASSKEY#";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -188,6 +194,21 @@ public final class TableKeys {
     /** SK prefix of all of a user's recovery codes: {@code begins_with(SK, RECOVERY#)}. */
     public static String recoveryCodesPrefix() {
         return RECOVERY;
+    }
+
+    // Passkeys: a challenge and a credential each their own partition (found by value alone, for a username-less
+    // sign-in); the user's handle and credential ids in the user's partition
+
+    public static PrimaryKey passkeyChallenge(String challenge) {
+        return new PrimaryKey(PASSKEY_CHALLENGE + challenge, PASSKEY_CHALLENGE + challenge);
+    }
+
+    public static PrimaryKey passkeyUser(String userId) {
+        return new PrimaryKey(user(userId), PASSKEY_USER);
+    }
+
+    public static PrimaryKey passkey(String credentialId) {
+        return new PrimaryKey(PASSKEY + credentialId, PASSKEY + credentialId);
     }
 
     // User partition (GSI1PK of codes and devices, PK of audit entries)

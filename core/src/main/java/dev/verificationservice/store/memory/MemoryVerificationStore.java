@@ -6,6 +6,7 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.idempotency.IdempotencyRecord;
+import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.Cooldown;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,7 @@ public final class MemoryVerificationStore implements VerificationStore {
     private final MemoryTotpFactors totpFactors;
     private final MemoryRecoveryCodes recoveryCodes;
     private final MemoryWebhooks webhooks;
+    private final MemoryPasskeys passkeys;
     private final StorePorts ports;
 
     /** A new, empty store. */
@@ -56,6 +58,7 @@ public final class MemoryVerificationStore implements VerificationStore {
         this.totpFactors = new MemoryTotpFactors(lock, audit, attempts);
         this.recoveryCodes = new MemoryRecoveryCodes(lock, audit, attempts);
         this.webhooks = new MemoryWebhooks(lock, audit);
+        this.passkeys = new MemoryPasskeys(lock, audit, attempts);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
                 webhooks);
     }
@@ -81,6 +84,11 @@ public final class MemoryVerificationStore implements VerificationStore {
     /** Stores a counter as given, replacing its window's: a test's counter at its most places. */
     void putCounter(MemoryCounters.Counter counter) {
         counters.put(counter);
+    }
+
+    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
+    public PasskeyRepository passkeys() {
+        return passkeys;
     }
 
     /** Each concept's own class, built once. */

@@ -54,6 +54,16 @@ public enum AccessPattern {
     ACCEPT_TOTP_STEP,
     /** DeleteItem of one factor, or the Query of a user's factors then BatchWriteItem deletes. */
     DELETE_TOTP,
+    /** PutItem of a passkey challenge on KEY_IS_NEW, or its consistent GetItem. */
+    PASSKEY_CHALLENGE,
+    /** Consistent GetItem of a passkey, or of the user's passkey item and then each of the user's passkeys. */
+    FIND_PASSKEYS,
+    /** TransactWriteItems: the challenge consumed, the passkey's Put, the user's ids, PASSKEY_ADDED. */
+    REGISTER_PASSKEY,
+    /** TransactWriteItems: the challenge consumed, the sign count on its tested value, PASSKEY_VERIFIED, give-back. */
+    ACCEPT_PASSKEY,
+    /** The user's handle on KEY_IS_NEW, a rename, or revocation's BatchWriteItem deletes and the ids' Update. */
+    MANAGE_PASSKEYS,
     /**
      * Consistent GetItem of the user's set marker, then TransactWriteItems: the old set's Deletes, the new set's
      * Puts, the marker's conditioned Put, RECOVERY_CODES_ISSUED.

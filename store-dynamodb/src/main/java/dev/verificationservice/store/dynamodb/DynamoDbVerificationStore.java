@@ -4,6 +4,7 @@ import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Ki
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.util.List;
@@ -49,6 +50,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private final DynamoDbCounters counters;
     private final DynamoDbIdempotency idempotency;
     private final DynamoDbTotpFactors totpFactors;
+    private final DynamoDbPasskeys passkeys;
     private final DynamoDbRecoveryCodes recoveryCodes;
     private final DynamoDbWebhooks webhooks;
     private final StorePorts ports;
@@ -67,6 +69,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.counters = new DynamoDbCounters(table);
         this.idempotency = new DynamoDbIdempotency(table);
         this.totpFactors = new DynamoDbTotpFactors(table);
+        this.passkeys = new DynamoDbPasskeys(table);
         this.recoveryCodes = new DynamoDbRecoveryCodes(table);
         this.webhooks = new DynamoDbWebhooks(table);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
@@ -79,6 +82,11 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     public ConsumedCapacityRecorder consumedCapacity() {
         return table.capacity;
+    }
+
+    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
+    public PasskeyRepository passkeys() {
+        return passkeys;
     }
 
     /** Each concept's own class, built once. */

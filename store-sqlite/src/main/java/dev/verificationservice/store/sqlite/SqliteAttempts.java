@@ -58,8 +58,22 @@ final class SqliteAttempts {
         void bind(PreparedStatement update, TableKeys.PrimaryKey key) throws SQLException;
     }
 
+    /** A further statement of an attempt that won, in its transaction: another item the same attempt changes. */
+    interface Then {
+        Then NOTHING = connection -> { };
+
+        void run(Connection connection) throws SQLException;
+    }
+
+    /** One attempt's write, as the class says, changing only the item it updates. */
+    Outcome write(String what, String entryWhat, TableKeys.PrimaryKey key, String statement, Binding binding,
+                  Predicate<Map<String, Object>> ownWrite, AuditEntry entry, Optional<Place> place) {
+        return write(what, entryWhat, key, statement, binding, ownWrite, entry, place, Then.NOTHING);
+    }
+
     /**
-     * One attempt's write, as the class says.
+     * One attempt's write, as the class says; when its update wins, {@code then} runs next in the same transaction
+     * (a passkey's sign count beside the challenge the update consumed), before the entry.
      *
      * @param what      the transaction, as failures name it ("use a recovery code")
      * @param entryWhat the write, as a taken audit key's failure names it ("recovery-code use")
@@ -67,7 +81,7 @@ final class SqliteAttempts {
      * @param ownWrite  whether the item, as it is when nothing was updated, holds this attempt's write
      */
     Outcome write(String what, String entryWhat, TableKeys.PrimaryKey key, String statement, Binding binding,
-                  Predicate<Map<String, Object>> ownWrite, AuditEntry entry, Optional<Place> place) {
+                  Predicate<Map<String, Object>> ownWrite, AuditEntry entry, Optional<Place> place, Then then) {
         Map<String, Object> auditItem = table.auditItem(entry);
         return table.inTransaction(what, connection -> {
             int updated;
@@ -80,6 +94,7 @@ final class SqliteAttempts {
                 // This attempt's own earlier write, with its audit entry: a retry, not a second use.
                 return current.filter(ownWrite).isPresent() ? new Outcome.Written() : new Outcome.Refused(current);
             }
+            then.run(connection);
             writeEntry(table, connection, auditItem, entryWhat);
             if (place.isPresent()) {
                 counters.givePlaceBack(connection, place.get());

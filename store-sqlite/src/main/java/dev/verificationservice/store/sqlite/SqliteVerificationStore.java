@@ -2,6 +2,7 @@ package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.nio.file.Path;
@@ -69,6 +70,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteTotpFactors totpFactors;
     private final SqliteRecoveryCodes recoveryCodes;
     private final SqliteWebhooks webhooks;
+    private final SqlitePasskeys passkeys;
     private final StorePorts ports;
     private final SqliteSweep sweep;
     private final SqliteUnitOfWork units;
@@ -83,6 +85,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.idempotency = new SqliteIdempotency(table);
         this.totpFactors = new SqliteTotpFactors(table, counters);
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
+        this.passkeys = new SqlitePasskeys(table, counters);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
                 webhooks);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
@@ -119,6 +122,11 @@ public final class SqliteVerificationStore implements VerificationStore {
      * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
+    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
+    public PasskeyRepository passkeys() {
+        return passkeys;
+    }
+
     /** Each concept's own class, built once. */
     @Override
     public StorePorts ports() {
