@@ -145,9 +145,6 @@ final class DynamoDbCodes implements CodeRepository {
                 + " REMOVE " + String.join(", ", removed.stream().map(name -> "#" + name).toList());
         String condition = holds ? "(" + IS_NOT_OLDER_THAN_CURRENT + ") AND (" + NOT_ANOTHER_CODE_OF_THE_SAME_DIGEST + ")"
                 : IS_NOT_OLDER_THAN_CURRENT;
-        if (!holds) {
-            names.put("#currentAt", ItemAttributes.CURRENT_AT);
-        }
         UpdateItemRequest request = UpdateItemRequest.builder()
                 .tableName(table.tableName)
                 .key(keyOf(key))
