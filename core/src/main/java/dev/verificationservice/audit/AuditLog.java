@@ -77,6 +77,18 @@ public final class AuditLog {
                 + MAX_APPEND_ATTEMPTS + " attempts");
     }
 
+    /**
+     * Records an entry built earlier ({@link #newEntry}), so that it keeps its moment and its place among the
+     * entries of that moment; on a taken key, the same event as a new entry.
+     */
+    public AuditEntry record(AuditEntry built) {
+        if (entries.appendAudit(built)) {
+            return built;
+        }
+        return record(built.userId(), built.eventType(), built.success(), built.failureReason(), built.details(),
+                new ClientContext(built.ipAddress(), built.userAgent(), built.deviceId()));
+    }
+
     public AuditEntry recordSuccess(String userId, AuditEventType type, Map<String, String> details,
                                     ClientContext client) {
         return record(userId, type, true, Optional.empty(), details, client);

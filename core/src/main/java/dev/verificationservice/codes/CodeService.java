@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +43,8 @@ import org.slf4j.LoggerFactory;
  *   SMS budget; each step's requests independent, one round trip on DynamoDB); once admitted, place the new
  *   code's HMAC as the one usable code of the type, stamped with the request's id (a new code on a collision,
  *   the same one on a retry; the code it replaces is unusable from the same write); hand the code to the
- *   sender; write {@code CODE_SENT} once it was delivered. A failed delivery deletes the code again.</li>
+ *   sender; write {@code CODE_SENT} once it was delivered, with the replaced code's {@code CODES_INVALIDATED}.
+ *   A failed delivery deletes the code again.</li>
  *   <li><b>Verify</b>: one atomic write per key in the ring (current key first) marks the code used, writes
  *   its CODE_VERIFIED entry and gives a NUMERIC attempt's place back. When the condition fails, the store
  *   hands back the item as it was, and that says NOT_FOUND, USED or EXPIRED. A LINK code is read first, to
@@ -205,7 +207,8 @@ public final class CodeService {
                 // The channel may have taken the message before it failed (and may bill it): its places stay.
                 // Any failure of the channel, checked or not, leaves no usable code behind.
                 codes.deleteCode(stored);
-                audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED, "DELIVERY_FAILED", details, client);
+                afterDelivery(written, () -> audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED,
+                        "DELIVERY_FAILED", details, client));
                 return null;
             });
             // A DeliveryException's message is safe by contract; an unchecked failure may echo the full
@@ -216,14 +219,25 @@ public final class CodeService {
         }
         details.put("expiresAt", Instants.iso(expiresAt));
         units.run("record a sent code", () -> {
-            audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client);
+            afterDelivery(written, () -> audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client));
             return null;
         });
         return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
     }
 
-    /** A code as stored (its HMAC) and as it goes out. */
-    private record Written(VerificationCode code, String plaintext) {
+    /**
+     * A code as stored (its HMAC) and as it goes out, with the CODES_INVALIDATED entries of what its placement made
+     * unusable, built at that moment and written with the entry that follows the delivery.
+     */
+    private record Written(VerificationCode code, String plaintext, List<AuditEntry> invalidated) {
+    }
+
+    /** The entry that follows the delivery and the placement's invalidations, in one step. */
+    private void afterDelivery(Written written, Supplier<AuditEntry> outcome) {
+        List<Supplier<AuditEntry>> entries = new ArrayList<>();
+        written.invalidated().forEach(entry -> entries.add(() -> audit.record(entry)));
+        entries.add(outcome);
+        units.together(entries);
     }
 
     /** What a send's unit of work ends with: refused (its audit entry written), or a stored code to deliver. */
@@ -254,8 +268,7 @@ public final class CodeService {
             // The issue id lets the store tell a retry of this very write (answer lost) from a key collision;
             // a retry must not make this request generate and deliver a second code.
             if (codes.placeCode(candidate, tokens.attemptId()) instanceof CodePlacement.Placed placed) {
-                keepOnlyNewest(candidate, placed.deleted(), client);
-                return new Written(candidate, plaintext);
+                return new Written(candidate, plaintext, keepOnlyNewest(candidate, placed.deleted(), client));
             }
         }
         throw new StoreException("no free code key after " + MAX_INSERT_ATTEMPTS + " attempts");
@@ -333,14 +346,22 @@ public final class CodeService {
     /** CODES_INVALIDATED, when any of the deleted codes was still active. */
     private void auditInvalidated(String userId, CodeType type, int active, String reason, Map<String, String> context,
                                   ClientContext client) {
-        if (active > 0) {
-            Map<String, String> details = new LinkedHashMap<>();
-            details.put("codeType", type.name());
-            details.put("count", Integer.toString(active));
-            details.put("reason", reason);
-            details.putAll(context);
-            audit.recordSuccess(userId, AuditEventType.CODES_INVALIDATED, details, client);
+        invalidated(userId, type, active, reason, context, client).ifPresent(audit::record);
+    }
+
+    /** The CODES_INVALIDATED entry, built now and not written, when any of the deleted codes was still active. */
+    private Optional<AuditEntry> invalidated(String userId, CodeType type, int active, String reason,
+                                             Map<String, String> context, ClientContext client) {
+        if (active == 0) {
+            return Optional.empty();
         }
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("codeType", type.name());
+        details.put("count", Integer.toString(active));
+        details.put("reason", reason);
+        details.putAll(context);
+        return Optional.of(audit.newEntry(userId, AuditEventType.CODES_INVALIDATED, true, Optional.empty(), details,
+                client));
     }
 
     /**
@@ -359,19 +380,25 @@ public final class CodeService {
      * Only the newest code of a user and type may be used ({@link VerificationCode#mayReplace}). The store
      * records which one that is on the table itself ({@link CodeRepository#placeCode}), so the rule holds
      * whatever the user index shows: two requests at once, or one right after the other while the index lags,
-     * leave exactly one usable code. {@code deleted} is what the placement made unusable, audited here. A
-     * superseded request's message still goes out, with a code that no longer works.
+     * leave exactly one usable code. {@code deleted} is what the placement made unusable: its entries, built now,
+     * go to the store with the one that follows the delivery, a round trip fewer. A superseded request's message
+     * still goes out, with a code that no longer works.
      */
-    private void keepOnlyNewest(VerificationCode written, List<VerificationCode> deleted, ClientContext client) {
+    private List<AuditEntry> keepOnlyNewest(VerificationCode written, List<VerificationCode> deleted,
+                                            ClientContext client) {
         String userId = written.userId();
         CodeType type = written.codeType();
         List<VerificationCode> replaced = deleted.stream().filter(code -> !code.digest().equals(written.digest()))
                 .toList();
         Instant now = clock.instant();
-        auditInvalidated(userId, type, activeAmong(replaced, now), "NEW_CODE_REQUESTED", Map.of(), client);
+        List<AuditEntry> entries = new ArrayList<>();
+        invalidated(userId, type, activeAmong(replaced, now), "NEW_CODE_REQUESTED", Map.of(), client)
+                .ifPresent(entries::add);
         if (deleted.stream().anyMatch(code -> code.digest().equals(written.digest()))) {
-            auditInvalidated(userId, type, activeAmong(List.of(written), now), "CONCURRENT_REQUEST", Map.of(), client);
+            invalidated(userId, type, activeAmong(List.of(written), now), "CONCURRENT_REQUEST", Map.of(), client)
+                    .ifPresent(entries::add);
         }
+        return entries;
     }
 
     private IssueResult rateLimited(String userId, RateLimitDecision decision, ClientContext client) {

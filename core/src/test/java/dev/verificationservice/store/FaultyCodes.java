@@ -12,9 +12,9 @@ import java.util.Optional;
 
 /**
  * A store's codes with calls that fail on purpose (by name: {@code placeCode}, {@code findCode},
- * {@code findCodes}), and the read of a user's codes held at a {@link CallGate}.
+ * {@code findCodes}).
  */
-public record FaultyCodes(CodeRepository store, Faults faults, CallGate gate) implements CodeRepository {
+public record FaultyCodes(CodeRepository store, Faults faults) implements CodeRepository {
 
     @Override
     public CodePlacement placeCode(VerificationCode code, String issueId) {
@@ -43,7 +43,6 @@ public record FaultyCodes(CodeRepository store, Faults faults, CallGate gate) im
 
     @Override
     public List<VerificationCode> findCodes(String userId, CodeType codeType) {
-        gate.pass();
         return faults.call("findCodes", () -> store.findCodes(userId, codeType));
     }
 

@@ -19,7 +19,7 @@ public final class TestStore implements VerificationStore {
     private final Faults faults = new Faults();
     private final CallGate gate = new CallGate();
     private final FaultyCounters counters = new FaultyCounters(memory.counters(), faults, gate);
-    private final FaultyCodes codes = new FaultyCodes(memory.codes(), faults, gate);
+    private final FaultyCodes codes = new FaultyCodes(memory.codes(), faults);
     private final InterleavedRecoveryCodes recoveryCodes = new InterleavedRecoveryCodes(memory.recoveryCodes());
     private final StorePorts ports = new StorePorts(codes, memory.devices(), memory.audit(), counters,
             memory.idempotency(), memory.totp(), recoveryCodes, memory.webhooks());
@@ -50,7 +50,7 @@ public final class TestStore implements VerificationStore {
         return faults;
     }
 
-    /** Where the reads and place-takings of the counters and codes can be held until they meet. */
+    /** Where the counters' reads and place-takings can be held until they meet. */
     public CallGate gate() {
         return gate;
     }

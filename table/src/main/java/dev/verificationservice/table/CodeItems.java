@@ -45,20 +45,29 @@ public final class CodeItems {
         Map<String, Object> item = keyed(TableKeys.code(code.digest()));
         item.put(GSI1PK, index.gsi1pk());
         item.put(GSI1SK, index.gsi1sk());
-        item.put(CODE, code.digest());
         item.put(USER_ID, code.userId());
+        putCode(item, code, TTL);
+        return item;
+    }
+
+    public static VerificationCode code(Map<String, Object> item) {
+        return readCode(item, TTL);
+    }
+
+    /** The code's own attributes, its expiry in {@code expiresAt} (an item's TTL, a slot's {@code EXPIRES_AT}). */
+    private static void putCode(Map<String, Object> item, VerificationCode code, String expiresAt) {
+        item.put(CODE, code.digest());
         item.put(CODE_TYPE, code.codeType().name());
         item.put(CODE_FORMAT, code.format().name());
         item.put(DELIVERY_METHOD, code.deliveryMethod().name());
         item.put(DELIVERY_TARGET, code.maskedTarget());
         item.put(IS_USED, code.used());
         item.put(CREATED_AT, Timestamps.format(code.createdAt()));
-        item.put(TTL, epochSeconds(code.expiresAt()));
+        item.put(expiresAt, epochSeconds(code.expiresAt()));
         code.contextDigest().ifPresent(digest -> item.put(CONTEXT_DIGEST, digest));
-        return item;
     }
 
-    public static VerificationCode code(Map<String, Object> item) {
+    private static VerificationCode readCode(Map<String, Object> item, String expiresAt) {
         return new VerificationCode(
                 string(item, CODE),
                 string(item, USER_ID),
@@ -68,7 +77,7 @@ public final class CodeItems {
                 string(item, DELIVERY_TARGET),
                 bool(item, IS_USED),
                 Timestamps.parse(string(item, CREATED_AT)),
-                Instant.ofEpochSecond(number(item, TTL)),
+                Instant.ofEpochSecond(number(item, expiresAt)),
                 optionalString(item, CONTEXT_DIGEST));
     }
 
@@ -109,35 +118,14 @@ public final class CodeItems {
      */
     public static Map<String, Object> slotItem(VerificationCode code, String issueId) {
         Map<String, Object> item = currentCodeItem(code);
-        item.put(CODE, code.digest());
-        item.put(CODE_TYPE, code.codeType().name());
-        item.put(CODE_FORMAT, code.format().name());
-        item.put(DELIVERY_METHOD, code.deliveryMethod().name());
-        item.put(DELIVERY_TARGET, code.maskedTarget());
-        item.put(IS_USED, code.used());
-        item.put(CREATED_AT, Timestamps.format(code.createdAt()));
-        item.put(EXPIRES_AT, epochSeconds(code.expiresAt()));
+        putCode(item, code, EXPIRES_AT);
         item.put(ISSUED_BY, issueId);
-        code.contextDigest().ifPresent(digest -> item.put(CONTEXT_DIGEST, digest));
         return item;
     }
 
     /** The code a slot holds inline, if it holds one (a NUMERIC code written by this release). */
     public static Optional<VerificationCode> slotCode(Map<String, Object> slot) {
-        if (optionalString(slot, CODE).isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new VerificationCode(
-                string(slot, CODE),
-                string(slot, USER_ID),
-                CodeType.valueOf(string(slot, CODE_TYPE)),
-                CodeFormat.valueOf(string(slot, CODE_FORMAT)),
-                DeliveryMethod.valueOf(string(slot, DELIVERY_METHOD)),
-                string(slot, DELIVERY_TARGET),
-                bool(slot, IS_USED),
-                Timestamps.parse(string(slot, CREATED_AT)),
-                Instant.ofEpochSecond(number(slot, EXPIRES_AT)),
-                optionalString(slot, CONTEXT_DIGEST)));
+        return optionalString(slot, CODE).isEmpty() ? Optional.empty() : Optional.of(readCode(slot, EXPIRES_AT));
     }
 
     /** The digest a code slot names, if any (none once the codes were invalidated). */
