@@ -3,6 +3,7 @@ package dev.verificationservice;
 import dev.verificationservice.audit.AuditRepository;
 import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.devices.DeviceRepository;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
@@ -21,8 +22,8 @@ import dev.verificationservice.store.UnitOfWork;
  * <ul>
  *   <li>{@link #codes()}: one-time codes: insert, consume, keep only the newest, delete;</li>
  *   <li>{@link #devices()}: remembered-device tokens and the revoke-all marker;</li>
- *   <li>{@link #audit()}: the audit log (every entry written is also an undelivered event, unless
- *   {@link #eventsOff});</li>
+ *   <li>{@link #audit()}: the audit log (an entry of a type some endpoint subscribes to is also an undelivered
+ *   event: {@link #eventSubscriptions});</li>
  *   <li>{@link #counters()}: rate-limit places and cooldowns;</li>
  *   <li>{@link #idempotency()}: Idempotency-Key claims and their stored answers;</li>
  *   <li>{@link #totp()}: authenticator-app factors and the replay rule;</li>
@@ -70,19 +71,27 @@ public interface VerificationStore extends AutoCloseable {
     }
 
     /**
-     * Webhook endpoints, deliveries and the outbox. Every audit entry a store writes is also an undelivered
-     * event there, in the same atomic step, unless {@link #eventsOff} was called.
+     * Webhook endpoints, deliveries and the outbox. An audit entry a store writes is also an undelivered event
+     * there, in the same atomic step, when {@link #eventSubscriptions} says some endpoint subscribes to its type.
      */
     default WebhookRepository webhooks() {
         return ports().webhooks();
     }
 
     /**
+     * The view this store object's audit writes consult to decide which entries enter the outbox, fed by its own
+     * endpoints port and told at once of every endpoint write made through this object.
+     */
+    EventSubscriptions eventSubscriptions();
+
+    /**
      * From now on, audit entries are written without entering the outbox: nothing will deliver them (webhooks are
      * off), so they cost no outbox write, and switching webhooks on later delivers none of them. Called once, before
      * the store takes traffic.
      */
-    void eventsOff();
+    default void eventsOff() {
+        eventSubscriptions().off();
+    }
 
     /**
      * How the domain runs the steps of one operation as a unit ({@link UnitOfWork}): by default each step is its

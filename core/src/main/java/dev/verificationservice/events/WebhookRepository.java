@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Storage SPI for events out: endpoints, deliveries and the outbox. The outbox is not a table of its own: while
- * webhooks are on a store marks every audit entry it writes as undelivered (on DynamoDB a sparse index attribute of
- * the audit item), so an event is written in the same atomic step as its entry, whichever write carries that entry;
- * after {@link dev.verificationservice.VerificationStore#eventsOff} it marks none. Every method may throw
+ * Storage SPI for events out: endpoints, deliveries and the outbox. The outbox is not a table of its own: a store
+ * marks an audit entry it writes as undelivered (on DynamoDB a sparse index attribute of the audit item) when its
+ * {@link EventSubscriptions} says some endpoint subscribes to the entry's type, so an event is written in the same
+ * atomic step as its entry, whichever write carries that entry; after
+ * {@link dev.verificationservice.VerificationStore#eventsOff} it marks none. A store tells its view of every endpoint
+ * write it makes ({@link EventSubscriptions#changedIf}). Every method may throw
  * {@link dev.verificationservice.store.StoreException}.
  *
  * <p>The outbox reads ({@link #undeliveredEvents}, {@link #dueDeliveries}) may lag and may repeat (a DynamoDB global

@@ -2,6 +2,7 @@ package dev.verificationservice.store;
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.store.memory.MemoryTable;
 import dev.verificationservice.store.memory.MemoryVerificationStore;
 import java.util.concurrent.ExecutorService;
@@ -31,8 +32,8 @@ public final class TestStore implements VerificationStore {
     }
 
     @Override
-    public void eventsOff() {
-        memory.eventsOff();
+    public EventSubscriptions eventSubscriptions() {
+        return memory.eventSubscriptions();
     }
 
     @Override

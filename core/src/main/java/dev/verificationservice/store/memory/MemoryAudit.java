@@ -2,6 +2,8 @@ package dev.verificationservice.store.memory;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditRepository;
+import dev.verificationservice.events.EventSubscriptions;
+import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.time.Instants;
 import java.time.Instant;
@@ -10,11 +12,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * The audit log in memory, and the outbox of events, which is the same entries.
  *
- * <p><b>The outbox rule.</b> While webhooks are on, every entry is stored undelivered ({@link StoredEntry#undelivered}), by whichever write
+ * <p><b>The outbox rule.</b> An entry of a type some endpoint subscribes to ({@link EventSubscriptions}) is stored undelivered ({@link StoredEntry#undelivered}), by whichever write
  * carries it ({@link #add}): an appended entry, or the entry of a consumed code, a registered device, an enrolled or
  * confirmed factor, an accepted step, a used or issued recovery code. The fan-out ({@link MemoryWebhooks#fanOut})
  * alone marks it delivered. This store lives in the core, without the table model whose audit item carries the same
@@ -48,11 +51,15 @@ final class MemoryAudit implements AuditRepository {
 
     private final Object lock;
     private final TreeMap<Key, StoredEntry> entries = new TreeMap<>(Key.ORDER);
-    /** False while webhooks are off: no entry enters the outbox. */
-    private volatile boolean events = true;
+    private final EventSubscriptions subscriptions;
 
-    MemoryAudit(Object lock) {
+    MemoryAudit(Object lock, Supplier<List<WebhookEndpoint>> endpoints) {
         this.lock = lock;
+        this.subscriptions = new EventSubscriptions(endpoints);
+    }
+
+    EventSubscriptions subscriptions() {
+        return subscriptions;
     }
 
     @Override
@@ -108,14 +115,9 @@ final class MemoryAudit implements AuditRepository {
         return stored != null && stored.entry().equals(entry);
     }
 
-    /** Stores the entry, undelivered while webhooks are on. The key must be free ({@link #requireFree}). */
+    /** Stores the entry, undelivered when it is an event. The key must be free ({@link #requireFree}). */
     void add(AuditEntry entry) {
-        entries.put(Key.of(entry), new StoredEntry(entry, events));
-    }
-
-    /** From now on entries are stored delivered: nothing will deliver them. */
-    void eventsOff() {
-        events = false;
+        entries.put(Key.of(entry), new StoredEntry(entry, subscriptions.isEvent(entry)));
     }
 
     /** Every undelivered entry, oldest first. */

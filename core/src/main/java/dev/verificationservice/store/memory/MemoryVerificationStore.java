@@ -4,6 +4,7 @@ import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.events.Delivery;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.idempotency.IdempotencyRecord;
 import dev.verificationservice.passkeys.PasskeyRepository;
@@ -19,8 +20,8 @@ import java.util.Map;
  * <p><b>Algorithm.</b> One lock for the whole store: every SPI call runs under it, so each conditional write is one
  * atomic step together with all it carries (an audit entry, a place given back), and concurrent calls see one
  * another's writes whole. Each concept keeps its records and tells its algorithm: {@link MemoryCodes},
- * {@link MemoryDevices}, {@link MemoryAudit} (which keeps the rule that every audit entry is also an undelivered
- * event), {@link MemoryCounters}, {@link MemoryIdempotency}, {@link MemoryTotpFactors}, {@link MemoryRecoveryCodes}
+ * {@link MemoryDevices}, {@link MemoryAudit} (which asks {@link EventSubscriptions} whether an audit entry is also an
+ * undelivered event), {@link MemoryCounters}, {@link MemoryIdempotency}, {@link MemoryTotpFactors}, {@link MemoryRecoveryCodes}
  * and {@link MemoryWebhooks}, each the store's port of its concept; {@link MemoryAttempts} is the one attempt write
  * that the counted verifications share.
  *
@@ -49,7 +50,7 @@ public final class MemoryVerificationStore implements VerificationStore {
 
     /** A new, empty store. */
     public MemoryVerificationStore() {
-        this.audit = new MemoryAudit(lock);
+        this.audit = new MemoryAudit(lock, this::endpoints);
         this.counters = new MemoryCounters(lock);
         MemoryAttempts attempts = new MemoryAttempts(audit, counters);
         this.codes = new MemoryCodes(lock, attempts);
@@ -61,6 +62,11 @@ public final class MemoryVerificationStore implements VerificationStore {
         this.passkeys = new MemoryPasskeys(lock, audit, attempts);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
                 webhooks);
+    }
+
+    /** What the audit's subscriptions view reads: built after the audit, which the webhooks port needs. */
+    private List<WebhookEndpoint> endpoints() {
+        return webhooks.listEndpoints();
     }
 
     /** Everything the store holds, read at one moment under its lock: the tests' raw view of the table. */
@@ -97,12 +103,12 @@ public final class MemoryVerificationStore implements VerificationStore {
         return ports;
     }
 
-    /** Always ready: memory has nothing to reach. */
     @Override
-    public void eventsOff() {
-        audit.eventsOff();
+    public EventSubscriptions eventSubscriptions() {
+        return audit.subscriptions();
     }
 
+    /** Always ready: memory has nothing to reach. */
     @Override
     public void checkReady() {
     }

@@ -62,7 +62,7 @@ final class MemoryWebhooks implements WebhookRepository {
     @Override
     public boolean insertEndpoint(WebhookEndpoint endpoint) {
         synchronized (lock) {
-            return endpoints.putIfAbsent(endpoint.endpointId(), endpoint) == null;
+            return audit.subscriptions().changedIf(endpoints.putIfAbsent(endpoint.endpointId(), endpoint) == null);
         }
     }
 
@@ -88,14 +88,14 @@ final class MemoryWebhooks implements WebhookRepository {
                 return false;
             }
             endpoints.put(updated.endpointId(), updated);
-            return true;
+            return audit.subscriptions().changedIf(true);
         }
     }
 
     @Override
     public boolean deleteEndpoint(String endpointId) {
         synchronized (lock) {
-            return endpoints.remove(endpointId) != null;
+            return audit.subscriptions().changedIf(endpoints.remove(endpointId) != null);
         }
     }
 

@@ -81,7 +81,9 @@ public class WebhookAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public Webhooks webhooks(VerificationStore store, EncryptionKeyRing keys, EndpointUrls urls, Clock clock) {
+    public Webhooks webhooks(VerificationStore store, EncryptionKeyRing keys, EndpointUrls urls, Clock clock,
+                             WebhookProperties properties) {
+        store.eventSubscriptions().refreshEvery(properties.subscriptionsRefreshInterval());
         return new Webhooks(store.webhooks(), keys, urls, new SecureTokens(), clock);
     }
 

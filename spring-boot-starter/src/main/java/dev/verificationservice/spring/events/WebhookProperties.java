@@ -18,6 +18,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param perEndpointConcurrency requests in flight to one endpoint at most
  * @param pollInterval           how often the relay looks for undelivered events and due retries
  * @param batchSize              events and deliveries read per look
+ * @param subscriptionsRefresh   how long an instance uses its read of the endpoints to decide which audit entries
+ *                               are events before reading them again: an endpoint registered on another instance
+ *                               receives the events written here from at most this long after its registration
  */
 @ConfigurationProperties(prefix = "verification.webhooks")
 public record WebhookProperties(@DefaultValue("auto") String enabled,
@@ -25,7 +28,17 @@ public record WebhookProperties(@DefaultValue("auto") String enabled,
                                 @DefaultValue("8") int workers,
                                 @DefaultValue("8") int perEndpointConcurrency,
                                 @DefaultValue("PT1S") Duration pollInterval,
-                                @DefaultValue("100") int batchSize) {
+                                @DefaultValue("100") int batchSize,
+                                @DefaultValue("PT30S") Duration subscriptionsRefresh) {
+
+    /** The store's view of the endpoints is read again this often; a duration that is not positive is refused. */
+    public Duration subscriptionsRefreshInterval() {
+        if (subscriptionsRefresh.isNegative() || subscriptionsRefresh.isZero()) {
+            throw new StartupException("VERIFICATION_WEBHOOKS_SUBSCRIPTIONS_REFRESH must be a positive duration.",
+                    "Set it to a duration such as PT30S (the default), or leave it unset.");
+        }
+        return subscriptionsRefresh;
+    }
 
     /** The relay's settings; counts below 1 or a poll interval that is not positive are a refused start. */
     public WebhookSettings settings() {

@@ -20,7 +20,7 @@ public final class WebhooksEnabled implements Condition {
         return on(context.getEnvironment());
     }
 
-    /** Whether webhooks are on in this environment: the relay runs, and audit entries enter the outbox. */
+    /** Whether webhooks are on in this environment: the relay runs, and subscribed audit entries enter the outbox. */
     public static boolean on(Environment environment) {
         String enabled = environment.getProperty("verification.webhooks.enabled", "auto").trim().toLowerCase(Locale.ROOT);
         if (!enabled.equals("auto")) {

@@ -2,6 +2,7 @@ package dev.verificationservice.spring.store;
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.store.UnitOfWork;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -44,8 +45,8 @@ public final class MeteredVerificationStore {
         }
 
         @Override
-        public void eventsOff() {
-            store.eventsOff();
+        public EventSubscriptions eventSubscriptions() {
+            return store.eventSubscriptions();
         }
 
         @Override

@@ -96,6 +96,20 @@ class WebhookAutoConfigurationTest {
     }
 
     @Test
+    void theStoreReadsTheEndpointsAgainAtTheConfiguredIntervalAndARefusedIntervalStopsTheStart() throws IOException {
+        Path dataDir = Files.createTempDirectory("verification-webhooks");
+        runner.withPropertyValues("verification.data-dir=" + dataDir,
+                "verification.webhooks.subscriptions-refresh=PT5S").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(VerificationStore.class).eventSubscriptions().refreshInterval())
+                    .isEqualTo(Duration.ofSeconds(5));
+        });
+        runner.withPropertyValues("verification.data-dir=" + dataDir,
+                "verification.webhooks.subscriptions-refresh=PT0S").run(context -> assertThat(context).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("VERIFICATION_WEBHOOKS_SUBSCRIPTIONS_REFRESH"));
+    }
+
+    @Test
     void offWhenDisabledAndThenAuditEntriesEnterNoOutbox() throws IOException {
         Path dataDir = Files.createTempDirectory("verification-webhooks");
         runner.withPropertyValues("verification.data-dir=" + dataDir, "verification.webhooks.enabled=false")

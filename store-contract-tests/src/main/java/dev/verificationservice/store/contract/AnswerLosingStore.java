@@ -10,7 +10,7 @@ public interface AnswerLosingStore {
 
     VerificationStore store();
 
-    /** The answer to the next write that carries an audit entry is lost, once. */
+    /** The answer to the next write that carries an event (an audit entry some endpoint subscribes to) is lost, once. */
     void loseNextAnswer();
 
     /** How many answers were lost so far: a test checks that its write met the fault. */

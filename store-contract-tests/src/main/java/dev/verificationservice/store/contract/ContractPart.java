@@ -11,11 +11,17 @@ import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.IssueResult;
 import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.events.AddressResolver;
+import dev.verificationservice.events.EndpointUrls;
+import dev.verificationservice.events.WebhookEndpoint;
+import dev.verificationservice.events.Webhooks;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
+import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.validation.InvalidInputException;
 import java.security.SecureRandom;
@@ -142,6 +148,16 @@ public abstract class ContractPart implements ContractFixture {
     protected static void assertRefusedBy(IssueResult result, String action) {
         assertThat(result).isInstanceOfSatisfying(IssueResult.RateLimited.class,
                 refused -> assertThat(refused.action()).isEqualTo(action));
+    }
+
+    /**
+     * Registers, through {@code on}, an endpoint subscribed to {@code eventTypes} (none: every type), so that the
+     * audit entries of those types are events; its URL takes no request (nothing here relays).
+     */
+    protected WebhookEndpoint subscribe(VerificationStore on, String... eventTypes) {
+        Webhooks endpoints = new Webhooks(on.webhooks(), EncryptionKeyRing.fromBase64(List.of(encryptionKeyBase64())),
+                new EndpointUrls(false, AddressResolver.system()), new SecureTokens(), clock());
+        return endpoints.register("http://localhost:9/events", List.of(eventTypes), Optional.empty()).endpoint();
     }
 
     /** Runs {@code tasks} copies of the call at once (released together by a latch) on a pool of threads. */

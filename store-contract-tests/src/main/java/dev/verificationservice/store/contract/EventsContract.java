@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.IssueResult;
 import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.events.AddressResolver;
 import dev.verificationservice.events.Delivery;
@@ -19,6 +24,7 @@ import dev.verificationservice.events.JdkWebhookTransport;
 import dev.verificationservice.events.RelayMetrics;
 import dev.verificationservice.events.RelayRunner;
 import dev.verificationservice.events.RetrySchedule;
+import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.events.WebhookEvent;
 import dev.verificationservice.events.WebhookRelay;
 import dev.verificationservice.events.WebhookSettings;
@@ -46,8 +52,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Events out on the store: every audit entry is an undelivered event written with it (none once the store is told
- * webhooks are off); the relay fans it out,
+ * Events out on the store: an audit entry of a type some endpoint subscribes to is an undelivered event written with
+ * it (none without such an endpoint, and none once the store is told webhooks are off); the relay fans it out,
  * delivers it signed to real HTTP receivers (JDK servers on port 0), retries on the schedule of the test's clock,
  * disables an endpoint on 410, shares work between relays by leases, and copes with a lagging outbox index.
  * Signatures are checked by {@link StandardWebhooksVerifier}, written from the specification, not by the service.
@@ -79,7 +85,8 @@ public abstract class EventsContract extends ContractPart {
     }
 
     @Test
-    void everyAuditEntryIsAnUndeliveredEventUntilItIsFannedOut() {
+    void anEntryOfASubscribedTypeIsAnUndeliveredEventUntilItIsFannedOut() {
+        subscribe(store());
         sendEmailCode("eve");
         indexCatchesUp();
 
@@ -92,7 +99,71 @@ public abstract class EventsContract extends ContractPart {
         indexCatchesUp();
         assertThat(store().webhooks().undeliveredEvents(100)).isEmpty();
         assertThat(auditTypes("eve")).containsExactly(AuditEventType.CODE_SENT);
+        assertThat(store().webhooks().outboxStats(clock().instant()).pending()).as("its one delivery").isOne();
+    }
+
+    @Test
+    void withNoEndpointAnAuditEntryEntersNoOutbox() {
+        sendEmailCode("nobody");
+        verification().audit().recordFailure("nobody", AuditEventType.CODE_VERIFICATION_FAILED, "WRONG_CODE",
+                Map.of(), ClientContext.none());
+        indexCatchesUp();
+
+        assertThat(auditTypes("nobody")).containsExactlyInAnyOrder(AuditEventType.CODE_SENT,
+                AuditEventType.CODE_VERIFICATION_FAILED);
+        assertThat(allRawItems()).as("no item in the outbox index")
+                .noneMatch(item -> item.containsKey(ItemAttributes.OUTBOX_PK));
+        assertThat(store().webhooks().undeliveredEvents(100)).isEmpty();
         assertThat(store().webhooks().outboxStats(clock().instant()).pending()).isZero();
+    }
+
+    /**
+     * Only the subscribed types enter the outbox; a disabled endpoint still subscribes (its events are kept as failed
+     * deliveries, for a redelivery once it is enabled again); a deleted one, at once on this instance, no longer.
+     */
+    @Test
+    void anEndpointOnCodeSentMakesASendsEntryAnEventAndItsVerificationsNone() {
+        WebhookEndpoint endpoint = subscribe(store(), "code.sent");
+
+        assertThat(verifyEmailCode("sub", sendEmailCode("sub")).valid()).isTrue();
+        indexCatchesUp();
+        assertThat(auditTypes("sub")).containsExactly(AuditEventType.CODE_VERIFIED, AuditEventType.CODE_SENT);
+        assertThat(store().webhooks().undeliveredEvents(100)).extracting(AuditEntry::eventType)
+                .containsExactly(AuditEventType.CODE_SENT);
+
+        assertThat(store().webhooks().replaceEndpoint(new WebhookEndpoint(endpoint.endpointId(), endpoint.url(),
+                endpoint.eventTypes(), endpoint.description(), EndpointStatus.DISABLED, endpoint.createdAt(),
+                endpoint.secret(), endpoint.previousSecret(), endpoint.previousUntil(), endpoint.failingSince(),
+                Optional.of("410"), endpoint.version() + 1), endpoint.version())).isTrue();
+        sendEmailCode("off");
+        webhooks.delete(endpoint.endpointId());
+        sendEmailCode("gone");
+        indexCatchesUp();
+        assertThat(store().webhooks().undeliveredEvents(100)).extracting(AuditEntry::userId)
+                .containsExactlyInAnyOrder("sub", "off");
+    }
+
+    /**
+     * The weakening the view makes: an endpoint registered through another store object (another instance) is seen
+     * here once this instance's view is {@link dev.verificationservice.events.EventSubscriptions#refreshInterval}
+     * old, and on the instance that registered it at once.
+     */
+    @Test
+    void anEndpointRegisteredOnAnotherInstanceTakesEventsThereAtOnceAndHereAfterTheRefreshInterval() {
+        VerificationStore other = anotherInstance();
+        sendEmailCode("here-before");
+        assertThat(on(other).codes().issue(CodeRequest.of("there-before", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "there-before@example.com"))).isInstanceOf(IssueResult.Issued.class);
+
+        subscribe(other);
+        assertThat(on(other).codes().issue(CodeRequest.of("there-at-once", CodeType.EMAIL_VERIFICATION,
+                DeliveryMethod.EMAIL, "there-at-once@example.com"))).isInstanceOf(IssueResult.Issued.class);
+        clock().advance(store().eventSubscriptions().refreshInterval());
+        sendEmailCode("here-after");
+        indexCatchesUp();
+
+        assertThat(store().webhooks().undeliveredEvents(100)).extracting(AuditEntry::userId)
+                .containsExactlyInAnyOrder("there-at-once", "here-after");
     }
 
     @Test
@@ -119,6 +190,7 @@ public abstract class EventsContract extends ContractPart {
     @Test
     void aChangeTheStoreRefusesWritesNoEventAndNoAuditEntry() {
         assumeTrue(missingTransactions().isEmpty(), () -> missingTransactions().get());
+        subscribe(store());
         DeviceToken token = new DeviceToken("laptop-1", "digest-1", "dan", "WEB", Optional.empty(), Optional.empty(),
                 START, Optional.empty(), Optional.empty(), START, START.plus(Duration.ofDays(30)));
         store().devices().registerDevice(token, verification().audit().newEntry("dan", AuditEventType.DEVICE_ADDED, true,

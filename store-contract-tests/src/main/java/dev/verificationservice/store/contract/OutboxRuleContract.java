@@ -35,10 +35,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * While webhooks are on, every audit entry is an event. For each write of the storage SPI that carries an audit entry,
+ * While an endpoint subscribes to every type, every audit entry is an event. For each write of the storage SPI that carries an audit entry,
  * the store holds the entry and exactly one undelivered event for it, in the outbox shard of the id the relay gives
  * the event ({@link EventIds#of}):
  * after the write (on a store that can lose an answer, {@link #answerLosingStore}, a write whose answer was lost and
@@ -51,6 +52,11 @@ public abstract class OutboxRuleContract extends ContractPart {
 
     protected OutboxRuleContract(ContractFixture fixture) {
         super(fixture);
+    }
+
+    @BeforeEach
+    void anEndpointTakesEveryType() {
+        subscribe(store());
     }
 
     @Test

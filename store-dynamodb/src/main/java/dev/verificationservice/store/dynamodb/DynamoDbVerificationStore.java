@@ -4,6 +4,7 @@ import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Ki
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
@@ -72,6 +73,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.passkeys = new DynamoDbPasskeys(table);
         this.recoveryCodes = new DynamoDbRecoveryCodes(table);
         this.webhooks = new DynamoDbWebhooks(table);
+        table.outbox.subscriptions(new EventSubscriptions(webhooks::listEndpoints));
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
                 webhooks);
     }
@@ -109,8 +111,8 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     }
 
     @Override
-    public void eventsOff() {
-        table.outbox.eventsOff();
+    public EventSubscriptions eventSubscriptions() {
+        return table.outbox.subscriptions();
     }
 
     /** The client belongs to whoever built it; closing the store leaves it open. */

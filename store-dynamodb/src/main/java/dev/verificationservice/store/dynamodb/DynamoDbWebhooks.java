@@ -41,7 +41,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>while webhooks are off an audit item carries no outbox attributes ({@link OutboxLooks});</li>
+ *   <li>an audit item carries outbox attributes only when some endpoint subscribes to its type
+ *   ({@link dev.verificationservice.events.EventSubscriptions}, told of each endpoint write made here);</li>
  *   <li>the outbox costs no item of its own: an audit item carries OUTBOXPK/OUTBOXSK from the request that writes it
  *   (PutItem, or a TransactWriteItems with the change it reports), so it enters the sparse index {@value
  *   TableKeys#OUTBOX_INDEX} in the same atomic step;</li>
@@ -96,7 +97,8 @@ final class DynamoDbWebhooks implements WebhookRepository {
         Optional<Map<String, Object>> holder = table.putIfNew(EventItems.endpointItem(endpoint),
                 TableKeys.webhookEndpoint(endpoint.endpointId()), AccessPattern.WEBHOOK_ENDPOINTS);
         // Written now, or held by this very endpoint: a retried put whose first answer was lost.
-        return holder.isEmpty() || (!holder.get().isEmpty() && EventItems.endpoint(holder.get()).equals(endpoint));
+        return table.outbox.subscriptions().changedIf(holder.isEmpty()
+                || (!holder.get().isEmpty() && EventItems.endpoint(holder.get()).equals(endpoint)));
     }
 
     @Override
@@ -121,9 +123,9 @@ final class DynamoDbWebhooks implements WebhookRepository {
 
     @Override
     public boolean replaceEndpoint(WebhookEndpoint updated, long expectedVersion) {
-        return conditionalPut(EventItems.endpointItem(updated), SAME_VERSION,
+        return table.outbox.subscriptions().changedIf(conditionalPut(EventItems.endpointItem(updated), SAME_VERSION,
                 Map.of("#version", ItemAttributes.VERSION), Map.of(":version", n(expectedVersion)),
-                AccessPattern.WEBHOOK_ENDPOINTS, "change a webhook endpoint");
+                AccessPattern.WEBHOOK_ENDPOINTS, "change a webhook endpoint"));
     }
 
     @Override
@@ -135,7 +137,7 @@ final class DynamoDbWebhooks implements WebhookRepository {
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
         table.capacity.record(AccessPattern.WEBHOOK_ENDPOINTS, WRITE,
                 response.consumedCapacity());
-        return response.hasAttributes() && !response.attributes().isEmpty();
+        return table.outbox.subscriptions().changedIf(response.hasAttributes() && !response.attributes().isEmpty());
     }
 
     /**

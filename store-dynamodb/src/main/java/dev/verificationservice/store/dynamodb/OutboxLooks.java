@@ -2,6 +2,7 @@ package dev.verificationservice.store.dynamodb;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.events.EventIds;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.TableKeys;
 import java.util.ArrayList;
@@ -14,7 +15,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * Which of the {@value TableKeys#OUTBOX_SHARDS} event shards of the outbox index a look reads, so that an idle relay
- * does not query them all on every poll, and whether audit entries enter the outbox at all.
+ * does not query them all on every poll, and which audit entries enter the outbox ({@link EventSubscriptions}).
  *
  * <p><b>Algorithm.</b> A look reads the shards this instance wrote an event to during its last
  * {@value #HINTED_LOOKS} looks (the index lags, so one look right after the write may not find it yet), a shard
@@ -34,8 +35,8 @@ final class OutboxLooks {
 
     private final AtomicIntegerArray hinted = new AtomicIntegerArray(TableKeys.OUTBOX_SHARDS);
     private final AtomicInteger turn = new AtomicInteger();
-    /** False while webhooks are off: audit entries are written without the outbox attributes. */
-    private volatile boolean events = true;
+    /** Which audit entries enter the outbox; set once by the store, which owns the endpoints it reads. */
+    private volatile EventSubscriptions subscriptions;
 
     OutboxLooks() {
         for (int shard = 0; shard < TableKeys.OUTBOX_SHARDS; shard++) {
@@ -43,17 +44,17 @@ final class OutboxLooks {
         }
     }
 
-    void eventsOff() {
-        events = false;
+    void subscriptions(EventSubscriptions view) {
+        subscriptions = view;
     }
 
-    boolean eventsOn() {
-        return events;
+    EventSubscriptions subscriptions() {
+        return subscriptions;
     }
 
-    /** The entry's item, in the outbox while webhooks are on, its shard hinted for this instance's next looks. */
+    /** The entry's item, in the outbox when it is an event, its shard hinted for this instance's next looks. */
     Map<String, Object> auditItem(AuditEntry entry) {
-        boolean event = events;
+        boolean event = subscriptions.isEvent(entry);
         if (event) {
             hinted.set(TableKeys.outboxShard(EventIds.of(entry)), HINTED_LOOKS);
         }

@@ -102,7 +102,7 @@ class DynamoDbOutboxShardsTest {
 
     @Test
     void anInstancesFirstLookReadsEveryShardAnIdleOneTheRotationAndAWrittenEventIsReadAtTheNextLook() {
-        DynamoDbVerificationStore store = store();
+        DynamoDbVerificationStore store = subscribed(store());
         Verification verification = verification(store);
 
         assertThat(queriesOf(() -> store.webhooks().undeliveredEvents(100))).isEqualTo(TableKeys.OUTBOX_SHARDS);
@@ -120,7 +120,7 @@ class DynamoDbOutboxShardsTest {
     @Test
     void anEventWhoseFanOutFailsStaysInTheOutboxWhileTheRestOfTheBatchGoesOut() {
         DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint());
-        DynamoDbVerificationStore store = storeBehind(proxy);
+        DynamoDbVerificationStore store = subscribed(storeBehind(proxy));
         Verification verification = verification(store);
         List<AuditEntry> written = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -146,7 +146,7 @@ class DynamoDbOutboxShardsTest {
     void aWrittenShardIsReadOnTheNextLooksWhileTheIndexLagsAndTheRotationFindsWhatTheHintsMissed() {
         DynamoDbFaultProxy proxy = DynamoDbFaultProxy.start(DYNALITE.get().endpoint(),
                 DynamoDbFaultProxy.Options.defaults().withIndexLag());
-        DynamoDbVerificationStore store = storeBehind(proxy);
+        DynamoDbVerificationStore store = subscribed(storeBehind(proxy));
         Verification verification = verification(store);
         assertThat(store.webhooks().undeliveredEvents(100)).as("the first look").isEmpty();
 
@@ -240,6 +240,12 @@ class DynamoDbOutboxShardsTest {
         String table = "verification-" + UUID.randomUUID();
         new DynamoDbTableAdmin(client, table).createTable();
         return new DynamoDbVerificationStore(client, table, new ConsumedCapacityRecorder(), false);
+    }
+
+    /** The store, with an endpoint subscribed to every type, so that every audit entry is an event. */
+    private DynamoDbVerificationStore subscribed(DynamoDbVerificationStore store) {
+        webhooks(store).register("http://localhost:9/events", List.of(), Optional.empty());
+        return store;
     }
 
     private DynamoDbVerificationStore store() {

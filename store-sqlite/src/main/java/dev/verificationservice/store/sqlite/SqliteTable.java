@@ -5,6 +5,7 @@ import static dev.verificationservice.table.ItemAttributes.TTL;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.verificationservice.audit.AuditEntry;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.ItemAttributes;
@@ -87,8 +88,8 @@ final class SqliteTable implements AutoCloseable {
     });
     private final GroupCommitWriter writer;
     private final List<Runnable> eventListeners = new CopyOnWriteArrayList<>();
-    /** False while webhooks are off: audit items are written without the outbox attributes. */
-    private volatile boolean events = true;
+    /** Which audit items enter the outbox; set once by the store, which owns the endpoints it reads. */
+    private volatile EventSubscriptions subscriptions;
 
     private SqliteTable(Path databaseFile, Duration lockWait) {
         SQLiteConfig config = new SQLiteConfig();
@@ -255,14 +256,17 @@ final class SqliteTable implements AutoCloseable {
         }
     }
 
-    /** From now on audit items are written without the outbox attributes: nothing will deliver them. */
-    void eventsOff() {
-        events = false;
+    void subscriptions(EventSubscriptions view) {
+        subscriptions = view;
     }
 
-    /** An audit entry's item, in the outbox while webhooks are on. */
+    EventSubscriptions subscriptions() {
+        return subscriptions;
+    }
+
+    /** An audit entry's item, in the outbox when some endpoint subscribes to its type. */
     Map<String, Object> auditItem(AuditEntry entry) {
-        return AuditItems.auditItem(entry, events);
+        return AuditItems.auditItem(entry, subscriptions.isEvent(entry));
     }
 
     void putItem(Connection connection, Map<String, Object> item) throws SQLException {

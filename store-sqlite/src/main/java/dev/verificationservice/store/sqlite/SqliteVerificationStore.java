@@ -2,6 +2,7 @@ package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
@@ -82,6 +83,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.devices = new SqliteDevices(table);
         this.audit = new SqliteAudit(table);
         this.webhooks = new SqliteWebhooks(table);
+        table.subscriptions(new EventSubscriptions(webhooks::listEndpoints));
         this.idempotency = new SqliteIdempotency(table);
         this.totpFactors = new SqliteTotpFactors(table, counters);
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
@@ -134,8 +136,8 @@ public final class SqliteVerificationStore implements VerificationStore {
     }
 
     @Override
-    public void eventsOff() {
-        table.eventsOff();
+    public EventSubscriptions eventSubscriptions() {
+        return table.subscriptions();
     }
 
     @Override

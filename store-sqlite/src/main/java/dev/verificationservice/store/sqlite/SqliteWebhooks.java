@@ -28,8 +28,8 @@ import java.util.Optional;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>the outbox: every audit item carries OUTBOXPK/OUTBOXSK from the write that inserted it (the same
- *   transaction as the change it reports); the partial index {@link SqliteSchema#CREATE_OUTBOX_INDEX} holds only
+ *   <li>the outbox: an audit item of a subscribed type ({@link dev.verificationservice.events.EventSubscriptions})
+ *   carries OUTBOXPK/OUTBOXSK from the write that inserted it (the same transaction as the change it reports); the partial index {@link SqliteSchema#CREATE_OUTBOX_INDEX} holds only
  *   items that have them, like the sparse index on DynamoDB;</li>
  *   <li>fan-out: one transaction for a batch of events inserts each delivery that does not exist yet and rewrites
  *   each audit item without its outbox attributes;</li>
@@ -42,7 +42,8 @@ import java.util.Optional;
  *   ones and its listing are one statement, each shard's first rows by the index merged in SQL
  *   ({@link #acrossShards}), so only the rows answered are read out of their JSON; a stored delivery is read and
  *   rewritten at the key it is at ({@link EventItems#deliveryKeys}: also the previous release's);</li>
- *   <li>endpoints: one partition; a replacement is written only if the stored version is the expected one.</li>
+ *   <li>endpoints: one partition; a replacement is written only if the stored version is the expected one; each
+ *   endpoint write, once durable, tells the store's subscriptions view.</li>
  * </ul>
  */
 final class SqliteWebhooks implements WebhookRepository {
@@ -81,8 +82,8 @@ final class SqliteWebhooks implements WebhookRepository {
 
     @Override
     public boolean insertEndpoint(WebhookEndpoint endpoint) {
-        return table.inTransaction("register a webhook endpoint",
-                connection -> table.insertIfAbsent(connection, EventItems.endpointItem(endpoint)) == 1);
+        return table.subscriptions().changedIf(table.inTransaction("register a webhook endpoint",
+                connection -> table.insertIfAbsent(connection, EventItems.endpointItem(endpoint)) == 1));
     }
 
     @Override
@@ -106,7 +107,7 @@ final class SqliteWebhooks implements WebhookRepository {
 
     @Override
     public boolean replaceEndpoint(WebhookEndpoint updated, long expectedVersion) {
-        return table.inTransaction("change a webhook endpoint", connection -> {
+        return table.subscriptions().changedIf(table.inTransaction("change a webhook endpoint", connection -> {
             Optional<Map<String, Object>> stored =
                     table.selectItem(connection, TableKeys.webhookEndpoint(updated.endpointId()));
             if (stored.isEmpty() || TableItems.number(stored.get(), ItemAttributes.VERSION) != expectedVersion) {
@@ -114,13 +115,13 @@ final class SqliteWebhooks implements WebhookRepository {
             }
             table.putItem(connection, EventItems.endpointItem(updated));
             return true;
-        });
+        }));
     }
 
     @Override
     public boolean deleteEndpoint(String endpointId) {
-        return table.inTransaction("delete a webhook endpoint",
-                connection -> table.deleteItem(connection, TableKeys.webhookEndpoint(endpointId)) == 1);
+        return table.subscriptions().changedIf(table.inTransaction("delete a webhook endpoint",
+                connection -> table.deleteItem(connection, TableKeys.webhookEndpoint(endpointId)) == 1));
     }
 
     @Override
