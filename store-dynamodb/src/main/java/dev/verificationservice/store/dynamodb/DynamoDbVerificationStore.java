@@ -4,7 +4,6 @@ import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Ki
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.util.List;
@@ -73,7 +72,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.recoveryCodes = new DynamoDbRecoveryCodes(table);
         this.webhooks = new DynamoDbWebhooks(table);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks);
+                webhooks, passkeys);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {
@@ -82,11 +81,6 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     public ConsumedCapacityRecorder consumedCapacity() {
         return table.capacity;
-    }
-
-    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
-    public PasskeyRepository passkeys() {
-        return passkeys;
     }
 
     /** Each concept's own class, built once. */

@@ -2,7 +2,6 @@ package dev.verificationservice.store.sqlite;
 
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.nio.file.Path;
@@ -87,7 +86,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
         this.passkeys = new SqlitePasskeys(table, counters);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks);
+                webhooks, passkeys);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
         this.units = new SqliteUnitOfWork(table.writer());
     }
@@ -122,11 +121,6 @@ public final class SqliteVerificationStore implements VerificationStore {
      * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
      * can still be read.
      */
-    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
-    public PasskeyRepository passkeys() {
-        return passkeys;
-    }
-
     /** Each concept's own class, built once. */
     @Override
     public StorePorts ports() {
