@@ -41,6 +41,8 @@ class DynamoDbPasskeyLoginTest extends PasskeyLoginContract {
         registry.add("verification.dynamodb.require-ttl", () -> "false");
         registry.add("verification.secret-keys", () -> "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=");
         registry.add("verification.encryption-keys", () -> "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=");
+        // No delivery channel: passkeys send nothing, but the service wants a channel or the development outbox.
+        registry.add("verification.dev-outbox", () -> "true");
         registry.add("verification.passkeys.rp-id", () -> "localhost");
         registry.add("verification.passkeys.origins", () -> ORIGIN);
     }
