@@ -1,6 +1,5 @@
 package dev.verificationservice.spring.core;
 
-import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Condition;
@@ -15,12 +14,13 @@ public final class PasskeysEnabled implements Condition {
 
     @Override
     public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        VerificationProperties properties = Binder.get(context.getEnvironment())
-                .bindOrCreate("verification", VerificationProperties.class);
         try {
+            VerificationProperties properties = Binder.get(context.getEnvironment())
+                    .bindOrCreate("verification", VerificationProperties.class);
             return PasskeySettings.policy(properties).isPresent();
-        } catch (StartupException wrong) {
-            // A wrong passkey setting is reported by the Verification bean's start-up check, naming the setting.
+        } catch (RuntimeException wrong) {
+            // A setting that does not bind, or a wrong passkey setting, is reported by the start-up check of the
+            // Verification bean, naming the setting; failing here would hide that behind a condition's error.
             return true;
         }
     }

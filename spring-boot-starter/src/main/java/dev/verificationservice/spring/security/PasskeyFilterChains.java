@@ -14,14 +14,16 @@ import org.springframework.security.web.DefaultSecurityFilterChain;
 import org.springframework.security.web.webauthn.authentication.PublicKeyCredentialRequestOptionsFilter;
 import org.springframework.security.web.webauthn.authentication.PublicKeyCredentialRequestOptionsRepository;
 import org.springframework.security.web.webauthn.authentication.WebAuthnAuthenticationFilter;
+import org.springframework.security.web.webauthn.registration.PublicKeyCredentialCreationOptionsFilter;
 import org.springframework.security.web.webauthn.registration.WebAuthnRegistrationFilter;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Finishes what {@code webAuthn()} leaves to the session in every filter chain the application builds. Spring
  * Security 7.0 looks up the creation-options repository as a bean but not the request-options one: its two sign-in
- * filters are given the store's here. And a registration the store refuses ({@link PasskeyRefused}) is answered
- * with 400 and a problem document naming the field, where it would otherwise leave Spring's filter as a 500.
+ * filters are given the store's here. And a registration the core refuses ({@link PasskeyRefused}: at options or
+ * at the response) is answered with 400 and a problem document naming the field, where it would otherwise leave
+ * Spring's filter as a 500.
  */
 final class PasskeyFilterChains implements BeanPostProcessor {
 
@@ -41,8 +43,9 @@ final class PasskeyFilterChains implements BeanPostProcessor {
                     options.setRequestOptionsRepository(requestOptions.getObject());
                 } else if (filter instanceof WebAuthnAuthenticationFilter signIn) {
                     signIn.setRequestOptionsRepository(requestOptions.getObject());
-                } else if (filter instanceof WebAuthnRegistrationFilter && !(i > 0
-                        && filters.get(i - 1) instanceof RefusalsAnswered)) {
+                } else if ((filter instanceof WebAuthnRegistrationFilter
+                        || filter instanceof PublicKeyCredentialCreationOptionsFilter)
+                        && !(i > 0 && filters.get(i - 1) instanceof RefusalsAnswered)) {
                     filters.add(i, new RefusalsAnswered());
                     i++;
                 }

@@ -52,15 +52,22 @@ public final class VerificationPasskeyOperations implements WebAuthnRelyingParty
         this.users = users;
     }
 
-    /** Creation options for the signed-in user; a user without an account is refused. */
+    /**
+     * Creation options for the signed-in user; a user without an account, or with the most passkeys allowed, is
+     * refused ({@link PasskeyRefused}) before any challenge is stored.
+     */
     @Override
     public PublicKeyCredentialCreationOptions createPublicKeyCredentialCreationOptions(
             PublicKeyCredentialCreationOptionsRequest request) {
-        String username = request.getAuthentication() == null ? null : request.getAuthentication().getName();
         String userId = users.userId(request.getAuthentication())
-                .orElseThrow(() -> new IllegalArgumentException("a passkey is registered by a signed-in user with an account"));
-        RegistrationOptions options = passkeys.registrationOptions(userId, Optional.of(username),
-                Optional.of(username));
+                .orElseThrow(() -> new PasskeyRefused("user", "is not a signed-in user with an account"));
+        String username = request.getAuthentication().getName();
+        RegistrationOptions options;
+        try {
+            options = passkeys.registrationOptions(userId, Optional.of(username), Optional.of(username));
+        } catch (InvalidInputException e) {
+            throw new PasskeyRefused(e.field(), e.reason());
+        }
         return SpringPasskeys.creationOptions(policy, options.challenge(),
                 SpringPasskeys.user(options.userHandle(), username), options.excludeCredentials(),
                 Duration.ofMillis(options.timeoutMillis()), options.userVerification());

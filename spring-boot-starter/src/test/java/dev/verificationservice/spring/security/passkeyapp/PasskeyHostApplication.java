@@ -25,7 +25,8 @@ import org.springframework.web.bind.annotation.RestController;
 public class PasskeyHostApplication {
 
     /** Username to store user id: never the same string, so a test sees which one went where. */
-    static final Map<String, String> USER_IDS = Map.of("alice", "user-alice", "bob", "user-bob");
+    static final Map<String, String> USER_IDS = Map.of("alice", "user-alice", "bob", "user-bob", "carol",
+            "user-carol");
 
     @Bean
     SecurityFilterChain security(HttpSecurity http) throws Exception {

@@ -14,6 +14,7 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.passkeys.Passkey;
 import dev.verificationservice.passkeys.PasskeyChallenge;
+import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.testsupport.passkeys.SoftwareAuthenticator;
 import dev.verificationservice.testsupport.time.MutableClock;
 import jakarta.servlet.http.Cookie;
@@ -171,6 +172,19 @@ abstract class PasskeyLoginContract {
         assertThat(refused.getContentType()).startsWith("application/problem+json");
         assertThat(JsonPath.<String>read(refused.getContentAsString(), "$.field")).isEqualTo("BadOrigin");
         assertThat(store.passkeys().findPasskey(authenticator.credentialId())).isEmpty();
+    }
+
+    @Test
+    void aUserAtTheCapIsRefusedOptionsWithA400NamingTheField() throws Exception {
+        for (int i = 0; i < PasskeyPolicy.DEFAULT_MAX_PASSKEYS; i++) {
+            register("carol", SoftwareAuthenticator.withCounter());
+        }
+        MockHttpServletResponse refused = mvc.perform(post("/webauthn/register/options").with(user("carol"))
+                .with(csrf())).andReturn().getResponse();
+
+        assertThat(refused.getStatus()).isEqualTo(400);
+        assertThat(JsonPath.<String>read(refused.getContentAsString(), "$.field")).isEqualTo("userId");
+        assertThat(refused.getCookie("VERIFICATION_PASSKEY_REGISTRATION")).as("no challenge handed out").isNull();
     }
 
     @Test
