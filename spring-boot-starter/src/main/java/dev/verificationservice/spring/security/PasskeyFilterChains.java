@@ -7,7 +7,9 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.security.web.DefaultSecurityFilterChain;
@@ -69,24 +71,14 @@ final class PasskeyFilterChains implements BeanPostProcessor {
                 response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
                 response.setContentType("application/problem+json");
                 response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-                response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Passkey not registered\","
-                        + "\"status\":400,\"field\":\"" + jsonText(refused.field()) + "\",\"detail\":\""
-                        + jsonText(refused.getMessage()) + "\"}");
+                Map<String, Object> problem = new LinkedHashMap<>();
+                problem.put("type", "about:blank");
+                problem.put("title", "Passkey not registered");
+                problem.put("status", HttpServletResponse.SC_BAD_REQUEST);
+                problem.put("field", refused.field());
+                problem.put("detail", refused.getMessage());
+                response.getWriter().write(SpringPasskeys.json(problem));
             }
-        }
-
-        private static String jsonText(String text) {
-            StringBuilder out = new StringBuilder();
-            for (char c : String.valueOf(text).toCharArray()) {
-                if (c == '"' || c == '\\') {
-                    out.append('\\').append(c);
-                } else if (c < 0x20) {
-                    out.append(String.format("\\u%04x", (int) c));
-                } else {
-                    out.append(c);
-                }
-            }
-            return out.toString();
         }
     }
 }

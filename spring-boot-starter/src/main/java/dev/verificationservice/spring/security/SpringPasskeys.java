@@ -1,5 +1,7 @@
 package dev.verificationservice.spring.security;
 
+import com.webauthn4j.converter.util.JsonConverter;
+import com.webauthn4j.converter.util.ObjectConverter;
 import dev.verificationservice.passkeys.CredentialDescriptor;
 import dev.verificationservice.passkeys.Passkey;
 import dev.verificationservice.passkeys.PasskeyChallenge;
@@ -7,7 +9,9 @@ import dev.verificationservice.passkeys.PasskeyPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.springframework.security.web.webauthn.api.AttestationConveyancePreference;
@@ -43,6 +47,8 @@ final class SpringPasskeys {
     /** The core's algorithms (ES256, EdDSA, RS256), in its order. */
     private static final List<PublicKeyCredentialParameters> ALGORITHMS = List.of(PublicKeyCredentialParameters.ES256,
             PublicKeyCredentialParameters.EdDSA, PublicKeyCredentialParameters.RS256);
+
+    private static final JsonConverter JSON = new ObjectConverter().getJsonConverter();
 
     private SpringPasskeys() {
     }
@@ -96,39 +102,48 @@ final class SpringPasskeys {
     /** A registration response as {@code PublicKeyCredential.toJSON()} writes it. */
     static String json(PublicKeyCredential<AuthenticatorAttestationResponse> credential) {
         AuthenticatorAttestationResponse response = credential.getResponse();
-        List<AuthenticatorTransport> transports = response.getTransports() == null ? List.of()
-                : response.getTransports();
-        return json(credential, "\"clientDataJSON\":" + quoted(response.getClientDataJSON())
-                + ",\"attestationObject\":" + quoted(response.getAttestationObject()) + ",\"transports\":["
-                + transports.stream().map(transport -> "\"" + token(transport.getValue()) + "\"")
-                .collect(Collectors.joining(",")) + "]");
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("clientDataJSON", base64(response.getClientDataJSON()));
+        fields.put("attestationObject", base64(response.getAttestationObject()));
+        fields.put("transports", response.getTransports() == null ? List.of()
+                : response.getTransports().stream().map(AuthenticatorTransport::getValue).toList());
+        return json(credential, fields);
     }
 
     /** A sign-in assertion as {@code PublicKeyCredential.toJSON()} writes it. */
     static String assertionJson(PublicKeyCredential<AuthenticatorAssertionResponse> credential) {
         AuthenticatorAssertionResponse response = credential.getResponse();
-        return json(credential, "\"clientDataJSON\":" + quoted(response.getClientDataJSON())
-                + ",\"authenticatorData\":" + quoted(response.getAuthenticatorData()) + ",\"signature\":"
-                + quoted(response.getSignature())
-                + (response.getUserHandle() == null ? "" : ",\"userHandle\":" + quoted(response.getUserHandle())));
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("clientDataJSON", base64(response.getClientDataJSON()));
+        fields.put("authenticatorData", base64(response.getAuthenticatorData()));
+        fields.put("signature", base64(response.getSignature()));
+        if (response.getUserHandle() != null) {
+            fields.put("userHandle", base64(response.getUserHandle()));
+        }
+        return json(credential, fields);
     }
 
-    private static String json(PublicKeyCredential<?> credential, String response) {
-        String attachment = credential.getAuthenticatorAttachment() == null ? ""
-                : ",\"authenticatorAttachment\":\"" + token(credential.getAuthenticatorAttachment().getValue()) + "\"";
-        return "{\"id\":" + quoted(credential.getRawId()) + ",\"rawId\":" + quoted(credential.getRawId())
-                + ",\"type\":\"public-key\",\"response\":{" + response + "}" + attachment
-                + ",\"clientExtensionResults\":{}}";
+    /** A JSON document of plain values (maps, lists, strings, numbers), written by webauthn4j's converter. */
+    static String json(Map<String, ?> document) {
+        return JSON.writeValueAsString(document);
     }
 
-    private static String quoted(Bytes bytes) {
-        // base64url needs no JSON escaping; a missing part stays missing, for the core to name the field.
-        return bytes == null ? "null" : "\"" + bytes.toBase64UrlString() + "\"";
+    private static String json(PublicKeyCredential<?> credential, Map<String, Object> response) {
+        Map<String, Object> document = new LinkedHashMap<>();
+        document.put("id", base64(credential.getRawId()));
+        document.put("rawId", base64(credential.getRawId()));
+        document.put("type", "public-key");
+        document.put("response", response);
+        if (credential.getAuthenticatorAttachment() != null) {
+            document.put("authenticatorAttachment", credential.getAuthenticatorAttachment().getValue());
+        }
+        document.put("clientExtensionResults", Map.of());
+        return json(document);
     }
 
-    /** A WebAuthn token (a transport, an attachment): the browser's word, kept out of the JSON's structure. */
-    private static String token(String value) {
-        return value == null ? "" : value.replaceAll("[^A-Za-z0-9-]", "");
+    /** A missing part stays missing (null), for the core to refuse naming the field. */
+    private static String base64(Bytes bytes) {
+        return bytes == null ? null : bytes.toBase64UrlString();
     }
 
     private static List<PublicKeyCredentialDescriptor> descriptors(Collection<CredentialDescriptor> descriptors) {

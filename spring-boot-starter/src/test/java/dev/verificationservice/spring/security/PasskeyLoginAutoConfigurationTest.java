@@ -3,7 +3,6 @@ package dev.verificationservice.spring.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.spring.core.PasskeysEnabled;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -22,24 +21,12 @@ import org.springframework.security.web.webauthn.registration.PublicKeyCredentia
 /** When the starter's Spring Security passkey beans are made, and that each backs off for the application's own. */
 class PasskeyLoginAutoConfigurationTest {
 
-    private static final LoginAccounts NOBODY = new LoginAccounts() {
-        @Override
-        public Optional<LoginAccount> findByUsername(String username) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<String> usernameOf(String userId) {
-            return Optional.empty();
-        }
-    };
-
     private final WebApplicationContextRunner web = LoginContexts.web()
             .withConfiguration(AutoConfigurations.of(PasskeyLoginAutoConfiguration.class));
 
     @Test
     void withLoginAccountsEveryBeanIsMadeOnTheStore() {
-        web.withBean(LoginAccounts.class, () -> NOBODY).run(context -> {
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY).run(context -> {
             assertThat(context.getBean(WebAuthnRelyingPartyOperations.class))
                     .isInstanceOf(VerificationPasskeyOperations.class);
             assertThat(context).hasSingleBean(PublicKeyCredentialUserEntityRepository.class)
@@ -52,7 +39,7 @@ class PasskeyLoginAutoConfigurationTest {
     @Test
     void eachBeanBacksOffForTheApplicationsOwn() {
         MapUserCredentialRepository own = new MapUserCredentialRepository();
-        web.withBean(LoginAccounts.class, () -> NOBODY).withBean(UserCredentialRepository.class, () -> own)
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY).withBean(UserCredentialRepository.class, () -> own)
                 .run(context -> {
                     assertThat(context.getBean(UserCredentialRepository.class)).isSameAs(own);
                     assertThat(context).hasSingleBean(WebAuthnRelyingPartyOperations.class);
@@ -63,7 +50,7 @@ class PasskeyLoginAutoConfigurationTest {
     void nothingWithoutLoginAccountsOrWithoutSpringsWebAuthnModule() {
         web.run(context -> assertThat(context).doesNotHaveBean(WebAuthnRelyingPartyOperations.class)
                 .doesNotHaveBean(UserCredentialRepository.class));
-        web.withBean(LoginAccounts.class, () -> NOBODY)
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY)
                 .withClassLoader(new FilteredClassLoader(WebAuthnRelyingPartyOperations.class))
                 .run(context -> assertThat(context).doesNotHaveBean(PublicKeyCredentialRequestOptionsRepository.class));
     }

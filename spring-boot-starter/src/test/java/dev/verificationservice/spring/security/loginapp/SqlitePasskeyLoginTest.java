@@ -1,4 +1,4 @@
-package dev.verificationservice.spring.security.passkeyapp;
+package dev.verificationservice.spring.security.loginapp;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,7 +8,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /** Spring Security's passkeys on the embedded store (a SQLite file), with its default RP ID and origin. */
-@SpringBootTest(classes = {PasskeyHostApplication.class, PasskeyLoginContract.Parts.class})
+@SpringBootTest(classes = {LoginHostApplication.class, PasskeyLoginContract.MovableClock.class})
 @AutoConfigureMockMvc
 class SqlitePasskeyLoginTest extends PasskeyLoginContract {
 

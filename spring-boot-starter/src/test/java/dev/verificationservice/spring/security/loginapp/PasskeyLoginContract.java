@@ -1,4 +1,4 @@
-package dev.verificationservice.spring.security.passkeyapp;
+package dev.verificationservice.spring.security.loginapp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.csrf;
@@ -18,7 +18,6 @@ import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.testsupport.passkeys.SoftwareAuthenticator;
 import dev.verificationservice.testsupport.time.MutableClock;
 import jakarta.servlet.http.Cookie;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,7 +28,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -48,14 +46,14 @@ import org.springframework.test.web.servlet.MvcResult;
  */
 abstract class PasskeyLoginContract {
 
-    static final MutableClock CLOCK = new MutableClock(Instant.parse("2026-03-01T09:00:00Z"));
     static final String ORIGIN = "http://localhost:8080";
 
+    /** Each context's own clock, which a test moves instead of waiting. */
     @TestConfiguration(proxyBeanMethods = false)
-    static class Parts {
+    static class MovableClock {
         @Bean
-        Clock clock() {
-            return CLOCK;
+        MutableClock clock() {
+            return new MutableClock(Instant.parse("2026-03-01T09:00:00Z"));
         }
     }
 
@@ -68,13 +66,8 @@ abstract class PasskeyLoginContract {
     @Autowired
     VerificationStore store;
 
-    private Instant start;
-
-    @BeforeEach
-    void freshWindows() {
-        CLOCK.advance(Duration.ofDays(1));
-        start = CLOCK.instant();
-    }
+    @Autowired
+    MutableClock clock;
 
     @Test
     void aPasskeyRegistersSignsInOnceAndItsReplayIsRefused() throws Exception {
@@ -147,7 +140,7 @@ abstract class PasskeyLoginContract {
 
         Cookie late = signInOptionsCookie();
         String assertion = authenticator.sign(late.getValue(), "localhost", ORIGIN);
-        CLOCK.advance(Duration.ofMinutes(6));
+        clock.advance(Duration.ofMinutes(6));
         assertThat(signIn(assertion, late).getResponse().getStatus()).as("past the challenge's lifetime")
                 .isEqualTo(401);
         assertThat(store.passkeys().findChallenge(late.getValue()).orElseThrow().consumedBy()).isEmpty();
@@ -249,7 +242,7 @@ abstract class PasskeyLoginContract {
     }
 
     private List<AuditEntry> audit(String userId) {
-        return verification.audit().query(userId, Optional.of(start), Optional.empty(), Optional.of(100),
+        return verification.audit().query(userId, Optional.empty(), Optional.empty(), Optional.of(100),
                 Optional.empty()).entries();
     }
 
