@@ -199,7 +199,7 @@ abstract class PasskeyLoginContract {
     }
 
     /** Registers a passkey for the signed-in user through Spring's endpoints; answers its credential id. */
-    private String register(String username, SoftwareAuthenticator authenticator) throws Exception {
+    String register(String username, SoftwareAuthenticator authenticator) throws Exception {
         MvcResult options = mvc.perform(post("/webauthn/register/options").with(user(username)).with(csrf()))
                 .andReturn();
         assertThat(options.getResponse().getStatus()).isEqualTo(200);
@@ -220,7 +220,12 @@ abstract class PasskeyLoginContract {
         return authenticator.credentialId();
     }
 
-    private Cookie signInOptionsCookie() throws Exception {
+    Cookie signInOptionsCookie() throws Exception {
+        return signInOptionsCookie(mvc);
+    }
+
+    /** Sign-in options from this instance ({@code mvc}): the cookie naming their challenge. */
+    static Cookie signInOptionsCookie(MockMvc mvc) throws Exception {
         MvcResult options = mvc.perform(post("/webauthn/authenticate/options").with(csrf())).andReturn();
         assertThat(options.getResponse().getStatus()).isEqualTo(200);
         Cookie cookie = cookie(options.getResponse(), "VERIFICATION_PASSKEY_SIGN_IN");
@@ -229,7 +234,12 @@ abstract class PasskeyLoginContract {
         return cookie;
     }
 
-    private MvcResult signIn(String assertion, Cookie cookie) throws Exception {
+    MvcResult signIn(String assertion, Cookie cookie) throws Exception {
+        return signIn(mvc, assertion, cookie);
+    }
+
+    /** A sign-in on this instance ({@code mvc}) with an assertion and the cookie of its options. */
+    static MvcResult signIn(MockMvc mvc, String assertion, Cookie cookie) throws Exception {
         return mvc.perform(post("/login/webauthn").with(csrf()).cookie(cookie)
                 .contentType(MediaType.APPLICATION_JSON).content(assertion)).andReturn();
     }
