@@ -7,6 +7,7 @@ import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -102,7 +103,7 @@ final class StoreOptionsRepositories {
         ResponseCookie.ResponseCookieBuilder builder = ResponseCookie.from(cookie,
                         challenge == null ? "" : challenge.toBase64UrlString())
                 .httpOnly(true).secure(secureCookie).sameSite("Strict").path("/")
-                .maxAge(challenge == null ? java.time.Duration.ZERO : policy.challengeLifetime());
+                .maxAge(challenge == null ? Duration.ZERO : policy.challengeLifetime());
         response.addHeader("Set-Cookie", builder.build().toString());
     }
 

@@ -64,7 +64,9 @@ public final class VerificationPasskeyOperations implements WebAuthnRelyingParty
         String username = request.getAuthentication().getName();
         RegistrationOptions options;
         try {
-            options = passkeys.registrationOptions(userId, Optional.of(username), Optional.of(username));
+            // The names the browser shows are Spring's user entity's (the username, whatever its length), so the
+            // core's are left to it.
+            options = passkeys.registrationOptions(userId, Optional.empty(), Optional.empty());
         } catch (InvalidInputException e) {
             throw new PasskeyRefused(e.field(), e.reason());
         }
