@@ -5,6 +5,7 @@ import dev.verificationservice.codes.CodeRepository;
 import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRepository;
+import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.totp.TotpRepository;
@@ -16,7 +17,8 @@ import java.util.Objects;
  */
 public record StorePorts(CodeRepository codes, DeviceRepository devices, AuditRepository audit,
                          RateLimitRepository counters, IdempotencyRepository idempotency, TotpRepository totp,
-                         RecoveryCodeRepository recoveryCodes, WebhookRepository webhooks) {
+                         RecoveryCodeRepository recoveryCodes, WebhookRepository webhooks,
+                         PasskeyRepository passkeys) {
 
     public StorePorts {
         Objects.requireNonNull(codes, "codes");
@@ -27,5 +29,6 @@ public record StorePorts(CodeRepository codes, DeviceRepository devices, AuditRe
         Objects.requireNonNull(totp, "totp");
         Objects.requireNonNull(recoveryCodes, "recoveryCodes");
         Objects.requireNonNull(webhooks, "webhooks");
+        Objects.requireNonNull(passkeys, "passkeys");
     }
 }

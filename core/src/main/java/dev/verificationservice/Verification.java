@@ -9,6 +9,7 @@ import dev.verificationservice.codes.MessageLocales;
 import dev.verificationservice.devices.DeviceService;
 import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.operator.OperatorService;
+import dev.verificationservice.passkeys.PasskeyService;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.sms.NumberRanges;
 import dev.verificationservice.sms.SmsSignalPolicy;
@@ -49,6 +50,8 @@ public final class Verification {
     private final CountedAttempts attempts;
     /** Empty without an encryption key ring: a TOTP secret is stored only sealed, so nothing to seal it with. */
     private final Optional<TotpService> totp;
+    /** Empty unless the settings name a relying party ({@link VerificationSettings#passkeys()}). */
+    private final Optional<PasskeyService> passkeys;
 
     private Verification(Builder builder) {
         VerificationStore store = Objects.requireNonNull(builder.store, "store");
@@ -72,6 +75,8 @@ public final class Verification {
                 audit, keys, tokens, clock, units);
         this.totp = Optional.ofNullable(builder.encryption).map(encryption -> new TotpService(store.totp(), recovery,
                 encryption, builder.totpPolicy, attempts, audit, tokens, clock, units));
+        this.passkeys = builder.settings.passkeys().map(policy -> new PasskeyService(store.passkeys(), policy, attempts,
+                audit, keys, tokens, clock, units));
         // After every service has named its counted factors: the operator lists and lifts them all.
         this.smsSignals = new SmsSignals(store.counters(), audit, clock, units, builder.smsSignals, NumberRanges.DEFAULTS);
         this.support = new OperatorService(codes, devices, audit, rateLimiter, attempts, smsSignals);
@@ -115,6 +120,16 @@ public final class Verification {
     public TotpService totp() {
         return totp.orElseThrow(() -> new IllegalStateException("TOTP needs an encryption key ring for its secrets:"
                 + " pass one to Verification.builder().encryption(...) (the starter reads VERIFICATION_ENCRYPTION_KEYS)"));
+    }
+
+    /**
+     * Passkeys (WebAuthn) for the settings' relying party.
+     *
+     * @throws IllegalStateException when the settings name no relying party ({@link VerificationSettings#passkeys()})
+     */
+    public PasskeyService passkeys() {
+        return passkeys.orElseThrow(() -> new IllegalStateException("passkeys need a relying party: pass a PasskeyPolicy"
+                + " to VerificationSettings.builder().passkeys(...) (the starter reads VERIFICATION_PASSKEYS_RP_ID)"));
     }
 
     /** Recovery codes, the fallback of a user's authenticator apps. */

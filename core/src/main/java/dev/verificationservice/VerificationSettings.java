@@ -3,6 +3,7 @@ package dev.verificationservice;
 import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodePolicy;
 import dev.verificationservice.codes.Mailboxes;
+import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import java.time.Duration;
 import java.util.Objects;
@@ -27,6 +28,8 @@ import java.util.Set;
  * @param deviceMaxLife  a remembered device must register again this long after it first did (365 days)
  * @param mailboxes      which spellings of an email address the target limit counts as one mailbox (the big
  *                       providers' rules, and {@code +tag} dropped on every domain)
+ * @param passkeys       the relying party of passkeys (RP ID, origins, lifetimes, cap); empty: passkeys off (the
+ *                       default, as a library cannot guess its RP ID)
  */
 public record VerificationSettings(
         Duration codeTtl,
@@ -42,7 +45,8 @@ public record VerificationSettings(
         Set<String> smsRegions,
         Set<Integer> smsNetworks,
         Duration deviceMaxLife,
-        Mailboxes mailboxes) {
+        Mailboxes mailboxes,
+        Optional<PasskeyPolicy> passkeys) {
 
     public static final Duration DEFAULT_CODE_TTL = Duration.ofMinutes(15);
     public static final Duration DEFAULT_DEVICE_TTL = Duration.ofDays(30);
@@ -73,6 +77,7 @@ public record VerificationSettings(
         smsRegions = Set.copyOf(smsRegions);
         smsNetworks = Set.copyOf(smsNetworks);
         Objects.requireNonNull(mailboxes, "mailboxes");
+        Objects.requireNonNull(passkeys, "passkeys");
     }
 
     /** The product's defaults: the value of each {@code DEFAULT_…} constant. */
@@ -102,6 +107,7 @@ public record VerificationSettings(
         builder.smsNetworks = smsNetworks;
         builder.deviceMaxLife = deviceMaxLife;
         builder.mailboxes = mailboxes;
+        builder.passkeys = passkeys;
         return builder;
     }
 
@@ -165,6 +171,7 @@ public record VerificationSettings(
         private Set<Integer> smsNetworks = Set.of();
         private Duration deviceMaxLife = DEFAULT_DEVICE_MAX_LIFE;
         private Mailboxes mailboxes = Mailboxes.EVERY_DOMAIN;
+        private Optional<PasskeyPolicy> passkeys = Optional.empty();
 
         private Builder() {
         }
@@ -239,8 +246,14 @@ public record VerificationSettings(
             return this;
         }
 
+        /** Passkeys for this relying party; its own constructor has checked the RP ID and origins. */
+        public Builder passkeys(PasskeyPolicy value) {
+            this.passkeys = Optional.of(value);
+            return this;
+        }
+
         public VerificationSettings build() {
-            return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength, targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+            return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength, targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes, passkeys);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.verificationservice.devices.DeviceRepository;
 import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.events.WebhookRepository;
 import dev.verificationservice.idempotency.IdempotencyRepository;
+import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.totp.TotpRepository;
@@ -13,7 +14,7 @@ import dev.verificationservice.store.UnitOfWork;
 
 /**
  * The whole storage SPI: one table holding codes, devices, audit entries, rate-limit counters, Idempotency-Keys,
- * TOTP factors, recovery codes and webhooks, reached through one port per concept. Each provider (in memory,
+ * TOTP factors, recovery codes, webhooks and passkeys, reached through one port per concept. Each provider (in memory,
  * embedded SQLite, DynamoDB) implements every port with the same keys and items, declared once in the single-table
  * model module ({@code verification-table}, which depends on this core and never the other way round), and passes
  * the same contract test suite. Every method of every port may throw
@@ -28,7 +29,8 @@ import dev.verificationservice.store.UnitOfWork;
  *   <li>{@link #idempotency()}: Idempotency-Key claims and their stored answers;</li>
  *   <li>{@link #totp()}: authenticator-app factors and the replay rule;</li>
  *   <li>{@link #recoveryCodes()}: recovery-code sets;</li>
- *   <li>{@link #webhooks()}: webhook endpoints, deliveries and the outbox.</li>
+ *   <li>{@link #webhooks()}: webhook endpoints, deliveries and the outbox;</li>
+ *   <li>{@link #passkeys()}: passkey challenges, user handles and credentials.</li>
  * </ul>
  * A store implements {@link #ports()}, built once; each accessor answers that port, the same object on every call,
  * so a caller may keep it.
@@ -76,6 +78,10 @@ public interface VerificationStore extends AutoCloseable {
      */
     default WebhookRepository webhooks() {
         return ports().webhooks();
+    }
+
+    default PasskeyRepository passkeys() {
+        return ports().passkeys();
     }
 
     /**

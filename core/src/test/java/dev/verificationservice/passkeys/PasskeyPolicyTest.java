@@ -3,7 +3,16 @@ package dev.verificationservice.passkeys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
+import dev.verificationservice.codes.DevelopmentOutbox;
+import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.store.memory.MemoryVerificationStore;
+import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -44,5 +53,21 @@ class PasskeyPolicyTest {
         assertThatThrownBy(() -> new PasskeyPolicy("example.com", "Example", Set.of("https://example.com"),
                 Duration.ofMinutes(5), 0, false, PasskeyPolicy.DEFAULT_VERIFY_LIMIT))
                 .hasMessageContaining("maxPasskeys");
+    }
+
+    @Test
+    void passkeysAreOnWhenTheSettingsNameARelyingPartyAndOffOtherwise() {
+        Verification.Builder builder = Verification.builder().store(new MemoryVerificationStore())
+                .keys(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(new SecureRandom()))))
+                .sender(new DevelopmentOutbox(Clock.systemUTC()));
+        assertThat(VerificationSettings.defaults().passkeys()).isEmpty();
+        assertThatThrownBy(() -> builder.build().passkeys()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("relying party");
+
+        PasskeyPolicy policy = PasskeyPolicy.of("localhost", "Dev", Set.of("http://localhost:8080"));
+        Verification verification = builder.settings(VerificationSettings.builder().passkeys(policy).build()).build();
+        assertThat(verification.passkeys().signInOptions(Optional.empty()).rpId()).isEqualTo("localhost");
+        assertThat(VerificationSettings.builder().passkeys(policy).build().toBuilder().build().passkeys())
+                .contains(policy);
     }
 }

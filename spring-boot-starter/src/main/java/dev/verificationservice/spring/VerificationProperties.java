@@ -41,6 +41,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param devOutbox         allow the development outbox on the DynamoDB store (test deployments only)
  * @param readinessTimeout  how long the store's health check may take before it reports the store down
  * @param limits            the rate limits and abuse controls
+ * @param passkeys          the relying party of passkeys (WebAuthn)
  * @param templates         message overrides, {@code verification.templates.[<locale>.]<key>}
  */
 @ConfigurationProperties(prefix = "verification")
@@ -61,7 +62,8 @@ public record VerificationProperties(
         @DefaultValue("false") boolean devOutbox,
         @DefaultValue("PT2S") Duration readinessTimeout,
         @DefaultValue Limits limits,
-        Map<String, String> templates) {
+        Map<String, String> templates,
+        @DefaultValue Passkeys passkeys) {
 
     public enum StoreKind { EMBEDDED, DYNAMODB }
 
@@ -94,6 +96,24 @@ public record VerificationProperties(
                          @DefaultValue("8") int smsBudgetShards, List<String> smsCountries, List<String> smsNonGeographic,
                          @DefaultValue("P365D") Duration deviceMaxLife,
                          @DefaultValue("*") List<String> subaddressDomains) {
+    }
+
+    /**
+     * Passkeys (WebAuthn): the relying party the browser binds each credential to, checked at start.
+     *
+     * @param rpId                     the RP ID, a host name ({@code VERIFICATION_PASSKEYS_RP_ID}): empty is
+     *                                 {@code localhost} on the embedded store and passkeys off on DynamoDB
+     * @param rpName                   the name a browser shows when it asks to create a passkey
+     * @param origins                  the origins of the pages that call WebAuthn, each the RP ID or a host under
+     *                                 it, https (http only on localhost); empty is {@code http://localhost:8080}
+     *                                 when the RP ID is {@code localhost}
+     * @param challengeLifetime        how long the options of one registration or sign-in can be answered
+     * @param maxPerUser               how many passkeys one user may hold
+     * @param userVerificationRequired refuse assertions without user verification (a PIN or biometric)
+     */
+    public record Passkeys(String rpId, @DefaultValue("Verification Service") String rpName, List<String> origins,
+                           @DefaultValue("PT5M") Duration challengeLifetime, @DefaultValue("10") int maxPerUser,
+                           @DefaultValue("false") boolean userVerificationRequired) {
     }
 
     /**

@@ -7,7 +7,6 @@ import dev.verificationservice.events.Delivery;
 import dev.verificationservice.events.EventSubscriptions;
 import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.idempotency.IdempotencyRecord;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.Cooldown;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +60,7 @@ public final class MemoryVerificationStore implements VerificationStore {
         this.webhooks = new MemoryWebhooks(lock, audit);
         this.passkeys = new MemoryPasskeys(lock, audit, attempts);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks);
+                webhooks, passkeys);
     }
 
     /** What the audit's subscriptions view reads: built after the audit, which the webhooks port needs. */
@@ -90,11 +89,6 @@ public final class MemoryVerificationStore implements VerificationStore {
     /** Stores a counter as given, replacing its window's: a test's counter at its most places. */
     void putCounter(MemoryCounters.Counter counter) {
         counters.put(counter);
-    }
-
-    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
-    public PasskeyRepository passkeys() {
-        return passkeys;
     }
 
     /** Each concept's own class, built once. */

@@ -109,6 +109,7 @@ public class VerificationAutoConfiguration {
         problems.value(() -> smsRegions(limits.smsCountries())).ifPresent(builder::smsRegions);
         problems.value(() -> smsNetworks(limits.smsNonGeographic())).ifPresent(builder::smsNetworks);
         problems.value(() -> mailboxes(limits.subaddressDomains())).ifPresent(builder::mailboxes);
+        problems.value(() -> PasskeySettings.policy(properties).orElse(null)).ifPresent(builder::passkeys);
         if (problems.size() > before) {
             return Optional.empty(); // the settings' own rules below would judge defaults, not what was set
         }

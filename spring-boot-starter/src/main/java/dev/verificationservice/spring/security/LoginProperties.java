@@ -11,7 +11,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sentUrl where the browser goes after asking for a link, whether the username exists or not
  * @param linkUrl the URL a login link opens ({@code {code}} is replaced by the token): the application's
  *                {@code /login/ott} page; {@code VERIFICATION_LINK_URL} stays the other types' link
- * @param cookieSecure whether the remember-me cookie is {@code Secure}; turn it off only for plain-HTTP development
+ * @param cookieSecure whether the starter's cookies (remember-me, the passkey challenge's name) are {@code Secure};
+ *                     turn it off only for plain-HTTP development
  */
 @ConfigurationProperties(prefix = "verification.login")
 public record LoginProperties(@DefaultValue("Sign in") String context, @DefaultValue("/ott/sent") String sentUrl,

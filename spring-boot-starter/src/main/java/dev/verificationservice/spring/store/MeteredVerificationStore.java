@@ -31,7 +31,8 @@ public final class MeteredVerificationStore {
                 new MeteredIdempotency(store.idempotency(), timers.port("idempotency")),
                 new MeteredTotp(store.totp(), timers.port("totp")),
                 new MeteredRecoveryCodes(store.recoveryCodes(), timers.port("recoveryCodes")),
-                new MeteredWebhooks(store.webhooks(), timers.port("webhooks")));
+                new MeteredWebhooks(store.webhooks(), timers.port("webhooks")),
+                new MeteredPasskeys(store.passkeys(), timers.port("passkeys")));
         return new Metered(store, ports, timed(store.units(), timers.port("units")), timers.port("store"));
     }
 

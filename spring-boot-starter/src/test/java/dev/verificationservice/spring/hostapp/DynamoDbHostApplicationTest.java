@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
-import dev.verificationservice.store.dynamodb.DynamoDbTableAdmin;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,15 +34,7 @@ class DynamoDbHostApplicationTest {
 
     @DynamicPropertySource
     static void dynamoDb(DynamicPropertyRegistry registry) {
-        new DynamoDbTableAdmin(DYNALITE.get().transactional().client(), TABLE).createTable();
-        registry.add("verification.store", () -> "dynamodb");
-        registry.add("verification.dynamodb.table", () -> TABLE);
-        // dynalite has no UpdateTimeToLive: the one setting made for such engines.
-        registry.add("verification.dynamodb.require-ttl", () -> "false");
-        registry.add("verification.secret-keys", () -> "SDTbhBfe5I9Wj1iT38oxkwrifLjf+nSS0eiTOIo68PA=");
-        registry.add("verification.encryption-keys", () -> "6zNRoqN42GRIublz9bAf+g9uqpvm2DUFi1keiY/33xY=");
-        // No delivery channel: the codes are read from the development outbox, which DynamoDB runs only when asked.
-        registry.add("verification.dev-outbox", () -> "true");
+        DynamoDbHost.settings(registry, DYNALITE, TABLE);
     }
 
     /** The application's own client, as a team on AWS has one already. */

@@ -3,7 +3,6 @@ package dev.verificationservice.spring.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.servlet.http.Cookie;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -24,23 +23,11 @@ import org.springframework.security.web.authentication.ott.OneTimeTokenGeneratio
 /** When the Spring Security beans are made, and that each backs off for the application's own. */
 class LoginAutoConfigurationTest {
 
-    private static final LoginAccounts NOBODY = new LoginAccounts() {
-        @Override
-        public Optional<LoginAccount> findByUsername(String username) {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<String> usernameOf(String userId) {
-            return Optional.empty();
-        }
-    };
-
     private final WebApplicationContextRunner web = LoginContexts.web();
 
     @Test
     void withLoginAccountsAndUsersEveryBeanIsMade() {
-        web.withBean(LoginAccounts.class, () -> NOBODY)
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY)
                 .withBean(UserDetailsService.class, InMemoryUserDetailsManager::new).run(context -> {
                     assertThat(context).hasSingleBean(VerificationOneTimeTokenService.class)
                             .hasSingleBean(LoginLinkSender.class).hasSingleBean(DeviceRememberMeServices.class);
@@ -51,13 +38,13 @@ class LoginAutoConfigurationTest {
 
     @Test
     void theRememberMeCookieIsSecureEvenOverPlainHttpUnlessTurnedOff() {
-        web.withBean(LoginAccounts.class, () -> NOBODY)
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY)
                 .withBean(UserDetailsService.class, InMemoryUserDetailsManager::new).run(context -> {
                     MockHttpServletRequest http = new MockHttpServletRequest();
                     assertThat(droppedCookie(context.getBean(DeviceRememberMeServices.class), http).getSecure())
                             .as("Spring's default would follow the request").isTrue();
                 });
-        web.withBean(LoginAccounts.class, () -> NOBODY)
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY)
                 .withBean(UserDetailsService.class, InMemoryUserDetailsManager::new)
                 .withPropertyValues("verification.login.cookie-secure=false").run(context -> {
                     MockHttpServletRequest https = new MockHttpServletRequest();
@@ -76,7 +63,7 @@ class LoginAutoConfigurationTest {
 
     @Test
     void theLinkSendersQueueIsBoundedAndAFullOneRefusesTheLink() {
-        web.withBean(LoginAccounts.class, () -> NOBODY).run(context -> {
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY).run(context -> {
             ExecutorService executor = context.getBean(LoginAutoConfiguration.EXECUTOR, ExecutorService.class);
             CountDownLatch release = new CountDownLatch(1);
             AtomicInteger ran = new AtomicInteger();
@@ -113,7 +100,7 @@ class LoginAutoConfigurationTest {
 
     @Test
     void theApplicationsOwnTokenServiceWinsAndWithoutUsersThereIsNoRememberMe() {
-        web.withBean(LoginAccounts.class, () -> NOBODY)
+        web.withBean(LoginAccounts.class, () -> LoginContexts.NOBODY)
                 .withBean(OneTimeTokenService.class, InMemoryOneTimeTokenService::new).run(context -> {
                     assertThat(context).getBean(OneTimeTokenService.class).isInstanceOf(InMemoryOneTimeTokenService.class);
                     assertThat(context).doesNotHaveBean(RememberMeServices.class);
@@ -124,7 +111,7 @@ class LoginAutoConfigurationTest {
     void outsideAServletApplicationNothingIsMade() {
         new ApplicationContextRunner().withConfiguration(LoginContexts.AUTO_CONFIGURATIONS)
                 .withPropertyValues(LoginContexts.dataDirectory())
-                .withBean(LoginAccounts.class, () -> NOBODY)
+                .withBean(LoginAccounts.class, () -> LoginContexts.NOBODY)
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OneTimeTokenService.class));
     }
 }

@@ -5,6 +5,7 @@ import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.Optional;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 
@@ -14,6 +15,19 @@ final class LoginContexts {
     /** What a login context is configured from: the login beans and what they stand on. */
     static final AutoConfigurations AUTO_CONFIGURATIONS = AutoConfigurations.of(StoreAutoConfiguration.class,
             DeliveryAutoConfiguration.class, VerificationAutoConfiguration.class, LoginAutoConfiguration.class);
+
+    /** An application's mapping that knows nobody: the beans are made, and no one gets a link or a passkey. */
+    static final LoginAccounts NOBODY = new LoginAccounts() {
+        @Override
+        public Optional<LoginAccount> findByUsername(String username) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<String> usernameOf(String userId) {
+            return Optional.empty();
+        }
+    };
 
     private LoginContexts() {
     }

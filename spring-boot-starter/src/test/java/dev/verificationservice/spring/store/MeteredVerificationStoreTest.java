@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Every port's calls are timed by port, operation and outcome, webhooks included, without a proxy. */
+/** Every port's calls are timed by port, operation and outcome, webhooks and passkeys included, without a proxy. */
 class MeteredVerificationStoreTest {
 
     private static final Instant NOW = Instant.parse("2026-12-02T10:00:00Z");
@@ -58,12 +58,13 @@ class MeteredVerificationStoreTest {
         store.totp().findFactors("ada");
         store.recoveryCodes().findRecoveryCodes("ada");
         store.webhooks().outboxStats(NOW);
+        store.passkeys().findPasskeys("ada");
         store.units().run("a unit", () -> store.codes().findCode("digest"));
         store.checkReady();
 
         assertThat(registry.find(MeteredVerificationStore.TIMER).timers()).extracting(meter -> meter.getId().getTag("port"))
                 .containsExactlyInAnyOrder("codes", "codes", "devices", "audit", "counters", "idempotency", "totp",
-                        "recoveryCodes", "webhooks", "units", "store");
+                        "recoveryCodes", "webhooks", "passkeys", "units", "store");
         assertThat(count("codes", "findCode", "success")).as("a call inside a unit is timed too").isEqualTo(1);
         assertThat(count("units", "unit", "success")).isEqualTo(1);
     }

@@ -264,4 +264,11 @@ public abstract class AbstractVerificationStoreContractTest implements ContractF
             super(AbstractVerificationStoreContractTest.this);
         }
     }
+
+    @Nested
+    class Passkeys extends PasskeyContract {
+        Passkeys() {
+            super(AbstractVerificationStoreContractTest.this);
+        }
+    }
 }

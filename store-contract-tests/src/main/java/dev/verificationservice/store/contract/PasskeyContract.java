@@ -55,8 +55,9 @@ public abstract class PasskeyContract extends ContractPart {
         super(fixture);
     }
 
-    /** The store's passkey port. */
-    protected abstract PasskeyRepository passkeys(VerificationStore store);
+    private static PasskeyRepository passkeys(VerificationStore store) {
+        return store.passkeys();
+    }
 
     private PasskeyService service(VerificationStore on, PasskeyRepository repository) {
         Verification verification = Verification.builder().store(on).keys(keys()).sender(outbox()).clock(clock())

@@ -1,12 +1,10 @@
 package dev.verificationservice.store.memory;
 
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
-import dev.verificationservice.store.contract.PasskeyContract;
 import dev.verificationservice.table.AuditItems;
 import dev.verificationservice.table.CodeItems;
 import dev.verificationservice.table.DeviceItems;
@@ -21,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Nested;
 
 /**
  * The contract suite on the reference store in memory, every part of it. The store keeps the domain's records, not
@@ -39,19 +36,6 @@ class MemoryVerificationStoreTest extends AbstractVerificationStoreContractTest 
     @Override
     protected VerificationStore openAnotherInstance(MutableClock clock) {
         return store;
-    }
-
-    /** Passkeys: the contract's part on this store (the port joins StorePorts in the next step). */
-    @Nested
-    class Passkeys extends PasskeyContract {
-        Passkeys() {
-            super(MemoryVerificationStoreTest.this);
-        }
-
-        @Override
-        protected PasskeyRepository passkeys(VerificationStore on) {
-            return ((MemoryVerificationStore) on).passkeys();
-        }
     }
 
     private MemoryVerificationStore memory() {

@@ -5,7 +5,6 @@ import static dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder.Ki
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.events.EventSubscriptions;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.util.List;
@@ -75,7 +74,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.webhooks = new DynamoDbWebhooks(table);
         table.outbox.subscriptions(new EventSubscriptions(webhooks::listEndpoints));
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks);
+                webhooks, passkeys);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {
@@ -84,11 +83,6 @@ public final class DynamoDbVerificationStore implements VerificationStore {
 
     public ConsumedCapacityRecorder consumedCapacity() {
         return table.capacity;
-    }
-
-    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
-    public PasskeyRepository passkeys() {
-        return passkeys;
     }
 
     /** Each concept's own class, built once. */

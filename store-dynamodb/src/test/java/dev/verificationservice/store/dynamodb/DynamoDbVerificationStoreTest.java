@@ -27,9 +27,7 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
-import dev.verificationservice.store.contract.PasskeyContract;
 import dev.verificationservice.store.contract.AnswerLosingStore;
 import dev.verificationservice.Verification;
 import dev.verificationservice.devices.DeviceRegistration;
@@ -64,7 +62,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -155,19 +152,6 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
     }
 
     /** The shared proxy's GSI1 lags: it catches up only here. */
-    /** Passkeys: the contract's part on this store (the port joins StorePorts in the next step). */
-    @Nested
-    class Passkeys extends PasskeyContract {
-        Passkeys() {
-            super(DynamoDbVerificationStoreTest.this);
-        }
-
-        @Override
-        protected PasskeyRepository passkeys(VerificationStore on) {
-            return ((DynamoDbVerificationStore) on).passkeys();
-        }
-    }
-
     @Override
     public void indexCatchesUp() {
         DYNALITE.get().transactional().releaseIndexes();

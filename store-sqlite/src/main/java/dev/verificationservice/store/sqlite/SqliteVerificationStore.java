@@ -3,7 +3,6 @@ package dev.verificationservice.store.sqlite;
 import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.events.EventSubscriptions;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.nio.file.Path;
@@ -89,7 +88,7 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
         this.passkeys = new SqlitePasskeys(table, counters);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks);
+                webhooks, passkeys);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
         this.units = new SqliteUnitOfWork(table.writer());
     }
@@ -119,16 +118,6 @@ public final class SqliteVerificationStore implements VerificationStore {
         return units;
     }
 
-    /**
-     * Ready when a write could happen now: takes the write lock ({@code BEGIN IMMEDIATE}) and ends the empty
-     * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
-     * can still be read.
-     */
-    /** Passkeys on this store; not yet one of {@link #ports()}, which the port joins in the next step. */
-    public PasskeyRepository passkeys() {
-        return passkeys;
-    }
-
     /** Each concept's own class, built once. */
     @Override
     public StorePorts ports() {
@@ -140,6 +129,11 @@ public final class SqliteVerificationStore implements VerificationStore {
         return table.subscriptions();
     }
 
+    /**
+     * Ready when a write could happen now: takes the write lock ({@code BEGIN IMMEDIATE}) and ends the empty
+     * transaction at once. A database another process keeps locked, or a full or read-only disk, is not ready although it
+     * can still be read.
+     */
     @Override
     public void checkReady() {
         table.inTransaction("check readiness (take the write lock)", connection -> {

@@ -8,13 +8,11 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.VerificationResult;
-import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.store.contract.AbstractVerificationStoreContractTest;
-import dev.verificationservice.store.contract.PasskeyContract;
 import dev.verificationservice.testsupport.time.MutableClock;
 import dev.verificationservice.totp.Confirmation;
 import dev.verificationservice.totp.Enrolment;
@@ -37,7 +35,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.commons.codec.binary.Base32;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.core.type.TypeReference;
@@ -61,19 +58,6 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
     @Override
     protected VerificationStore openAnotherInstance(MutableClock clock) {
         return openStore(clock);
-    }
-
-    /** Passkeys: the contract's part on this store (the port joins StorePorts in the next step). */
-    @Nested
-    class Passkeys extends PasskeyContract {
-        Passkeys() {
-            super(SqliteVerificationStoreTest.this);
-        }
-
-        @Override
-        protected PasskeyRepository passkeys(VerificationStore on) {
-            return ((SqliteVerificationStore) on).passkeys();
-        }
     }
 
     @Override

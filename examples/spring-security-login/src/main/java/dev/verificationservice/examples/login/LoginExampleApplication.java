@@ -18,9 +18,10 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Form login, one-time-token login by email and remember-me, with Spring Security's own pages, on the starter:
- * the application writes its filter chain, its users and how a username maps to a store user and an address
- * ({@link LoginAccounts}); the starter provides the token service, the link sender and the remember-me services.
+ * Form login, one-time-token login by email, passkeys and remember-me, with Spring Security's own pages, on the
+ * starter: the application writes its filter chain, its users and how a username maps to a store user and an
+ * address ({@link LoginAccounts}); the starter provides the token service, the link sender, the remember-me
+ * services, and the passkeys' relying party and repositories.
  */
 @SpringBootApplication
 public class LoginExampleApplication {
@@ -38,6 +39,8 @@ public class LoginExampleApplication {
                         .anyRequest().authenticated())
                 .formLogin(Customizer.withDefaults())
                 .oneTimeTokenLogin(Customizer.withDefaults())
+                // The RP ID and origins are the starter's (verification.passkeys.*), as is every challenge.
+                .webAuthn(Customizer.withDefaults())
                 .rememberMe(remember -> remember.rememberMeServices(rememberMe));
         return http.build();
     }

@@ -26,7 +26,8 @@ class Pages {
     @GetMapping(value = "/", produces = MediaType.TEXT_HTML_VALUE)
     String home(Principal principal, CsrfToken csrf) {
         return page("Signed in as <span id=\"user\">" + HtmlUtils.htmlEscape(principal.getName()) + "</span>",
-                "<form method=\"post\" action=\"/devices/revoke-all\">" + hidden(csrf)
+                "<p><a id=\"passkeys\" href=\"/webauthn/register\">Passkeys</a></p>"
+                        + "<form method=\"post\" action=\"/devices/revoke-all\">" + hidden(csrf)
                         + "<button id=\"revoke-all\">Sign out every remembered browser</button></form>"
                         + "<form method=\"post\" action=\"/logout\">" + hidden(csrf)
                         + "<button id=\"logout\">Sign out</button></form>");

@@ -2,6 +2,7 @@ package dev.verificationservice.examples.login;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.verificationservice.VerificationStore;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.spring.security.LoginAutoConfiguration;
@@ -9,6 +10,7 @@ import dev.verificationservice.testsupport.browser.HeadlessChromium;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,6 +24,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
+import org.openqa.selenium.virtualauthenticator.VirtualAuthenticator;
+import org.openqa.selenium.virtualauthenticator.VirtualAuthenticatorOptions;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -32,7 +36,8 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The example in a real browser (Debian's chromium, headless) against the application on a free port: sign-in
  * through the emailed link (read from the development outbox, as a developer would), the same link refused on its
- * second use, remember-me across a new browser session, and revoke-all ending it.
+ * second use, remember-me across a new browser session, and revoke-all ending it; and a passkey registered in
+ * Chromium's virtual authenticator through Spring Security's pages, then signing in alone.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.DEFINED_PORT,
         classes = {LoginExampleApplication.class, LoginExampleBrowserTest.Parts.class})
@@ -98,6 +103,9 @@ class LoginExampleBrowserTest {
     @Autowired
     DeliveryChannels channels;
 
+    @Autowired
+    VerificationStore store;
+
     @Test
     void signInThroughTheEmailedLinkOnceThenRememberedUntilRevokeAll() {
         String base = "http://localhost:" + port;
@@ -146,5 +154,43 @@ class LoginExampleBrowserTest {
         browser.driver.manage().deleteCookieNamed("JSESSIONID");
         browser.driver.get(base + "/");
         assertThat(browser.driver.getCurrentUrl()).as("no longer remembered").isEqualTo(base + "/login");
+    }
+
+    @Test
+    void registersAPasskeyInChromiumsVirtualAuthenticatorAndSignsInWithIt() {
+        String base = "http://localhost:" + port;
+        browser.driver.manage().deleteAllCookies();
+        VirtualAuthenticator authenticator = browser.driver.addVirtualAuthenticator(new VirtualAuthenticatorOptions()
+                .setProtocol(VirtualAuthenticatorOptions.Protocol.CTAP2)
+                .setTransport(VirtualAuthenticatorOptions.Transport.INTERNAL).setHasResidentKey(true)
+                .setHasUserVerification(true).setIsUserVerified(true).setIsUserConsenting(true));
+        try {
+            browser.driver.get(base + "/login");
+            browser.driver.findElement(By.id("username")).sendKeys("bob");
+            browser.driver.findElement(By.id("password")).sendKeys("bob-password");
+            browser.leavingThePage(() -> browser.driver.findElement(By.cssSelector("form[action='/login'] button"))
+                    .click());
+            browser.leavingThePage(() -> browser.driver.findElement(By.id("passkeys")).click());
+
+            // Spring Security's registration page: the label, then the browser asks the (virtual) authenticator.
+            browser.driver.findElement(By.id("label")).sendKeys("Example laptop");
+            browser.leavingThePage(() -> browser.driver.findElement(By.id("register")).click());
+            assertThat(browser.driver.getCurrentUrl()).isEqualTo(base + "/webauthn/register?success");
+            assertThat(browser.driver.findElement(By.tagName("table")).getText()).contains("Example laptop");
+            assertThat(authenticator.getCredentials()).hasSize(1);
+            String credentialId = Base64.getUrlEncoder().withoutPadding()
+                    .encodeToString(authenticator.getCredentials().get(0).getId());
+            assertThat(store.passkeys().findPasskey(credentialId).orElseThrow().userId()).isEqualTo("bob");
+
+            // Signed out, then in again with the passkey alone: Spring Security's login page, a username-less sign-in.
+            browser.driver.get(base + "/");
+            browser.leavingThePage(() -> browser.driver.findElement(By.id("logout")).click());
+            browser.driver.get(base + "/login");
+            browser.leavingThePage(() -> browser.driver.findElement(By.id("passkey-signin")).click());
+            assertThat(browser.driver.findElement(By.id("user")).getText()).isEqualTo("bob");
+            assertThat(store.passkeys().findPasskey(credentialId).orElseThrow().lastUsedAt()).isPresent();
+        } finally {
+            browser.driver.removeVirtualAuthenticator(authenticator);
+        }
     }
 }

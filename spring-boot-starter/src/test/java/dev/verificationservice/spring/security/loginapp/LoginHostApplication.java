@@ -24,9 +24,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A Spring Security application as a team would write it: form login, {@code oneTimeTokenLogin()} and remember-me with nothing
- * but its users and a {@link LoginAccounts} bean; the starter provides the token service, the link
- * sender and the remember-me services.
+ * A Spring Security application as a team would write it: form login, {@code oneTimeTokenLogin()}, passkeys
+ * ({@code webAuthn()}) and remember-me with nothing but its users and a {@link LoginAccounts} bean; the starter
+ * provides the token service, the link sender, the remember-me services and the passkeys' relying party and
+ * repositories.
  */
 @SpringBootApplication
 public class LoginHostApplication {
@@ -47,6 +48,7 @@ public class LoginHostApplication {
                         .anyRequest().authenticated())
                 .formLogin(Customizer.withDefaults())
                 .oneTimeTokenLogin(Customizer.withDefaults())
+                .webAuthn(Customizer.withDefaults())
                 .rememberMe(remember -> remember.rememberMeServices(rememberMe));
         return http.build();
     }
