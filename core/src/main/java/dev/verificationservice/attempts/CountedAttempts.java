@@ -122,7 +122,7 @@ public final class CountedAttempts {
      */
     void resetConsecutive(String userId, Optional<CountedFactor> self, boolean selfCounted,
                           Optional<List<RateLimitDecision>> othersRead) {
-        lockOuts.forget(userId);
+        lockOuts.forgetInARow(userId);
         try {
             List<CountedFactor> others = othersThan(self.orElse(null));
             List<Supplier<RateLimitDecision>> reads = new ArrayList<>();

@@ -105,9 +105,21 @@ final class KnownLockOuts {
         known.computeIfAbsent(userId, ignored -> new ConcurrentHashMap<>()).put(action, next);
     }
 
-    /** The user's counts changed here (a success, a lift): every remembered lock-out of the user goes. */
+    /** A lift of the user's limits here: every remembered lock-out of the user goes. */
     void forget(String userId) {
         known.remove(userId);
+    }
+
+    /**
+     * A success of the user's here, which resets the counts in a row: the lock-outs they caused go. A window's
+     * lock-out of another factor holds on, and so does its memory: forgetting it would let a flood at that factor
+     * reach the store again, into the partitions the user's own requests use.
+     */
+    void forgetInARow(String userId) {
+        Map<String, Seen> ofUser = known.get(userId);
+        if (ofUser != null) {
+            ofUser.values().removeIf(seen -> seen.lockOut().action().endsWith(CountedAttempts.CONSECUTIVE_SUFFIX));
+        }
     }
 
     /** Attempts answered from memory since start. */

@@ -153,6 +153,29 @@ class LockOutMemoryTest {
         assertThat(guess("ada", wrong)).isEqualTo(FailureReason.NOT_FOUND);
     }
 
+    /**
+     * A success of another factor resets the counts in a row, not this factor's window: the lock-out holds, and its
+     * memory too, so a flood of guesses there still makes no store call (none into the user's own partitions).
+     */
+    @Test
+    void aSuccessOfAnotherFactorKeepsTheRememberedLockOutOfAWindowItDoesNotLift() {
+        String wrong = lockedOut("ada");
+        assertThat(verification.codes().issue(CodeRequest.of("ada", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS,
+                "+447700100001"))).isInstanceOf(IssueResult.Issued.class);
+        String phoneCode = outbox.messages().stream().filter(message -> message.codeType() == CodeType.PHONE_VERIFICATION)
+                .findFirst().orElseThrow().code();
+        assertThat(verification.codes().verify(VerifyRequest.numeric(phoneCode, "ada", CodeType.PHONE_VERIFICATION))
+                .valid()).isTrue();
+        long fromMemory = verification.attempts().refusedFromMemory();
+        store.faults().fail("takePlace:" + VERIFY);
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(guess("ada", wrong)).isEqualTo(FailureReason.TOO_MANY_ATTEMPTS);
+        }
+
+        assertThat(verification.attempts().refusedFromMemory()).isEqualTo(fromMemory + 10);
+    }
+
     @Test
     void aLockOutRememberedEndsWithTheLockOut() {
         String wrong = lockedOut("ada");

@@ -20,8 +20,9 @@ final class ProxiedDynamoDbTable {
      */
     static void register(DynamicPropertyRegistry registry, DynamoDbFaultProxy proxy, String table) {
         String endpoint = proxy.endpoint().toString();
+        // Generous timeouts: they bound a hang only, and dynalite on a loaded machine may take seconds to make a table.
         assertThat(CreateTableCommand.create(new VerificationProperties.Dynamodb(table, endpoint, false,
-                Duration.ofSeconds(3), Duration.ofSeconds(1), 3))).as("create-table's exit code").isZero();
+                Duration.ofSeconds(60), Duration.ofSeconds(20), 3))).as("create-table's exit code").isZero();
         registry.add("verification.store", () -> "dynamodb");
         registry.add("verification.dynamodb.table", () -> table);
         registry.add("verification.dynamodb.endpoint", () -> endpoint);

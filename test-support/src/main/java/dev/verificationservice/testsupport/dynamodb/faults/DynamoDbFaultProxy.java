@@ -98,7 +98,8 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Partition limits (opt-in, {@link Options#withPartitionLimits}).</b> Every partition key of a table and of
  * its indexes gets DynamoDB's limit a second (or a test's scaled-down one), on the options' clock; a request
- * beyond it is answered {@code ProvisionedThroughputExceededException}; see {@link PartitionThrottling}. Faults
+ * beyond it is answered as DynamoDB does ({@code ProvisionedThroughputExceededException}, or a transaction's
+ * {@code ThrottlingError} cancellation); see {@link PartitionThrottling}. Faults
  * come first: a request a fault hits is not charged.
  */
 public final class DynamoDbFaultProxy implements AutoCloseable {

@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -67,9 +69,14 @@ final class PartitionCharges {
                 implements Decision {
         }
 
-        record Refused(List<PartitionKey> keys) implements Decision {
+        /**
+         * Refused by the buckets of {@code refused}; for a transaction, {@code actions} are the positions of the
+         * actions that charge one of them, of {@code transactionActions}.
+         */
+        record Refused(String operation, List<Charge> refused, Set<Integer> actions, int transactionActions)
+                implements Decision {
             boolean byIndex() {
-                return keys.stream().anyMatch(PartitionKey::ofIndex);
+                return refused.stream().anyMatch(charge -> charge.key().ofIndex());
             }
         }
 
@@ -85,37 +92,48 @@ final class PartitionCharges {
         }
         Map<String, Object> body = parsed.get();
         List<Target> targets = new ArrayList<>();
-        List<Charge> estimated = new ArrayList<>();
+        List<List<Charge>> perTarget = new ArrayList<>();
         try {
-            estimate(engine, operation, body, targets, estimated);
+            estimate(engine, operation, body, targets, perTarget);
         } catch (UnknownTable | ClassCastException | NullPointerException | IllegalArgumentException e) {
             // A request the engine will refuse (no such table, a malformed body): its own answer says so, at no cost.
             return new Decision.Free();
         }
+        List<Charge> estimated = perTarget.stream().flatMap(List::stream).toList();
         if (estimated.isEmpty()) {
             return new Decision.Free();
         }
-        List<PartitionKey> refused = throttling.admit(estimated);
+        List<Charge> refused = throttling.admit(estimated);
         if (!refused.isEmpty()) {
-            return new Decision.Refused(refused);
+            Set<Integer> actions = new TreeSet<>();
+            for (int i = 0; i < perTarget.size(); i++) {
+                if (perTarget.get(i).stream().anyMatch(charge -> refused.stream().anyMatch(lacking ->
+                        lacking.key().equals(charge.key()) && lacking.kind() == charge.kind()))) {
+                    actions.add(i);
+                }
+            }
+            return new Decision.Refused(operation, refused, actions, targets.size());
         }
         return new Decision.Admitted(operation, body, targets, estimated);
     }
 
-    /** Fills {@code targets} with the items a write touches, and {@code estimated} with its charges before it runs. */
+    /**
+     * Fills {@code targets} with the items a write touches, and {@code estimated} with its charges before it runs:
+     * one list for each target, in the request's order (a read's in one list).
+     */
     private void estimate(Upstream engine, String operation, Map<String, Object> body, List<Target> targets,
-                          List<Charge> estimated) throws IOException {
+                          List<List<Charge>> estimated) throws IOException {
         switch (operation) {
             case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", TransactionEmulator.OPERATION -> {
                 for (Target target : writeTargets(engine, operation, body)) {
                     Target read = new Target(target.table(), target.key(), target.kind(), target.put(),
                             item(engine, target.table(), target.key()), target.multiplier());
                     targets.add(read);
-                    estimated.addAll(writeCharges(engine, read, estimatedAfter(read), true,
+                    estimated.add(writeCharges(engine, read, estimatedAfter(read), true,
                             read.kind() == WriteKind.UPDATE));
                 }
             }
-            case "GetItem", "Query", "BatchGetItem" -> estimated.addAll(readCharges(engine, operation, body,
+            case "GetItem", "Query", "BatchGetItem" -> estimated.add(readCharges(engine, operation, body,
                     Optional.empty()));
             default -> {
             }

@@ -26,9 +26,12 @@ import java.util.function.LongSupplier;
  * others were refused (a failed condition refunds its index write): near the limit it refuses a little more than
  * DynamoDB would, never less. The charges are test-support's
  * {@link dev.verificationservice.testsupport.dynamodb.DynamoDbUnits} rules, described on
- * {@code PartitionCharges}. A request refused is answered as DynamoDB does, with
- * {@code ProvisionedThroughputExceededException} (HTTP 400), and recorded as
- * {@link Exchange.Outcome#PARTITION_THROTTLED}; a base-table write whose index write is refused is refused whole.
+ * {@code PartitionCharges}. A request refused is answered as DynamoDB does (HTTP 400), and recorded as
+ * {@link Exchange.Outcome#PARTITION_THROTTLED}: a {@code ProvisionedThroughputExceededException} whose
+ * {@code ThrottlingReasons} name the table or index and the kind ({@code IndexWriteKeyRangeThroughputExceeded}),
+ * which the SDK retries, or for a TransactWriteItems a {@code TransactionCanceledException} with
+ * {@code ThrottlingError} on the actions refused, which it does not; a base-table write whose index write is refused
+ * is refused whole.
  *
  * <p>Not emulated: adaptive capacity and splitting a hot partition (DynamoDB may raise a busy key's share and, in
  * time, split its partition; here a key's limit never moves), several keys sharing one partition (each key has
@@ -137,9 +140,9 @@ public final class PartitionThrottling {
 
     /**
      * Takes every charge out of its bucket if each holds its units (or is full); otherwise takes nothing and
-     * counts a refusal on each key that lacked them, and returns those keys.
+     * counts a refusal on each key that lacked them, and returns what each of those buckets was asked for.
      */
-    synchronized List<PartitionKey> admit(List<Charge> charges) {
+    synchronized List<Charge> admit(List<Charge> charges) {
         long now = nanoClock.getAsLong();
         Map<Bucket.Id, Double> wanted = new LinkedHashMap<>();
         charges.forEach(charge -> wanted.merge(new Bucket.Id(charge.key(), charge.kind()), charge.units(), Double::sum));
@@ -148,7 +151,7 @@ public final class PartitionThrottling {
                 .map(Map.Entry::getKey).toList();
         if (!short_.isEmpty()) {
             short_.forEach(id -> count(id.key(), id.kind(), 0, 1, wanted.get(id)));
-            return short_.stream().map(Bucket.Id::key).distinct().toList();
+            return short_.stream().map(id -> new Charge(id.key(), id.kind(), wanted.get(id))).toList();
         }
         wanted.forEach((id, units) -> bucket(id, now).take(units));
         return List.of();

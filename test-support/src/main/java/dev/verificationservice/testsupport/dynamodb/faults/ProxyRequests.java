@@ -100,13 +100,8 @@ final class ProxyRequests {
         PartitionCharges.Decision decision = partitions.admit(connection.upstream, operation, request.body());
         if (decision instanceof PartitionCharges.Decision.Refused refused) {
             proxy.record(operation, Exchange.Outcome.PARTITION_THROTTLED, Optional.empty());
-            answerError(out, 400, "Bad Request", "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
-                    refused.byIndex()
-                            ? "Throughput exceeds the current capacity for one or more global secondary indexes. "
-                                    + "DynamoDB is automatically scaling your index so please try again shortly."
-                            : "Throughput exceeds the current capacity of your table or index. DynamoDB is "
-                                    + "automatically scaling your table or index so please try again shortly. "
-                                    + "If exceptions persist, check if you have a hot key.");
+            Http.Message answer = throttledAnswer(refused, regionOf(request.head()));
+            Http.write(out, answer.head(), answer.body());
             return !request.head().closes();
         }
         proxy.record(operation, Exchange.Outcome.FORWARDED, Optional.empty());
@@ -254,6 +249,45 @@ final class ProxyRequests {
             }
             throw e;
         }
+    }
+
+    /**
+     * DynamoDB's answer to a request a partition key refused: a transaction is cancelled whole, with ThrottlingError
+     * on the actions that key refused (the SDK does not retry a cancellation); any other request is a
+     * ProvisionedThroughputExceededException naming the throttled table or index and why, which the SDK retries.
+     */
+    private static Http.Message throttledAnswer(PartitionCharges.Decision.Refused refused, String region) {
+        if (refused.operation().equals(TransactionEmulator.OPERATION)) {
+            return TransactionAnswers.throttleCancelled(refused.transactionActions(), refused.actions());
+        }
+        List<Object> reasons = new ArrayList<>();
+        for (PartitionThrottling.Charge lacking : refused.refused()) {
+            PartitionThrottling.PartitionKey key = lacking.key();
+            Map<String, Object> reason = new LinkedHashMap<>();
+            reason.put("reason", (key.ofIndex() ? "Index" : "Table")
+                    + (lacking.kind() == PartitionThrottling.Kind.WRITE ? "Write" : "Read") + "KeyRangeThroughputExceeded");
+            reason.put("resource", "arn:aws:dynamodb:" + region + ":000000000000:table/" + key.table()
+                    + (key.ofIndex() ? "/index/" + key.index() : ""));
+            if (!reasons.contains(reason)) {
+                reasons.add(reason);
+            }
+        }
+        Map<String, Object> body = TransactionAnswers.error(TransactionAnswers.DYNAMODB_ERROR
+                + "ProvisionedThroughputExceededException", "message", refused.byIndex()
+                ? "Throughput exceeds the current capacity for one or more global secondary indexes. "
+                        + "DynamoDB is automatically scaling your index so please try again shortly."
+                : TransactionAnswers.THROUGHPUT_EXCEEDED);
+        body.put("ThrottlingReasons", reasons);
+        return TransactionAnswers.madeUp(400, "Bad Request", body);
+    }
+
+    /** The Region the request was signed for, as an ARN names it; us-east-1 if it names none. */
+    private static String regionOf(Http.Head head) {
+        String authorization = head.header("Authorization").orElse("");
+        int credential = authorization.indexOf("Credential=");
+        String[] scope = credential < 0 ? new String[0]
+                : authorization.substring(credential + "Credential=".length()).split("[/,]");
+        return scope.length > 2 ? scope[2] : "us-east-1";
     }
 
     private static void answerError(OutputStream out, int status, String reason, String type, String message)

@@ -22,6 +22,11 @@ final class TransactionAnswers {
     static final String CONDITION_FAILED = "ConditionalCheckFailed";
     static final String TRANSACTION_CONFLICT = "TransactionConflict";
     static final String NONE = "None";
+    static final String THROTTLING_ERROR = "ThrottlingError";
+    /** DynamoDB's message for a partition key over its limit, of a table or of an index. */
+    static final String THROUGHPUT_EXCEEDED = "Throughput exceeds the current capacity of your table or index. "
+            + "DynamoDB is automatically scaling your table or index so please try again shortly. "
+            + "If exceptions persist, check if you have a hot key.";
     static final String DYNAMODB_ERROR = "com.amazonaws.dynamodb.v20120810#";
     static final String VALIDATION_ERROR = "com.amazon.coral.validate#ValidationException";
     static final String SERIALIZATION_ERROR = "com.amazon.coral.service#SerializationException";
@@ -31,15 +36,27 @@ final class TransactionAnswers {
 
     /** The answer to a transaction with items that running ones hold: TransactionConflict on those, nothing run. */
     static Http.Message conflictCancelled(int actions, Set<Integer> conflicting) {
+        return cancelledAt(actions, conflicting, TRANSACTION_CONFLICT, "Transaction is ongoing for the item");
+    }
+
+    /**
+     * DynamoDB's answer to a transaction an item's partition key (of the table or of an index) throttled: the whole
+     * transaction cancelled, ThrottlingError on those actions, nothing run; the SDK does not retry it.
+     */
+    static Http.Message throttleCancelled(int actions, Set<Integer> throttled) {
+        return cancelledAt(actions, throttled, THROTTLING_ERROR, THROUGHPUT_EXCEEDED);
+    }
+
+    private static Http.Message cancelledAt(int actions, Set<Integer> hit, String code, String message) {
         List<String> reasons = new ArrayList<>();
         List<Object> cancellationReasons = new ArrayList<>();
         for (int i = 0; i < actions; i++) {
-            boolean conflict = conflicting.contains(i);
-            reasons.add(conflict ? TRANSACTION_CONFLICT : NONE);
+            boolean isHit = hit.contains(i);
+            reasons.add(isHit ? code : NONE);
             Map<String, Object> reason = new LinkedHashMap<>();
             reason.put("Code", reasons.get(i));
-            if (conflict) {
-                reason.put("Message", "Transaction is ongoing for the item");
+            if (isHit) {
+                reason.put("Message", message);
             }
             cancellationReasons.add(reason);
         }

@@ -27,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
@@ -35,6 +36,7 @@ import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
  * The fault proxy's partition limits ({@link PartitionThrottling}) against dynalite, through a real client that does
@@ -242,6 +244,70 @@ class PartitionThrottlingTest {
         assertThat(usageOf(new PartitionKey(table, "", checked)).writeUnits()).as("its own put, then the check's 2")
                 .isEqualTo(3);
         assertThat(usageOf(new PartitionKey(table, "BY_GROUP", "g-" + put)).writeUnits()).isEqualTo(1);
+    }
+
+    @Test
+    void aThrottledRequestNamesTheTableOrIndexAndWhyAsDynamoDbDoesAndTheSdkRetriesIt() {
+        start(TWO_WRITES);
+        String group = "shared-" + UUID.randomUUID();
+        put(UUID.randomUUID().toString(), 1, group);
+        put(UUID.randomUUID().toString(), 1, group);
+
+        assertThatThrownBy(() -> put(UUID.randomUUID().toString(), 1, group))
+                .isInstanceOfSatisfying(ProvisionedThroughputExceededException.class, e -> {
+                    assertThat(e.isThrottlingException()).as("the SDK's retry policy backs off and retries it").isTrue();
+                    assertThat(e.statusCode()).isEqualTo(400);
+                    assertThat(e.throttlingReasons()).singleElement().satisfies(reason -> {
+                        assertThat(reason.reason()).isEqualTo("IndexWriteKeyRangeThroughputExceeded");
+                        assertThat(reason.resource()).isEqualTo(
+                                "arn:aws:dynamodb:us-east-1:000000000000:table/" + table + "/index/BY_GROUP");
+                    });
+                });
+        String id = UUID.randomUUID().toString();
+        proxy.partitions().reset();
+        ProvisionedThroughputExceededException readThrottled = null;
+        for (int read = 0; read <= 60 && readThrottled == null; read++) { // 30 read units, at least half a unit each
+            try {
+                get(id);
+            } catch (ProvisionedThroughputExceededException e) {
+                readThrottled = e;
+            }
+        }
+        assertThat(readThrottled).isNotNull();
+        assertThat(readThrottled.throttlingReasons()).singleElement().satisfies(reason -> {
+            assertThat(reason.reason()).isEqualTo("TableReadKeyRangeThroughputExceeded");
+            assertThat(reason.resource()).isEqualTo("arn:aws:dynamodb:us-east-1:000000000000:table/" + table);
+        });
+    }
+
+    /**
+     * DynamoDB cancels a transaction one of whose keys is throttled, with ThrottlingError on that action: it is not
+     * a ProvisionedThroughputExceededException, so the SDK does not retry it, and nothing of it is written.
+     */
+    @Test
+    void aThrottledTransactionIsCancelledWithThrottlingErrorOnTheActionsTheKeyRefused() {
+        start(DynamoDbFaultProxy.Options.defaults().emulatingTransactions().measuredBy(clock::epochNanos)
+                .withPartitionLimits(TWO_WRITES));
+        String hot = UUID.randomUUID().toString();
+        String cold = UUID.randomUUID().toString();
+        put(hot, 1, null);
+        put(hot, 2, null);
+
+        assertThatThrownBy(() -> client.transactWriteItems(request -> request.transactItems(
+                item -> item.put(p -> p.tableName(table).item(itemKey(cold, 1))),
+                item -> item.put(p -> p.tableName(table).item(itemKey(hot, 3))))))
+                .isInstanceOfSatisfying(TransactionCanceledException.class, e -> {
+                    assertThat(e.isThrottlingException()).isFalse();
+                    assertThat(e.cancellationReasons()).extracting(CancellationReason::code)
+                            .containsExactly("None", "ThrottlingError");
+                    assertThat(e.cancellationReasons().get(1).message())
+                            .contains("Throughput exceeds the current capacity of your table or index");
+                });
+
+        assertThat(DYNALITE.get().client().getItem(request -> request.tableName(table).key(itemKey(cold, 1))).hasItem())
+                .as("nothing of a cancelled transaction is written").isFalse();
+        assertThat(proxy.partitions().throttled()).extracting(Usage::key)
+                .containsExactly(new PartitionKey(table, "", hot));
     }
 
     @Test
