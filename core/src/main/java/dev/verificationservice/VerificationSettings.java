@@ -4,6 +4,7 @@ import dev.verificationservice.codes.CodeFormat;
 import dev.verificationservice.codes.CodePolicy;
 import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.sms.SmsSignalPolicy;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,6 +28,8 @@ import java.util.Set;
  * @param deviceMaxLife  a remembered device must register again this long after it first did (365 days)
  * @param mailboxes      which spellings of an email address the target limit counts as one mailbox (the big
  *                       providers' rules, and {@code +tag} dropped on every domain)
+ * @param smsSignals     the SMS pumping signals: range breaker, its thresholds and the refused kinds of number
+ *                       ({@link SmsSignalPolicy#DEFAULTS})
  */
 public record VerificationSettings(
         Duration codeTtl,
@@ -42,7 +45,8 @@ public record VerificationSettings(
         Set<String> smsRegions,
         Set<Integer> smsNetworks,
         Duration deviceMaxLife,
-        Mailboxes mailboxes) {
+        Mailboxes mailboxes,
+        SmsSignalPolicy smsSignals) {
 
     public static final Duration DEFAULT_CODE_TTL = Duration.ofMinutes(15);
     public static final Duration DEFAULT_DEVICE_TTL = Duration.ofDays(30);
@@ -73,6 +77,7 @@ public record VerificationSettings(
         smsRegions = Set.copyOf(smsRegions);
         smsNetworks = Set.copyOf(smsNetworks);
         Objects.requireNonNull(mailboxes, "mailboxes");
+        Objects.requireNonNull(smsSignals, "smsSignals");
     }
 
     /** The product's defaults: the value of each {@code DEFAULT_…} constant. */
@@ -102,6 +107,7 @@ public record VerificationSettings(
         builder.smsNetworks = smsNetworks;
         builder.deviceMaxLife = deviceMaxLife;
         builder.mailboxes = mailboxes;
+        builder.smsSignals = smsSignals;
         return builder;
     }
 
@@ -141,6 +147,10 @@ public record VerificationSettings(
         return toBuilder().smsBudget(value).build();
     }
 
+    public VerificationSettings withSmsSignals(SmsSignalPolicy value) {
+        return toBuilder().smsSignals(value).build();
+    }
+
     public VerificationSettings withDeviceMaxLife(Duration value) {
         return toBuilder().deviceMaxLife(value).build();
     }
@@ -165,6 +175,7 @@ public record VerificationSettings(
         private Set<Integer> smsNetworks = Set.of();
         private Duration deviceMaxLife = DEFAULT_DEVICE_MAX_LIFE;
         private Mailboxes mailboxes = Mailboxes.EVERY_DOMAIN;
+        private SmsSignalPolicy smsSignals = SmsSignalPolicy.DEFAULTS;
 
         private Builder() {
         }
@@ -239,8 +250,13 @@ public record VerificationSettings(
             return this;
         }
 
+        public Builder smsSignals(SmsSignalPolicy value) {
+            this.smsSignals = value;
+            return this;
+        }
+
         public VerificationSettings build() {
-            return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength, targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes);
+            return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength, targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes, smsSignals);
         }
     }
 

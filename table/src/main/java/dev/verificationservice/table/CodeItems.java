@@ -55,6 +55,7 @@ public final class CodeItems {
         item.put(CREATED_AT, Timestamps.format(code.createdAt()));
         item.put(TTL, epochSeconds(code.expiresAt()));
         code.contextDigest().ifPresent(digest -> item.put(CONTEXT_DIGEST, digest));
+        code.smsRange().ifPresent(range -> item.put(SMS_RANGE, range));
         return item;
     }
 
@@ -69,7 +70,8 @@ public final class CodeItems {
                 bool(item, IS_USED),
                 Timestamps.parse(string(item, CREATED_AT)),
                 Instant.ofEpochSecond(number(item, TTL)),
-                optionalString(item, CONTEXT_DIGEST));
+                optionalString(item, CONTEXT_DIGEST),
+                optionalString(item, SMS_RANGE));
     }
 
     /** The id of the request that wrote this code, if it was written with one. */
@@ -101,7 +103,7 @@ public final class CodeItems {
      * slot holds its code).
      */
     public static final List<String> INLINE_CODE = List.of(CODE, CODE_TYPE, CODE_FORMAT, DELIVERY_METHOD,
-            DELIVERY_TARGET, IS_USED, CREATED_AT, EXPIRES_AT, ISSUED_BY, CONSUMED_BY, CONTEXT_DIGEST);
+            DELIVERY_TARGET, IS_USED, CREATED_AT, EXPIRES_AT, ISSUED_BY, CONSUMED_BY, CONTEXT_DIGEST, SMS_RANGE);
 
     /**
      * The user's code slot holding the NUMERIC {@code code} inline, as the request {@code issueId} writes it: the
@@ -119,6 +121,7 @@ public final class CodeItems {
         item.put(EXPIRES_AT, epochSeconds(code.expiresAt()));
         item.put(ISSUED_BY, issueId);
         code.contextDigest().ifPresent(digest -> item.put(CONTEXT_DIGEST, digest));
+        code.smsRange().ifPresent(range -> item.put(SMS_RANGE, range));
         return item;
     }
 
@@ -137,7 +140,8 @@ public final class CodeItems {
                 bool(slot, IS_USED),
                 Timestamps.parse(string(slot, CREATED_AT)),
                 Instant.ofEpochSecond(number(slot, EXPIRES_AT)),
-                optionalString(slot, CONTEXT_DIGEST)));
+                optionalString(slot, CONTEXT_DIGEST),
+                optionalString(slot, SMS_RANGE)));
     }
 
     /** The digest a code slot names, if any (none once the codes were invalidated). */
