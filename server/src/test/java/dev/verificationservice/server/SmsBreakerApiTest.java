@@ -1,0 +1,196 @@
+package dev.verificationservice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.StorePorts;
+import dev.verificationservice.VerificationStore;
+import dev.verificationservice.ratelimit.Cooldown;
+import dev.verificationservice.ratelimit.Place;
+import dev.verificationservice.ratelimit.RateLimitCounter;
+import dev.verificationservice.ratelimit.RateLimitRepository;
+import dev.verificationservice.server.ApiClient.Answer;
+import dev.verificationservice.server.config.KeyMaterial;
+import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The SMS range breaker over HTTP, on the embedded store, with thresholds an operator set low: a range whose codes
+ * go unverified answers 429 SMS_RANGE_BLOCKED with Retry-After; {@code humanVerified} passes it from the key the
+ * operator permitted and is a 403 naming the field from another; when the store cannot give the range's signals the
+ * SMS goes, counted in a metric and noted on its CODE_SENT.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "verification.api-keys=" + AbstractApiTest.API_KEY + "," + SmsBreakerApiTest.OTHER_KEY,
+        "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
+        "verification.sms-signals.min-sends=3",
+        "verification.sms-signals.min-conversion=0.5"})
+@Import({TestClockConfiguration.class, SmsBreakerApiTest.SignalFaults.class})
+class SmsBreakerApiTest {
+
+    /** An application key the operator has not permitted to vouch for a human. */
+    static final String OTHER_KEY = "k7Qm2xVb9RtL4pZc8WnE3sYh6JdG1fAu";
+
+    /** While set, the store cannot read the counters of a number range. */
+    static final AtomicBoolean RANGES_UNREADABLE = new AtomicBoolean();
+
+    @LocalServerPort
+    int port;
+
+    @DynamicPropertySource
+    static void settings(DynamicPropertyRegistry registry) throws IOException {
+        registry.add("verification.data-dir", Files.createTempDirectory("verification-sms-breaker")::toString);
+        registry.add("verification.human-verified-keys", () -> KeyMaterial.applicationKeyId(AbstractApiTest.API_KEY));
+    }
+
+    @AfterEach
+    void readable() {
+        RANGES_UNREADABLE.set(false);
+    }
+
+    private static Answer sms(ApiClient api, String user, String number, boolean humanVerified) {
+        Map<String, Object> body = new LinkedHashMap<>(Map.of("userId", user, "codeType", "PHONE_VERIFICATION",
+                "deliveryMethod", "SMS", "deliveryTarget", number));
+        if (humanVerified) {
+            body.put("humanVerified", true);
+        }
+        return api.post("/v1/codes", body);
+    }
+
+    @Test
+    void aRangeOfUnverifiedCodesIsRefusedAndOnlyAPermittedKeyVouchesPastIt() {
+        ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
+        for (int n = 0; n < 3; n++) {
+            assertThat(sms(api, "pump-" + n, "+44770012340" + n, false).status()).isEqualTo(202);
+        }
+
+        Answer refused = sms(api, "pump-9", "+447700123409", false);
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.text("code")).isEqualTo("SMS_RANGE_BLOCKED");
+        assertThat(refused.text("smsRange")).isEqualTo("+447700");
+        assertThat(refused.header("Retry-After")).matches("[1-9][0-9]*");
+        assertThat(sms(api, "other-range", "+447911123456", false).status()).isEqualTo(202);
+
+        Answer notPermitted = sms(new ApiClient(port, OTHER_KEY), "pump-9", "+447700123409", true);
+        assertThat(notPermitted.status()).isEqualTo(403);
+        assertThat(notPermitted.text("field")).isEqualTo("humanVerified");
+
+        assertThat(sms(api, "pump-9", "+447700123409", true).status()).isEqualTo(202);
+        assertThat(api.get("/v1/users/pump-9/audit").raw().body()).contains("\"humanVerified\":\"true\"")
+                .contains("SMS_BREAKER");
+        assertThat(api.withKey(null).get("/actuator/prometheus").raw().body())
+                .contains("verification_ratelimited_total{action=\"SMS_BREAKER\"");
+    }
+
+    @Test
+    void anSmsWhoseRangeCannotBeReadGoesCountedAndNoted() {
+        ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
+        RANGES_UNREADABLE.set(true);
+
+        assertThat(sms(api, "unread", "+447911123400", false).status()).isEqualTo(202);
+        assertThat(api.get("/v1/users/unread/audit").raw().body()).contains("\"signalUnavailable\":\"true\"");
+        assertThat(api.withKey(null).get("/actuator/prometheus").raw().body())
+                .containsPattern("verification_sms_signal_unavailable_total [1-9]");
+    }
+
+    /** Wraps the service's store so that a test can make the number ranges' counters unreadable. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class SignalFaults {
+        @Bean
+        static BeanPostProcessor rangesMayFail() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    return bean instanceof VerificationStore store ? new RangesMayFail(store) : bean;
+                }
+            };
+        }
+    }
+
+    private record RangesMayFail(VerificationStore store) implements VerificationStore {
+        @Override
+        public StorePorts ports() {
+            StorePorts ports = store.ports();
+            return new StorePorts(ports.codes(), ports.devices(), ports.audit(), new Counters(ports.counters()),
+                    ports.idempotency(), ports.totp(), ports.recoveryCodes(), ports.webhooks());
+        }
+
+        @Override
+        public void eventsOff() {
+            store.eventsOff();
+        }
+
+        @Override
+        public UnitOfWork units() {
+            return store.units();
+        }
+
+        @Override
+        public void checkReady() {
+            store.checkReady();
+        }
+
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+
+    private record Counters(RateLimitRepository counters) implements RateLimitRepository {
+        @Override
+        public long takePlace(Place place, long ceiling) {
+            return counters.takePlace(place, ceiling);
+        }
+
+        @Override
+        public void givePlaceBack(Place place) {
+            counters.givePlaceBack(place);
+        }
+
+        @Override
+        public int deleteCounters(String userId, String action) {
+            return counters.deleteCounters(userId, action);
+        }
+
+        @Override
+        public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now) {
+            return counters.findCounter(userId, action, windowStart, now);
+        }
+
+        @Override
+        public List<RateLimitCounter> findCounters(String userId, String action, Instant from, Instant to,
+                                                   Instant now) {
+            if (RANGES_UNREADABLE.get() && userId.startsWith("smsrange:")) {
+                throw new StoreException("the store is unreachable");
+            }
+            return counters.findCounters(userId, action, from, to, now);
+        }
+
+        @Override
+        public Optional<Instant> claimCooldown(Cooldown cooldown) {
+            return counters.claimCooldown(cooldown);
+        }
+
+        @Override
+        public void releaseCooldown(Cooldown cooldown) {
+            counters.releaseCooldown(cooldown);
+        }
+    }
+}
