@@ -89,8 +89,9 @@ public record VerificationProperties(
                                     @DefaultValue("0.25") double minConversion, @DefaultValue("PT1H") Duration coolOff,
                                     @DefaultValue("8") int countryShards, @DefaultValue("4") int rangeDigits,
                                     @DefaultValue("1=6") List<String> rangeDigitsByCallingCode,
-                                    @DefaultValue("FIXED_LINE,TOLL_FREE,PREMIUM_RATE,SHARED_COST,VOIP,PERSONAL_NUMBER,"
-                                            + "PAGER,UAN,VOICEMAIL,UNKNOWN") List<String> refusedNumberTypes) {
+                                    @DefaultValue({"FIXED_LINE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP",
+                                            "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL", "UNKNOWN"})
+                                    List<String> refusedNumberTypes) {
     }
 
     /**
