@@ -27,6 +27,24 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
         digitsByCallingCode = Map.copyOf(digitsByCallingCode);
     }
 
+    /**
+     * The range an operator writes as {@code +447700} ({@link SmsRange#prefix}): the calling code libphonenumber
+     * knows, then the national digits; the country is the calling code's main region. Empty for anything else.
+     */
+    public static Optional<SmsRange> rangeOfPrefix(String prefix) {
+        if (prefix == null || !prefix.matches("\\+[1-9][0-9]{1,14}")) {
+            return Optional.empty();
+        }
+        for (int length = 1; length <= 3 && length < prefix.length() - 1; length++) {
+            int callingCode = Integer.parseInt(prefix.substring(1, 1 + length));
+            String region = NUMBERS.getRegionCodeForCountryCode(callingCode);
+            if (!"ZZ".equals(region)) {
+                return Optional.of(new SmsRange(callingCode, prefix.substring(1 + length), region));
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The range of a number in E.164; empty when it is no number libphonenumber can parse. */
     public Optional<SmsRange> rangeOf(String e164) {
         PhoneNumber parsed;

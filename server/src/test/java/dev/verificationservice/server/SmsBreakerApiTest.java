@@ -13,6 +13,8 @@ import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -20,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -40,6 +44,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "verification.api-keys=" + AbstractApiTest.API_KEY + "," + SmsBreakerApiTest.OTHER_KEY,
         "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
+        "verification.admin-api-keys=" + ApiTestSupport.ADMIN_KEY,
         "verification.sms-signals.min-sends=3",
         "verification.sms-signals.min-conversion=0.5"})
 @Import({TestClockConfiguration.class, SmsBreakerApiTest.SignalFaults.class})
@@ -97,6 +102,18 @@ class SmsBreakerApiTest {
                 .contains("SMS_BREAKER");
         assertThat(api.withKey(null).get("/actuator/prometheus").raw().body())
                 .contains("verification_ratelimited_total{action=\"SMS_BREAKER\"");
+
+        ApiClient operator = api.withKey(ApiTestSupport.ADMIN_KEY);
+        Answer open = operator.get("/v1/admin/sms/ranges/+447700");
+        assertThat(open.status()).isEqualTo(200);
+        assertThat(open.raw().body()).contains("\"sent\":4").contains("\"verified\":0").contains("\"openUntil\"")
+                .contains("SMS_RANGE_BLOCKED");
+        assertThat(operator.delete("/v1/admin/sms/ranges/+447700/breaker").raw().body())
+                .contains("\"wasOpen\":true");
+        assertThat(operator.get("/v1/admin/sms/ranges/+447700").raw().body()).doesNotContain("openUntil")
+                .contains("SMS_RANGE_RELEASED");
+        assertThat(sms(api, "pump-10", "+447700123410", false).status()).as("lifted").isEqualTo(202);
+        assertThat(operator.get("/v1/admin/sms/ranges/447700").text("field")).isEqualTo("prefix");
     }
 
     @Test
@@ -108,6 +125,44 @@ class SmsBreakerApiTest {
         assertThat(api.get("/v1/users/unread/audit").raw().body()).contains("\"signalUnavailable\":\"true\"");
         assertThat(api.withKey(null).get("/actuator/prometheus").raw().body())
                 .containsPattern("verification_sms_signal_unavailable_total [1-9]");
+    }
+
+    @Test
+    void theConsoleShowsARangesOpenBreakerAndLiftsIt() {
+        ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
+        for (int n = 0; n < 4; n++) {
+            sms(api, "console-" + n, "+44791112340" + n, false);
+        }
+        assertThat(sms(api, "console-9", "+447911123409", false).text("code")).isEqualTo("SMS_RANGE_BLOCKED");
+
+        RawHttp.Answer signIn = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
+        String signInToken = cookie(signIn, "vs_console_signin");
+        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", List.of(
+                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
+                "_csrf=" + signInToken + "&key=" + ApiTestSupport.ADMIN_KEY);
+        List<String> session = List.of("Cookie: vs_console=" + cookie(signedIn, "vs_console"));
+
+        RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sms?range=%2B447911", session, null);
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).contains("+447911 (GB)").contains("Open until").contains("SMS_RANGE_BLOCKED")
+                .contains("id=\"lift-breaker\"");
+        Matcher csrf = Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"").matcher(page.body());
+        assertThat(csrf.find()).isTrue();
+
+        RawHttp.Answer lifted = RawHttp.send(port, "POST", "/console/sms/lift", List.of(session.get(0),
+                        "Content-Type: application/x-www-form-urlencoded"),
+                "_csrf=" + URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8) + "&range=%2B447911");
+        assertThat(lifted.status()).as(lifted.head()).isEqualTo(302);
+        RawHttp.Answer after = RawHttp.send(port, "GET", "/console/sms?range=%2B447911", session, null);
+        assertThat(after.body()).contains("Lifted the SMS breaker of +447911").contains("Closed")
+                .doesNotContain("id=\"lift-breaker\"");
+        assertThat(sms(api, "console-9", "+447911123409", false).status()).isEqualTo(202);
+    }
+
+    private static String cookie(RawHttp.Answer answer, String name) {
+        return answer.head().lines().filter(line -> line.startsWith("Set-Cookie: " + name + "="))
+                .map(line -> line.substring(("Set-Cookie: " + name + "=").length(), line.indexOf(';')))
+                .findFirst().orElseThrow(() -> new AssertionError("no cookie " + name + " in " + answer.head()));
     }
 
     /** Wraps the service's store so that a test can make the number ranges' counters unreadable. */
