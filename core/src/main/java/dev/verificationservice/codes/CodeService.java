@@ -41,10 +41,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Issue</b>: normalise the target (an SMS number must be a real mobile number of an allowed region);
  *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, cooldown,
- *   SMS budget; each step's requests independent, one round trip on DynamoDB); once admitted, place the new
+ *   SMS budget, the SMS range breaker; each step's requests independent, one round trip on DynamoDB); once admitted, place the new
  *   code's HMAC as the one usable code of the type, stamped with the request's id (a new code on a collision,
  *   the same one on a retry; the code it replaces is unusable from the same write); hand the code to the
- *   sender; write {@code CODE_SENT} once it was delivered. A failed delivery deletes the code again.</li>
+ *   sender; write {@code CODE_SENT} once it was delivered, an SMS's range and country counts with it. A failed delivery deletes the code again.</li>
  *   <li><b>Verify</b>: one atomic write per key in the ring (current key first) marks the code used, writes
  *   its CODE_VERIFIED entry and gives a NUMERIC attempt's place back. When the condition fails, the store
  *   hands back the item as it was, and that says NOT_FOUND, USED or EXPIRED. A LINK code is read first, to

@@ -2,16 +2,12 @@ package dev.verificationservice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.verificationservice.StorePorts;
 import dev.verificationservice.VerificationStore;
-import dev.verificationservice.ratelimit.Cooldown;
-import dev.verificationservice.ratelimit.Place;
-import dev.verificationservice.ratelimit.RateLimitCounter;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.server.ApiClient.Answer;
 import dev.verificationservice.server.config.KeyMaterial;
 import dev.verificationservice.store.StoreException;
-import dev.verificationservice.store.UnitOfWork;
+import dev.verificationservice.testsupport.proxies.Interposed;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +16,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -165,6 +160,19 @@ class SmsBreakerApiTest {
                 .findFirst().orElseThrow(() -> new AssertionError("no cookie " + name + " in " + answer.head()));
     }
 
+    /** The service's store, whose counter reads of a number range fail while {@link #RANGES_UNREADABLE} is set. */
+    private static VerificationStore withUnreadableRanges(VerificationStore store) {
+        RateLimitRepository counters = store.counters();
+        return Interposed.withPort(VerificationStore.class, store, "counters", Interposed.answering(
+                RateLimitRepository.class, counters, "findCounters", args -> {
+                    if (RANGES_UNREADABLE.get() && ((String) args[0]).startsWith("smsrange:")) {
+                        throw new StoreException("the store is unreachable");
+                    }
+                    return counters.findCounters((String) args[0], (String) args[1], (Instant) args[2],
+                            (Instant) args[3], (Instant) args[4]);
+                }));
+    }
+
     /** Wraps the service's store so that a test can make the number ranges' counters unreadable. */
     @TestConfiguration(proxyBeanMethods = false)
     static class SignalFaults {
@@ -173,79 +181,9 @@ class SmsBreakerApiTest {
             return new BeanPostProcessor() {
                 @Override
                 public Object postProcessAfterInitialization(Object bean, String name) {
-                    return bean instanceof VerificationStore store ? new RangesMayFail(store) : bean;
+                    return bean instanceof VerificationStore store ? withUnreadableRanges(store) : bean;
                 }
             };
-        }
-    }
-
-    private record RangesMayFail(VerificationStore store) implements VerificationStore {
-        @Override
-        public StorePorts ports() {
-            StorePorts ports = store.ports();
-            return new StorePorts(ports.codes(), ports.devices(), ports.audit(), new Counters(ports.counters()),
-                    ports.idempotency(), ports.totp(), ports.recoveryCodes(), ports.webhooks());
-        }
-
-        @Override
-        public void eventsOff() {
-            store.eventsOff();
-        }
-
-        @Override
-        public UnitOfWork units() {
-            return store.units();
-        }
-
-        @Override
-        public void checkReady() {
-            store.checkReady();
-        }
-
-        @Override
-        public void close() {
-            store.close();
-        }
-    }
-
-    private record Counters(RateLimitRepository counters) implements RateLimitRepository {
-        @Override
-        public long takePlace(Place place, long ceiling) {
-            return counters.takePlace(place, ceiling);
-        }
-
-        @Override
-        public void givePlaceBack(Place place) {
-            counters.givePlaceBack(place);
-        }
-
-        @Override
-        public int deleteCounters(String userId, String action) {
-            return counters.deleteCounters(userId, action);
-        }
-
-        @Override
-        public Optional<RateLimitCounter> findCounter(String userId, String action, Instant windowStart, Instant now) {
-            return counters.findCounter(userId, action, windowStart, now);
-        }
-
-        @Override
-        public List<RateLimitCounter> findCounters(String userId, String action, Instant from, Instant to,
-                                                   Instant now) {
-            if (RANGES_UNREADABLE.get() && userId.startsWith("smsrange:")) {
-                throw new StoreException("the store is unreachable");
-            }
-            return counters.findCounters(userId, action, from, to, now);
-        }
-
-        @Override
-        public Optional<Instant> claimCooldown(Cooldown cooldown) {
-            return counters.claimCooldown(cooldown);
-        }
-
-        @Override
-        public void releaseCooldown(Cooldown cooldown) {
-            counters.releaseCooldown(cooldown);
         }
     }
 }
