@@ -38,6 +38,15 @@ class SmsSignalsTest {
     }
 
     @Test
+    void aRangeAsAnOperatorWritesItIsReadBack() {
+        assertThat(NumberRanges.rangeOfPrefix("+447700")).contains(new SmsRange(44, "7700", "GB"));
+        assertThat(NumberRanges.rangeOfPrefix("+1650555").orElseThrow().prefix()).isEqualTo("+1650555");
+        assertThat(NumberRanges.rangeOfPrefix("+3531")).contains(new SmsRange(353, "1", "IE"));
+        assertThat(NumberRanges.rangeOfPrefix("447700")).isEmpty();
+        assertThat(NumberRanges.rangeOfPrefix("+44")).isEmpty();
+    }
+
+    @Test
     void monitorOnlyReportsTheBreakerOnceAndRefusesNothing() {
         SmsSignals signals = signals(store.counters(), SmsSignalPolicy.DEFAULTS.withMonitorOnly(true));
         for (int n = 0; n < 50; n++) {

@@ -116,7 +116,12 @@ public class VerificationAutoConfiguration {
         problems.value(() -> smsRegions(limits.smsCountries())).ifPresent(builder::smsRegions);
         problems.value(() -> smsNetworks(limits.smsNonGeographic())).ifPresent(builder::smsNetworks);
         problems.value(() -> mailboxes(limits.subaddressDomains())).ifPresent(builder::mailboxes);
-        problems.value(() -> smsSignals(properties.smsSignals())).ifPresent(builder::smsSignals);
+        VerificationProperties.SmsSignalSettings signals = properties.smsSignals();
+        Optional<Map<Integer, Integer>> rangeDigits = problems.value(() -> rangeDigits(signals));
+        Optional<Set<PhoneNumberType>> refused = problems.value(() -> refusedNumberTypes(signals));
+        if (rangeDigits.isPresent() && refused.isPresent()) {
+            problems.value(() -> smsSignals(signals, rangeDigits.get(), refused.get())).ifPresent(builder::smsSignals);
+        }
         if (problems.size() > before) {
             return Optional.empty(); // the settings' own rules below would judge defaults, not what was set
         }
@@ -130,8 +135,8 @@ public class VerificationAutoConfiguration {
         });
     }
 
-    /** {@code VERIFICATION_SMS_SIGNALS_*}: the range breaker's policy, each unusable value named. */
-    static SmsSignalPolicy smsSignals(VerificationProperties.SmsSignalSettings settings) {
+    /** {@code VERIFICATION_SMS_SIGNALS_RANGE_DIGITS_BY_CALLING_CODE}: {@code <calling code>=<digits>} each. */
+    private static Map<Integer, Integer> rangeDigits(VerificationProperties.SmsSignalSettings settings) {
         Map<Integer, Integer> digits = new LinkedHashMap<>();
         for (String entry : settings.rangeDigitsByCallingCode() == null ? List.<String>of()
                 : settings.rangeDigitsByCallingCode()) {
@@ -143,6 +148,11 @@ public class VerificationAutoConfiguration {
                         + "' is not <calling code>=<digits>.", "Write it like 1=6,44=4.");
             }
         }
+        return digits;
+    }
+
+    /** {@code VERIFICATION_SMS_SIGNALS_REFUSED_NUMBER_TYPES}: libphonenumber's kinds of number. */
+    private static Set<PhoneNumberType> refusedNumberTypes(VerificationProperties.SmsSignalSettings settings) {
         EnumSet<PhoneNumberType> refused = EnumSet.noneOf(PhoneNumberType.class);
         for (String type : settings.refusedNumberTypes() == null ? List.<String>of() : settings.refusedNumberTypes()) {
             try {
@@ -152,6 +162,12 @@ public class VerificationAutoConfiguration {
                         + "', which is no kind of number.", "Use some of " + List.of(PhoneNumberType.values()) + ".");
             }
         }
+        return refused;
+    }
+
+    /** {@code VERIFICATION_SMS_SIGNALS_*}: the range breaker's policy, its numbers checked by the policy itself. */
+    private static SmsSignalPolicy smsSignals(VerificationProperties.SmsSignalSettings settings,
+                                              Map<Integer, Integer> digits, Set<PhoneNumberType> refused) {
         try {
             return new SmsSignalPolicy(settings.enabled(), settings.monitorOnly(), settings.window(),
                     settings.minSends(), settings.minConversion(), settings.coolOff(), settings.countryShards(),
