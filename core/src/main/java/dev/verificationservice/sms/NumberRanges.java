@@ -21,7 +21,7 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
     public static final NumberRanges DEFAULTS = new NumberRanges(4, Map.of(1, 6));
 
     public NumberRanges {
-        if (defaultDigits < 1) {
+        if (defaultDigits < 1 || digitsByCallingCode.values().stream().anyMatch(digits -> digits < 1)) {
             throw new IllegalArgumentException("a range has at least one national digit");
         }
         digitsByCallingCode = Map.copyOf(digitsByCallingCode);

@@ -44,6 +44,8 @@ class SmsSignalsTest {
         assertThat(NumberRanges.rangeOfPrefix("+3531")).contains(new SmsRange(353, "1", "IE"));
         assertThat(NumberRanges.rangeOfPrefix("447700")).isEmpty();
         assertThat(NumberRanges.rangeOfPrefix("+44")).isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new NumberRanges(4, java.util.Map.of(44, 0)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
