@@ -11,8 +11,6 @@ import dev.verificationservice.idempotency.IdempotentRequests;
 import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.passkeys.PasskeyService;
 import dev.verificationservice.ratelimit.RateLimiter;
-import dev.verificationservice.sms.NumberRanges;
-import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.recovery.RecoveryCodeService;
 import dev.verificationservice.security.EncryptionKeyRing;
@@ -64,9 +62,10 @@ public final class Verification {
         this.audit = new AuditLog(store.audit(), clock, builder.settings.auditRetention(), tokens);
         // One rule of counted guesses for every factor: a success of one resets the wrong answers in a row of all.
         this.attempts = new CountedAttempts(rateLimiter);
+        this.smsSignals = new SmsSignals(store.counters(), audit, clock, units, builder.settings.smsSignals());
         this.codes = new CodeService(
                 new CodeService.Collaborators(store.codes(), rateLimiter, attempts, audit, keys, tokens, clock, units),
-                new CodeDelivery(sender, builder.locales), builder.settings.codePolicy());
+                new CodeDelivery(sender, builder.locales), builder.settings.codePolicy(), smsSignals);
         this.devices = new DeviceService(
                 new DeviceService.Collaborators(store.devices(), attempts, audit, keys, tokens, clock, units),
                 builder.settings.deviceTtl(), builder.settings.deviceMaxLife());
@@ -78,7 +77,6 @@ public final class Verification {
         this.passkeys = builder.settings.passkeys().map(policy -> new PasskeyService(store.passkeys(), policy, attempts,
                 audit, keys, tokens, clock, units));
         // After every service has named its counted factors: the operator lists and lifts them all.
-        this.smsSignals = new SmsSignals(store.counters(), audit, clock, units, builder.smsSignals, NumberRanges.DEFAULTS);
         this.support = new OperatorService(codes, devices, audit, rateLimiter, attempts, smsSignals);
     }
 
@@ -137,12 +135,12 @@ public final class Verification {
         return recovery;
     }
 
-    /** What support staff may do for a user: the operator API's domain. */
     /** The SMS pumping signals and range breakers. */
     public SmsSignals smsSignals() {
         return smsSignals;
     }
 
+    /** What support staff may do for a user: the operator API's domain. */
     public OperatorService operator() {
         return support;
     }
@@ -156,7 +154,6 @@ public final class Verification {
         private MessageLocales locales = MessageLocales.requestedOrEnglish();
         private EncryptionKeyRing encryption;
         private TotpPolicy totpPolicy = TotpPolicy.defaults();
-        private SmsSignalPolicy smsSignals = SmsSignalPolicy.DEFAULTS;
 
         private Builder() {
         }
@@ -199,11 +196,6 @@ public final class Verification {
         }
 
         /** The TOTP and recovery-code rules; default {@link TotpPolicy#defaults()}. */
-        public Builder smsSignals(SmsSignalPolicy value) {
-            this.smsSignals = Objects.requireNonNull(value);
-            return this;
-        }
-
         public Builder totpPolicy(TotpPolicy value) {
             this.totpPolicy = Objects.requireNonNull(value, "totpPolicy");
             return this;

@@ -5,6 +5,7 @@ import dev.verificationservice.codes.CodePolicy;
 import dev.verificationservice.codes.Mailboxes;
 import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.sms.SmsSignalPolicy;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,6 +31,8 @@ import java.util.Set;
  *                       providers' rules, and {@code +tag} dropped on every domain)
  * @param passkeys       the relying party of passkeys (RP ID, origins, lifetimes, cap); empty: passkeys off (the
  *                       default, as a library cannot guess its RP ID)
+ * @param smsSignals     the SMS pumping signals: range breaker, its thresholds and the refused kinds of number
+ *                       ({@link SmsSignalPolicy#DEFAULTS})
  */
 public record VerificationSettings(
         Duration codeTtl,
@@ -46,7 +49,8 @@ public record VerificationSettings(
         Set<Integer> smsNetworks,
         Duration deviceMaxLife,
         Mailboxes mailboxes,
-        Optional<PasskeyPolicy> passkeys) {
+        Optional<PasskeyPolicy> passkeys,
+        SmsSignalPolicy smsSignals) {
 
     public static final Duration DEFAULT_CODE_TTL = Duration.ofMinutes(15);
     public static final Duration DEFAULT_DEVICE_TTL = Duration.ofDays(30);
@@ -78,6 +82,7 @@ public record VerificationSettings(
         smsNetworks = Set.copyOf(smsNetworks);
         Objects.requireNonNull(mailboxes, "mailboxes");
         Objects.requireNonNull(passkeys, "passkeys");
+        Objects.requireNonNull(smsSignals, "smsSignals");
     }
 
     /** The product's defaults: the value of each {@code DEFAULT_…} constant. */
@@ -108,6 +113,7 @@ public record VerificationSettings(
         builder.deviceMaxLife = deviceMaxLife;
         builder.mailboxes = mailboxes;
         builder.passkeys = passkeys;
+        builder.smsSignals = smsSignals;
         return builder;
     }
 
@@ -147,6 +153,10 @@ public record VerificationSettings(
         return toBuilder().smsBudget(value).build();
     }
 
+    public VerificationSettings withSmsSignals(SmsSignalPolicy value) {
+        return toBuilder().smsSignals(value).build();
+    }
+
     public VerificationSettings withDeviceMaxLife(Duration value) {
         return toBuilder().deviceMaxLife(value).build();
     }
@@ -172,6 +182,7 @@ public record VerificationSettings(
         private Duration deviceMaxLife = DEFAULT_DEVICE_MAX_LIFE;
         private Mailboxes mailboxes = Mailboxes.EVERY_DOMAIN;
         private Optional<PasskeyPolicy> passkeys = Optional.empty();
+        private SmsSignalPolicy smsSignals = SmsSignalPolicy.DEFAULTS;
 
         private Builder() {
         }
@@ -252,8 +263,13 @@ public record VerificationSettings(
             return this;
         }
 
+        public Builder smsSignals(SmsSignalPolicy value) {
+            this.smsSignals = value;
+            return this;
+        }
+
         public VerificationSettings build() {
-            return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength, targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes, passkeys);
+            return new VerificationSettings(codeTtl, deviceTtl, auditRetention, sendLimit, verifyLimit, defaultNumericLength, targetLimit, ipLimit, resendCooldown, smsBudget, smsRegions, smsNetworks, deviceMaxLife, mailboxes, passkeys, smsSignals);
         }
     }
 

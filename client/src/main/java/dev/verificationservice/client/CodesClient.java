@@ -33,6 +33,9 @@ public final class CodesClient {
         body.put("deliveryTarget", request.deliveryTarget());
         request.format().ifPresent(format -> body.put("format", format.name()));
         request.codeLength().ifPresent(length -> body.put("codeLength", length));
+        if (request.humanVerified()) {
+            body.put("humanVerified", true);
+        }
         putClient(body, request.client());
         Transport.Answer answer = transport.post(Operation.SEND_CODE, "/v1/codes", body);
         if (answer.status() == 429 || answer.status() == 502) {

@@ -14,9 +14,12 @@ import java.util.OptionalInt;
  * @param format         NUMERIC or LINK; empty: the service's default for the type
  * @param codeLength     digits of a NUMERIC code (6 to 10); empty: the service's default (6)
  * @param client         the person's request, for the audit log and the per-IP limit
+ * @param humanVerified  the application checked a human itself (its own CAPTCHA): an SMS passes its number range's
+ *                       open breaker; only an API key the operator permitted may send it (else a 403)
  */
 public record SendCodeRequest(String userId, CodeType codeType, DeliveryMethod deliveryMethod, String deliveryTarget,
-                              Optional<CodeFormat> format, OptionalInt codeLength, ClientContext client) {
+                              Optional<CodeFormat> format, OptionalInt codeLength, ClientContext client,
+                              boolean humanVerified) {
 
     public SendCodeRequest {
         Objects.requireNonNull(userId, "userId");
@@ -26,6 +29,11 @@ public record SendCodeRequest(String userId, CodeType codeType, DeliveryMethod d
         Objects.requireNonNull(format, "format");
         Objects.requireNonNull(codeLength, "codeLength");
         Objects.requireNonNull(client, "client");
+    }
+
+    public SendCodeRequest(String userId, CodeType codeType, DeliveryMethod deliveryMethod, String deliveryTarget,
+                           Optional<CodeFormat> format, OptionalInt codeLength, ClientContext client) {
+        this(userId, codeType, deliveryMethod, deliveryTarget, format, codeLength, client, false);
     }
 
     /** A request with the service's defaults for everything optional. */
@@ -49,6 +57,7 @@ public record SendCodeRequest(String userId, CodeType codeType, DeliveryMethod d
         private Optional<CodeFormat> format = Optional.empty();
         private OptionalInt codeLength = OptionalInt.empty();
         private ClientContext client = ClientContext.none();
+        private boolean humanVerified;
 
         private Builder(String userId, CodeType codeType, DeliveryMethod deliveryMethod, String deliveryTarget) {
             this.userId = userId;
@@ -72,8 +81,15 @@ public record SendCodeRequest(String userId, CodeType codeType, DeliveryMethod d
             return this;
         }
 
+        /** The application checked a human itself: see {@link SendCodeRequest#humanVerified}. */
+        public Builder humanVerified(boolean value) {
+            this.humanVerified = value;
+            return this;
+        }
+
         public SendCodeRequest build() {
-            return new SendCodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, codeLength, client);
+            return new SendCodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, codeLength, client,
+                    humanVerified);
         }
     }
 }

@@ -31,7 +31,8 @@ public sealed interface SendResult permits SendResult.Sent, SendResult.RateLimit
      *
      * @param action     the limit: {@code SEND_<codeType>} (per user), {@code SEND_TO_TARGET},
      *                   {@code SEND_FROM_IP}, {@code RESEND_<codeType>} (the 30-second cooldown),
-     *                   {@code VERIFY_<codeType>} (locked out by failed attempts) or {@code SMS_BUDGET}
+     *                   {@code VERIFY_<codeType>} (locked out by failed attempts), {@code SMS_BUDGET} or
+     *                   {@code SMS_BREAKER} (the number's range is paused: {@link #smsRangeBlocked})
      * @param retryAfter the answer's {@code Retry-After}
      * @param resetsAt   when the limit lets a request through again, if the service said
      * @param detail     the service's explanation, for logs
@@ -42,6 +43,14 @@ public sealed interface SendResult permits SendResult.Sent, SendResult.RateLimit
         /** The service's global SMS budget is spent ({@code SMS_BUDGET_EXHAUSTED}); email still works. */
         public boolean smsBudgetExhausted() {
             return "SMS_BUDGET".equals(action);
+        }
+
+        /**
+         * SMS to the number's range are paused ({@code SMS_RANGE_BLOCKED}): its codes are seldom verified. Offer
+         * email, or check a human and send again with {@link SendCodeRequest#humanVerified}.
+         */
+        public boolean smsRangeBlocked() {
+            return "SMS_BREAKER".equals(action);
         }
     }
 

@@ -44,6 +44,17 @@ class CodesTest {
     }
 
     @Test
+    void humanVerifiedFromAKeyNotPermittedToSayItIsA403NamingTheField() {
+        String user = newUser();
+        assertThatThrownBy(() -> client.codes().send(SendCodeRequest.builder(user, CodeType.PHONE_VERIFICATION,
+                        DeliveryMethod.SMS, TestServer.newMobile()).humanVerified(true).build()))
+                .isInstanceOfSatisfying(ProblemException.class, problem -> {
+                    assertThat(problem.status()).isEqualTo(403);
+                    assertThat(problem.property("field")).contains("humanVerified");
+                });
+    }
+
+    @Test
     void sendCheckVerifyAndVerifyAgain() {
         String user = newUser();
         SendResult sent = client.codes().send(SendCodeRequest.of(user, CodeType.EMAIL_VERIFICATION,

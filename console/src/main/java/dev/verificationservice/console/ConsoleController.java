@@ -6,6 +6,8 @@ import dev.verificationservice.audit.AuditPage;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.delivery.DeliveryChannels;
+import dev.verificationservice.sms.NumberRanges;
+import dev.verificationservice.sms.SmsRange;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.operator.OperatorService;
@@ -295,6 +297,40 @@ public class ConsoleController {
         return done(session, userId, "Invalidated " + counted(invalidated, "live code") + " of " + userId
                 + (invalidated > 0 ? ". Audited as CODES_INVALIDATED with key id " + session.operatorKeyId() + "."
                 : "; there was none, so nothing was audited."));
+    }
+
+    // SMS number ranges: a range's figures, breaker and history, and the lift of an open breaker
+
+    @GetMapping("/sms")
+    public String smsRanges(@RequestParam(name = "range", required = false) String prefix, HttpServletRequest request,
+                            Model model) {
+        common(request, model);
+        model.addAttribute("prefix", prefix);
+        if (prefix != null && !prefix.isBlank()) {
+            SmsRange range = smsRange(prefix.trim());
+            model.addAttribute("range", ConsoleViews.RangeRow.of(range, support.smsRange(range)));
+            model.addAttribute("events", support.smsRangeHistory(range).stream().map(ConsoleViews.EventRow::of)
+                    .toList());
+        }
+        return "console/sms";
+    }
+
+    @PostMapping("/sms/lift")
+    public String liftSmsBreaker(@RequestParam(name = "range") String prefix, HttpServletRequest request) {
+        ConsoleSessions.Session session = session(request);
+        SmsRange range = smsRange(prefix);
+        boolean wasOpen = support.liftSmsBreaker(range, session.operatorKeyId(), ClientContext.none());
+        session.flash(new ConsoleSessions.Flash(false, wasOpen
+                ? "Lifted the SMS breaker of " + range.prefix() + ": its SMS go again and its figures start afresh. "
+                + "Audited as SMS_RANGE_RELEASED with key id " + session.operatorKeyId() + "."
+                : "The SMS breaker of " + range.prefix() + " was not open; its figures start afresh."));
+        return "redirect:" + UriComponentsBuilder.fromPath("/console/sms").queryParam("range", range.prefix())
+                .encode().toUriString() + "#result";
+    }
+
+    private static SmsRange smsRange(String prefix) {
+        return NumberRanges.rangeOfPrefix(prefix).orElseThrow(() -> new InvalidInputException("range",
+                "must be '+', a country calling code and national digits, such as +447700"));
     }
 
     // The development outbox

@@ -1,5 +1,7 @@
 package dev.verificationservice.console;
 
+import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.codes.DeliveryTargets;
 import dev.verificationservice.codes.DevelopmentOutbox;
@@ -118,6 +120,16 @@ public final class ConsoleViews {
     }
 
     /** One audit entry as a timeline row; {@code details} is one line of sorted key=value pairs. */
+    /** A number range's SMS figures and breaker, as the SMS page shows them. */
+    public record RangeRow(String range, String country, long sent, long verified, String conversion,
+                           String openUntil) {
+        static RangeRow of(SmsRange range, SmsSignals.RangeState state) {
+            return new RangeRow(range.prefix(), range.country(), state.figures().sent(), state.figures().verified(),
+                    Math.round(state.figures().conversion() * 100) + " %",
+                    state.openUntil().map(until -> time(until) + " UTC").orElse(null));
+        }
+    }
+
     public record EventRow(String time, String eventType, boolean success, String failureReason, String details,
                     String client) {
         static EventRow of(AuditEntry entry) {

@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param locale       the language of the message (BCP 47); empty: the service chooses (see {@link MessageLocales})
  * @param context      what the code approves ("Pay 120.00 EUR to ACME"), at most 200 characters: shown in the
  *                     message, and the code verifies only with the same context (PSD2 dynamic linking)
+ * @param humanVerified the caller checked a human itself (its own CAPTCHA): an SMS goes through its range's open
+ *                      breaker, audited. Only a caller permitted to say so may pass it (the server checks its key)
  */
 public record CodeRequest(
         String userId,
@@ -22,7 +24,8 @@ public record CodeRequest(
         Optional<Integer> numericLength,
         ClientContext client,
         Optional<Locale> locale,
-        Optional<String> context) {
+        Optional<String> context,
+        boolean humanVerified) {
 
     public CodeRequest {
         client = client == null ? ClientContext.none() : client;
@@ -30,6 +33,12 @@ public record CodeRequest(
         numericLength = numericLength == null ? Optional.empty() : numericLength;
         locale = locale == null ? Optional.empty() : locale;
         context = context == null ? Optional.empty() : context.filter(text -> !text.isEmpty());
+    }
+
+    public CodeRequest(String userId, CodeType codeType, DeliveryMethod deliveryMethod, String deliveryTarget,
+                       Optional<CodeFormat> format, Optional<Integer> numericLength, ClientContext client,
+                       Optional<Locale> locale, Optional<String> context) {
+        this(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, client, locale, context, false);
     }
 
     public CodeRequest(String userId, CodeType codeType, DeliveryMethod deliveryMethod, String deliveryTarget,
@@ -46,21 +55,26 @@ public record CodeRequest(
 
     public CodeRequest withFormat(CodeFormat codeFormat) {
         return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, Optional.of(codeFormat),
-                numericLength, client, locale, context);
+                numericLength, client, locale, context, humanVerified);
     }
 
     public CodeRequest withClient(ClientContext clientContext) {
         return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, clientContext,
-                locale, context);
+                locale, context, humanVerified);
     }
 
     public CodeRequest withLocale(Locale messageLocale) {
         return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, client,
-                Optional.of(messageLocale), context);
+                Optional.of(messageLocale), context, humanVerified);
     }
 
     public CodeRequest withContext(String approved) {
         return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, client,
-                locale, Optional.ofNullable(approved));
+                locale, Optional.ofNullable(approved), humanVerified);
+    }
+
+    public CodeRequest withHumanVerified(boolean value) {
+        return new CodeRequest(userId, codeType, deliveryMethod, deliveryTarget, format, numericLength, client,
+                locale, context, value);
     }
 }

@@ -14,6 +14,8 @@ import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.ratelimit.UserLimit;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
@@ -40,11 +42,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Issue</b>: normalise the target (an SMS number must be a real mobile number of an allowed region);
  *   pass every send limit ({@link SendAdmission}: lock-out, per user, per target, per IP, cooldown,
- *   SMS budget; each step's requests independent, one round trip on DynamoDB); once admitted, place the new
+ *   SMS budget, the SMS range breaker; each step's requests independent, one round trip on DynamoDB); once admitted, place the new
  *   code's HMAC as the one usable code of the type, stamped with the request's id (a new code on a collision,
  *   the same one on a retry; the code it replaces is unusable from the same write); hand the code to the
- *   sender; write {@code CODE_SENT} once it was delivered, with the replaced code's {@code CODES_INVALIDATED}.
- *   A failed delivery deletes the code again.</li>
+ *   sender; write {@code CODE_SENT} once it was delivered, with the replaced code's {@code CODES_INVALIDATED} and
+ *   an SMS's range and country counts. A failed delivery deletes the code again.</li>
  *   <li><b>Verify</b>: one atomic write per key in the ring (current key first) marks the code used, writes
  *   its CODE_VERIFIED entry and gives a NUMERIC attempt's place back. When the condition fails, the store
  *   hands back the item as it was, and that says NOT_FOUND, USED or EXPIRED. A LINK code is read first, to
@@ -80,6 +82,7 @@ public final class CodeService {
     private final MessageLocales locales;
     private final UnitOfWork units;
     private final CountedAttempts attempts;
+    private final SmsSignals signals;
     /** Each type's counted attempts at its NUMERIC codes ({@code VERIFY_<codeType>}). */
     private final Map<CodeType, CountedFactor> factors = new EnumMap<>(CodeType.class);
     /** What a code may approve: shown in the message, so short and printable. */
@@ -102,7 +105,9 @@ public final class CodeService {
                                 UnitOfWork units) {
     }
 
-    public CodeService(Collaborators with, CodeDelivery delivery, CodePolicy policy) {
+    /** @param signals the SMS pumping signals: an SMS send reads its range's breaker, and counts itself once sent */
+    public CodeService(Collaborators with, CodeDelivery delivery, CodePolicy policy, SmsSignals signals) {
+        this.signals = signals;
         this.codes = with.codes();
         this.rateLimiter = with.rateLimiter();
         this.audit = with.audit();
@@ -115,7 +120,7 @@ public final class CodeService {
         for (CodeType type : CodeType.values()) {
             factors.put(type, attempts.factor(verifyAction(type), policy.verifyLimit(), policy.verifyLookBack()));
         }
-        this.admission = new SendAdmission(policy, rateLimiter, keys, tokens, clock, with.units(), factors);
+        this.admission = new SendAdmission(policy, rateLimiter, keys, tokens, clock, with.units(), factors, signals);
         this.locales = delivery.locales();
         this.units = with.units();
     }
@@ -151,7 +156,7 @@ public final class CodeService {
             throw new InvalidInputException("deliveryMethod", type + " codes are sent by " + type.deliveryMethods());
         }
         String target = DeliveryTargets.normalize(method, request.deliveryTarget(), policy.smsRegions(),
-                policy.smsNetworks());
+                policy.smsNetworks(), signals.policy().refusedNumberTypes());
         CodeFormat format = request.format().orElse(type.defaultFormat());
         if (format == CodeFormat.LINK && request.numericLength().isPresent()) {
             throw new InvalidInputException("codeLength", "applies to NUMERIC codes only; a LINK code is always "
@@ -166,19 +171,25 @@ public final class CodeService {
         String maskedTarget = DeliveryTargets.mask(method, target);
         Optional<String> context = context(request.context());
         Locale locale = locales.choose(request.locale(), method, target);
+        // Where an SMS code's verification is counted: kept on the code, which holds no full number.
+        Optional<String> smsRange = method == DeliveryMethod.SMS && signals.enabled()
+                ? signals.rangeOf(target).map(SmsRange::prefix) : Optional.empty();
 
         // Everything up to the delivery is one unit of work (on the embedded store one transaction); the delivery
         // runs after it, so that no request waits for the channel while the unit holds the store's writer.
         Prepared prepared = units.run("send a code", () -> {
             SendAdmission.Outcome outcome = admission.admit(
-                    new SendAdmission.Send(userId, type, format, method, target, client));
+                    new SendAdmission.Send(userId, type, format, method, target, client, request.humanVerified()));
             if (outcome instanceof SendAdmission.Refused refused) {
                 return new Prepared.Refused(rateLimited(userId, refused.decision(), client));
+            }
+            if (outcome instanceof SendAdmission.RangeBlocked blocked) {
+                return new Prepared.Refused(rangeBlocked(userId, blocked.verdict(), client));
             }
             SendAdmission.Admitted admitted = (SendAdmission.Admitted) outcome;
             try {
                 return new Prepared.Ready(admitted, write(userId, type, format, method, maskedTarget, length, context,
-                        client, ttl));
+                        client, ttl, smsRange));
             } catch (RuntimeException failure) {
                 // Nothing went out: the send counts against nothing, and the user may try again at once.
                 admission.withdraw(admitted).ifPresent(failure::addSuppressed);
@@ -199,6 +210,7 @@ public final class CodeService {
         details.put("deliveryTarget", maskedTarget);
         details.put("locale", locale.toLanguageTag());
         context.ifPresent(ignored -> details.put("context", "bound"));
+        admitted.sms().ifPresent(verdict -> smsDetails(verdict, details));
         try {
             sender.send(new OutgoingCode(userId, type, format, method, target, maskedTarget, plaintext, expiresAt, locale,
                     context));
@@ -208,7 +220,7 @@ public final class CodeService {
                 // Any failure of the channel, checked or not, leaves no usable code behind.
                 codes.deleteCode(stored);
                 afterDelivery(written, () -> audit.recordFailure(userId, AuditEventType.CODE_DELIVERY_FAILED,
-                        "DELIVERY_FAILED", details, client));
+                        "DELIVERY_FAILED", details, client), List.of());
                 return null;
             });
             // A DeliveryException's message is safe by contract; an unchecked failure may echo the full
@@ -219,7 +231,13 @@ public final class CodeService {
         }
         details.put("expiresAt", Instants.iso(expiresAt));
         units.run("record a sent code", () -> {
-            afterDelivery(written, () -> audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client));
+            // The SMS's counts in its range and country go with its entries: no round trip of their own, and each
+            // fails open (the message is gone already).
+            List<Supplier<Object>> writes = new ArrayList<>();
+            if (admitted.sms().isPresent()) {
+                writes.addAll(signals.sentCounts(target));
+            }
+            afterDelivery(written, () -> audit.recordSuccess(userId, AuditEventType.CODE_SENT, details, client), writes);
             return null;
         });
         return new IssueResult.Issued(type, method, format, maskedTarget, expiresAt, locale);
@@ -232,12 +250,13 @@ public final class CodeService {
     private record Written(VerificationCode code, String plaintext, List<AuditEntry> invalidated) {
     }
 
-    /** The entry that follows the delivery and the placement's invalidations, in one step. */
-    private void afterDelivery(Written written, Supplier<AuditEntry> outcome) {
-        List<Supplier<AuditEntry>> entries = new ArrayList<>();
-        written.invalidated().forEach(entry -> entries.add(() -> audit.record(entry)));
-        entries.add(outcome);
-        units.together(entries);
+    /** The entry that follows the delivery, the placement's invalidations and {@code more}, in one step. */
+    private void afterDelivery(Written written, Supplier<AuditEntry> outcome, List<Supplier<Object>> more) {
+        List<Supplier<Object>> writes = new ArrayList<>();
+        written.invalidated().forEach(entry -> writes.add(() -> audit.record(entry)));
+        writes.add(outcome::get);
+        writes.addAll(more);
+        units.together(writes);
     }
 
     /** What a send's unit of work ends with: refused (its audit entry written), or a stored code to deliver. */
@@ -255,7 +274,8 @@ public final class CodeService {
      * its admission and its delivery.
      */
     private Written write(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String maskedTarget,
-                          int length, Optional<String> context, ClientContext client, Duration ttl) {
+                          int length, Optional<String> context, ClientContext client, Duration ttl,
+                          Optional<String> smsRange) {
         Instant createdAt = Instants.toMillis(clock.instant());
         // ttl keeps whole seconds: the code is valid until the start of that second, and the caller is told so.
         Instant expiresAt = Instants.wholeSecond(createdAt.plus(ttl));
@@ -264,7 +284,7 @@ public final class CodeService {
             String digest = CodeDigests.storedDigest(keys, format, userId, type, plaintext, context);
             VerificationCode candidate = new VerificationCode(digest, userId, type, format, method, maskedTarget,
                     false, createdAt, expiresAt,
-                    context.map(text -> keys.currentDigest(CodeDigests.contextInput(text))));
+                    context.map(text -> keys.currentDigest(CodeDigests.contextInput(text))), smsRange);
             // The issue id lets the store tell a retry of this very write (answer lost) from a key collision;
             // a retry must not make this request generate and deliver a second code.
             if (codes.placeCode(candidate, tokens.attemptId()) instanceof CodePlacement.Placed placed) {
@@ -401,6 +421,34 @@ public final class CodeService {
         return entries;
     }
 
+    /**
+     * What the SMS signals said, on the CODE_SENT entry: {@code humanVerified} when the caller's word let it through
+     * an open breaker, {@code smsBreaker=monitored} when monitor-only mode let it, {@code signalUnavailable} when
+     * the signals could not be read. Nothing for a range in good standing.
+     */
+    private static void smsDetails(SmsSignals.Verdict verdict, Map<String, String> details) {
+        if (verdict instanceof SmsSignals.Bypassed bypassed) {
+            details.put("humanVerified", "true");
+            details.put("smsRange", bypassed.range().prefix());
+        } else if (verdict instanceof SmsSignals.Monitored monitored) {
+            details.put("smsBreaker", "monitored");
+            details.put("smsRange", monitored.range().prefix());
+        } else if (verdict instanceof SmsSignals.Unavailable) {
+            details.put("signalUnavailable", "true");
+        }
+    }
+
+    /** The range's breaker refused the SMS: a RATE_LIMITED entry naming it, and when to try again. */
+    private IssueResult rangeBlocked(String userId, SmsSignals.Blocked blocked, ClientContext client) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("action", SmsSignals.BREAKER_ACTION);
+        details.put("smsRange", blocked.range().prefix());
+        details.put("resetsAt", Instants.iso(blocked.until()));
+        audit.recordFailure(userId, AuditEventType.RATE_LIMITED, "SMS_RANGE_BLOCKED", details, client);
+        long retryAfter = Math.max(1, Duration.between(clock.instant(), blocked.until()).toSeconds());
+        return new IssueResult.RangeBlocked(blocked.range().prefix(), blocked.until(), retryAfter);
+    }
+
     private IssueResult rateLimited(String userId, RateLimitDecision decision, ClientContext client) {
         Map<String, String> details = new LinkedHashMap<>();
         details.put("action", decision.action());
@@ -468,7 +516,7 @@ public final class CodeService {
         String what = operation.detail() + " a code";
         if (format == CodeFormat.LINK) {
             // 256 random bits protect a link code; it is tested at once, in one conditional write.
-            return units.run(what, () -> test(attempt, Optional.empty()));
+            return counted(units.run(what, () -> test(attempt, Optional.empty())));
         }
         // A short code is only ever tested against one user's code of one type.
         Subject subject = new Subject(
@@ -482,21 +530,49 @@ public final class CodeService {
         }
         // The count, the look-back, the test and its outcome (the consume, or the failure's audit entry and a
         // lock-out's invalidation) are one unit of work: on the embedded store one transaction.
-        return units.run(what, () -> {
+        return counted(units.run(what, () -> {
             // A counted attempt (CountedAttempts): counted over the windows a live code may span, so no code ever
             // has more than the limit of wrong guesses tested against it, however the fixed windows fall.
             if (!(factor.begin(subject.userId()) instanceof Admission.Admitted admitted)) {
                 // Past a limit: the code is not tested, and the codes were invalidated when the limit was reached.
-                return failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false);
+                return new Tested(failed(attempt, subject, FailureReason.TOO_MANY_ATTEMPTS, false), Optional.empty());
             }
             return test(attempt, Optional.of(admitted.attempt()));
-        });
+        }));
+    }
+
+    /** A test's result, and the code it used up (its digest, and the code where a read found it on the way). */
+    private record Tested(VerificationResult result, Optional<Probe.Consumed> consumed) {
+    }
+
+    /**
+     * The result, once a used-up code that may have gone by SMS is counted in its range's verifications: after the
+     * unit, so the verification never waits on it inside, and failing open (a fault costs the count, never the
+     * verification). A NUMERIC code is read back for its range, since the consume's write returns nothing.
+     */
+    private VerificationResult counted(Tested tested) {
+        Optional<Probe.Consumed> consumed = tested.consumed();
+        if (consumed.isEmpty() || !signals.enabled() || !consumed.get().type().allows(DeliveryMethod.SMS)) {
+            return tested.result();
+        }
+        Probe.Consumed used = consumed.get();
+        try {
+            used.code().or(() -> codes.findCurrentCode(used.userId(), used.type(), used.digest()))
+                    .flatMap(VerificationCode::smsRange)
+                    .ifPresent(signals::verifiedIn);
+        } catch (StoreException fault) {
+            signals.unavailable(Optional.empty());
+            LOG.warn("A verified SMS code of user {} was not counted in its range: {}", used.userId(),
+                    fault.getClass().getSimpleName());
+        }
+        return tested.result();
     }
 
     /** What the store said of a presented code: used up by this attempt, or what it holds under that digest. */
     private sealed interface Probe {
 
-        record Consumed(String userId, CodeType type) implements Probe {
+        /** {@code code}: the code as a read found it before its consume (a LINK code), else empty. */
+        record Consumed(String userId, CodeType type, String digest, Optional<VerificationCode> code) implements Probe {
         }
 
         record Found(Optional<VerificationCode> code) implements Probe {
@@ -507,16 +583,22 @@ public final class CodeService {
      * Tests the code and settles the outcome. {@code counted} is the attempt's counted place (NUMERIC codes only):
      * given back when the code is valid or the user's own used code, kept for a wrong guess.
      */
-    private VerificationResult test(Presented attempt, Optional<Attempt> counted) {
-        CodeExpectation expectation = attempt.expectation();
+    private Tested test(Presented attempt, Optional<Attempt> counted) {
         Instant now = clock.instant();
         Probe probe = counted.isPresent() ? counted.get().tested(() -> probe(attempt, counted.get().place(), now))
                 : probe(attempt, Optional.empty(), now);
         if (probe instanceof Probe.Consumed consumed) {
             // A verification is a success of the user's: it resets their wrong answers in a row.
             counted.ifPresentOrElse(place -> place.succeeded(true), () -> attempts.succeeded(consumed.userId()));
-            return new VerificationResult.Valid(consumed.userId(), consumed.type(), Optional.empty());
+            return new Tested(new VerificationResult.Valid(consumed.userId(), consumed.type(), Optional.empty()),
+                    Optional.of(consumed));
         }
+        return new Tested(untested(attempt, counted, probe, now), Optional.empty());
+    }
+
+    /** The outcome of a test that used nothing up: valid for a check, else why not, audited. */
+    private VerificationResult untested(Presented attempt, Optional<Attempt> counted, Probe probe, Instant now) {
+        CodeExpectation expectation = attempt.expectation();
         Optional<VerificationCode> found = ((Probe.Found) probe).code();
 
         Optional<VerificationCode> matching = found.filter(expectation::matches);
@@ -571,7 +653,7 @@ public final class CodeService {
                 CodeType type = expectation.codeType().orElseThrow();
                 ConsumeOutcome outcome = consume(digest, userId, type, attempt, place, now, contextDigest);
                 if (outcome instanceof ConsumeOutcome.Consumed) {
-                    return new Probe.Consumed(userId, type);
+                    return new Probe.Consumed(userId, type, digest, Optional.empty());
                 }
                 found = ((ConsumeOutcome.Rejected) outcome).current();
             } else {
@@ -592,7 +674,7 @@ public final class CodeService {
                         ConsumeOutcome outcome = consume(digest, stored.userId(), stored.codeType(), attempt, place, now,
                                 contextDigest);
                         if (outcome instanceof ConsumeOutcome.Consumed) {
-                            return new Probe.Consumed(stored.userId(), stored.codeType());
+                            return new Probe.Consumed(stored.userId(), stored.codeType(), digest, Optional.of(stored));
                         }
                         found = ((ConsumeOutcome.Rejected) outcome).current();
                     }

@@ -1,5 +1,7 @@
 package dev.verificationservice.codes;
 
+import com.google.i18n.phonenumbers.PhoneNumberUtil.PhoneNumberType;
+import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.validation.InvalidInputException;
 import java.util.Locale;
 import java.util.Set;
@@ -42,6 +44,13 @@ public final class DeliveryTargets {
      */
     public static String normalize(DeliveryMethod method, String target, Set<String> allowedSmsRegions,
                                    Set<Integer> allowedSmsNetworks) {
+        return normalize(method, target, allowedSmsRegions, allowedSmsNetworks,
+                SmsSignalPolicy.DEFAULT_REFUSED_NUMBER_TYPES);
+    }
+
+    /** As {@link #normalize(DeliveryMethod, String, Set, Set)}, refusing an SMS to the kinds of number given. */
+    public static String normalize(DeliveryMethod method, String target, Set<String> allowedSmsRegions,
+                                   Set<Integer> allowedSmsNetworks, Set<PhoneNumberType> refusedNumberTypes) {
         if (target == null || target.isEmpty()) {
             throw new InvalidInputException("deliveryTarget", "is required");
         }
@@ -57,7 +66,7 @@ public final class DeliveryTargets {
                     throw new InvalidInputException("deliveryTarget",
                             "must be an E.164 phone number ('+' and 8 to 15 digits) for SMS delivery");
                 }
-                return PhoneNumbers.normalize(target, allowedSmsRegions, allowedSmsNetworks);
+                return PhoneNumbers.normalize(target, allowedSmsRegions, allowedSmsNetworks, refusedNumberTypes);
             }
         }
         int at = target.lastIndexOf('@');

@@ -18,6 +18,14 @@ public sealed interface IssueResult {
     record RateLimited(String action, Instant resetsAt, long retryAfterSeconds) implements IssueResult {
     }
 
+    /**
+     * Refused: the breaker of the number's range ({@code smsRange}, such as {@code +447700}) is open until
+     * {@code until}, since many codes went to it and few were verified (SMS pumping). Another number's range, an
+     * email code, or a caller that checked a human itself ({@code humanVerified}) still gets through.
+     */
+    record RangeBlocked(String smsRange, Instant until, long retryAfterSeconds) implements IssueResult {
+    }
+
     /** The channel failed; the code was invalidated. Only the masked target is kept, never the channel's error. */
     record DeliveryFailed(DeliveryMethod deliveryMethod, String maskedTarget) implements IssueResult {
     }

@@ -4,8 +4,8 @@ import com.google.i18n.phonenumbers.NumberParseException;
 import com.google.i18n.phonenumbers.PhoneNumberUtil;
 import com.google.i18n.phonenumbers.PhoneNumberUtil.PhoneNumberType;
 import com.google.i18n.phonenumbers.Phonenumber.PhoneNumber;
+import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.validation.InvalidInputException;
-import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -19,14 +19,6 @@ import java.util.TreeSet;
 public final class PhoneNumbers {
 
     private static final PhoneNumberUtil NUMBERS = PhoneNumberUtil.getInstance();
-
-    /**
-     * Kinds of number that receive SMS. Fixed lines, premium-rate, shared-cost, toll-free, VoIP, pager and
-     * personal numbers are refused: premium-rate and shared-cost numbers are what SMS pumping (toll fraud)
-     * sends to, and the others either cannot receive SMS or are the disposable numbers abuse is made of.
-     */
-    private static final Set<PhoneNumberType> RECEIVES_SMS = EnumSet.of(PhoneNumberType.MOBILE,
-            PhoneNumberType.FIXED_LINE_OR_MOBILE);
 
     private PhoneNumbers() {
     }
@@ -52,6 +44,15 @@ public final class PhoneNumbers {
      *                        do not decide it
      */
     public static String normalize(String number, Set<String> allowedRegions, Set<Integer> allowedNetworks) {
+        return normalize(number, allowedRegions, allowedNetworks, SmsSignalPolicy.DEFAULT_REFUSED_NUMBER_TYPES);
+    }
+
+    /**
+     * As {@link #normalize(String, Set, Set)}, refusing the kinds of number in {@code refusedTypes}
+     * ({@link SmsSignalPolicy#refusedNumberTypes}: by default every kind but a mobile one).
+     */
+    public static String normalize(String number, Set<String> allowedRegions, Set<Integer> allowedNetworks,
+                                   Set<PhoneNumberType> refusedTypes) {
         if (number == null || !number.startsWith("+")) {
             throw new InvalidInputException("deliveryTarget",
                     "must be a phone number in international form, starting with '+' and the country code");
@@ -82,7 +83,7 @@ public final class PhoneNumbers {
                     + "SMS only to " + new TreeSet<>(allowedRegions));
         }
         PhoneNumberType type = NUMBERS.getNumberType(parsed);
-        if (!RECEIVES_SMS.contains(type)) {
+        if (refusedTypes.contains(type)) {
             throw new InvalidInputException("deliveryTarget", "is a " + type.name().toLowerCase(Locale.ROOT).replace('_', ' ')
                     + " number of " + region + ", which does not receive verification SMS; give a mobile number");
         }

@@ -8,6 +8,9 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.ratelimit.RateLimiter;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.security.SecureTokens;
+import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsSignals;
+import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -31,7 +34,11 @@ import org.slf4j.LoggerFactory;
  *   IPv4 address as itself, also when an IPv6 address carries it; any other IPv6 address by its /64, the block
  *   one subscriber gets);</li>
  *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write;</li>
- *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set.</li>
+ *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set;</li>
+ *   <li>the SMS breaker of the number's range ({@link SmsSignals}), for an SMS while the signals are on: its three
+ *   reads go with the first step, so they add no round trip; it is judged once the user's own limits let the
+ *   request through, before any shared place is taken. A read that fails lets the SMS go (fail open), noted on the
+ *   admission ({@link SmsSignals.Unavailable}).</li>
  * </ol>
  * Each count is one atomic write, so every limit is exact under concurrency. In four steps:
  * <ol>
@@ -70,11 +77,16 @@ final class SendAdmission {
     private final UnitOfWork units;
 
     private final Map<CodeType, CountedFactor> factors;
+    private final SmsSignals signals;
 
-    /** @param factors each type's counted attempts, whose lock-outs stop a NUMERIC send */
+    /**
+     * @param factors each type's counted attempts, whose lock-outs stop a NUMERIC send
+     * @param signals the SMS pumping signals, whose range breaker stops an SMS
+     */
     SendAdmission(CodePolicy policy, RateLimiter rateLimiter, SecretKeyRing keys, SecureTokens tokens, Clock clock,
-                  UnitOfWork units, Map<CodeType, CountedFactor> factors) {
+                  UnitOfWork units, Map<CodeType, CountedFactor> factors, SmsSignals signals) {
         this.factors = factors;
+        this.signals = signals;
         this.rateLimiter = rateLimiter;
         this.policy = policy;
         this.keys = keys;
@@ -88,14 +100,24 @@ final class SendAdmission {
     }
 
     /** What admission decided about one send. */
-    sealed interface Outcome permits Admitted, Refused {
+    sealed interface Outcome permits Admitted, Refused, RangeBlocked {
     }
 
     /**
      * The send may go out: every place it took (its place in the SMS budget among them) and the cooldown it
-     * claimed. {@link #withdraw} it if its message does not go out.
+     * claimed. {@link #withdraw} it if its message does not go out. {@code sms}: what the SMS signals said, for an
+     * SMS while they are on.
      */
-    record Admitted(List<RateLimitDecision> places, Optional<Cooldown> cooldown) implements Outcome {
+    record Admitted(List<RateLimitDecision> places, Optional<Cooldown> cooldown, Optional<SmsSignals.Verdict> sms)
+            implements Outcome {
+
+        Admitted(List<RateLimitDecision> places, Optional<Cooldown> cooldown) {
+            this(places, cooldown, Optional.empty());
+        }
+    }
+
+    /** The breaker of the number's range is open: the SMS is refused, and nothing of it is held any more. */
+    record RangeBlocked(SmsSignals.Blocked verdict) implements Outcome {
     }
 
     /**
@@ -103,9 +125,10 @@ final class SendAdmission {
      *
      * @param normalizedTarget the delivery target as {@link DeliveryTargets#normalize} wrote it
      * @param client           the caller's address (for the per-address limit) and user agent
+     * @param humanVerified    the caller, permitted to say so, checked a human itself: an open breaker lets it by
      */
     record Send(String userId, CodeType type, CodeFormat format, DeliveryMethod method, String normalizedTarget,
-                ClientContext client) {
+                ClientContext client, boolean humanVerified) {
     }
 
     /** A limit refused the send, and nothing of it is held any more. */
@@ -126,6 +149,9 @@ final class SendAdmission {
         List<RateLimitDecision> taken = new ArrayList<>();
         Optional<Cooldown> claimed = Optional.empty();
         Optional<RateLimitDecision> refused;
+        Optional<SmsRange> range = method == DeliveryMethod.SMS && signals.enabled()
+                ? signals.rangeOf(send.normalizedTarget()) : Optional.empty();
+        Optional<SmsSignals.Verdict> sms = Optional.empty();
         try {
             // The first step: what concerns the user alone (the lock-out reads, the user's place), at once.
             List<Check> first = new ArrayList<>();
@@ -136,8 +162,17 @@ final class SendAdmission {
             }
             first.add(new Check(false, () -> rateLimiter.acquire(userId, CodeService.sendAction(type),
                     policy.sendLimit())));
-            refused = step(first, taken);
-            if (refused.isEmpty()) {
+            // The range's breaker and figures ride with the first step: no round trip of their own.
+            List<Supplier<Object>> signalReads = new ArrayList<>();
+            range.ifPresent(found -> signals.reads(found).forEach(read -> signalReads.add(read::get)));
+            List<UnitOfWork.Settled<Object>> signalAnswers = new ArrayList<>();
+            refused = step(first, taken, signalReads, signalAnswers);
+            if (refused.isEmpty() && range.isPresent()) {
+                sms = Optional.of(judge(range.get(), signalAnswers, send.humanVerified()));
+            }
+            // A blocked range takes no place shared with other users, as a user over its own limit takes none.
+            boolean blocked = sms.filter(SmsSignals.Verdict::refuses).isPresent();
+            if (refused.isEmpty() && !blocked) {
                 // The second step, only for a request the user's own limits let through: the places shared with
                 // other users, the target's and the client address's, at once. A user over its own limit never
                 // touches them, not even for a moment: a flood from one account cannot crowd out a victim's
@@ -146,16 +181,16 @@ final class SendAdmission {
                 second.add(new Check(false, () -> rateLimiter.acquire(target, TARGET_ACTION, policy.targetLimit())));
                 ip.ifPresent(subject -> second.add(new Check(false, () -> rateLimiter.acquire(subject, IP_ACTION,
                         policy.ipLimit()))));
-                refused = step(second, taken);
+                refused = step(second, taken, List.of(), new ArrayList<>());
             }
-            Optional<Cooldown> cooldown = refused.isEmpty() ? cooldown(userId, type) : Optional.empty();
+            Optional<Cooldown> cooldown = refused.isEmpty() && !blocked ? cooldown(userId, type) : Optional.empty();
             if (cooldown.isPresent()) {
                 // Every place is granted: the cooldown, alone. Before the SMS budget, so that requests the
                 // cooldown refuses (one user's flood of resends) never touch the count all users share.
                 refused = claim(cooldown.get());
                 claimed = refused.isEmpty() ? cooldown : Optional.empty();
             }
-            if (refused.isEmpty() && method == DeliveryMethod.SMS && policy.smsBudget().isPresent()) {
+            if (refused.isEmpty() && !blocked && method == DeliveryMethod.SMS && policy.smsBudget().isPresent()) {
                 // Last and alone: the SMS budget. Its place is named, so it goes back like any other.
                 RateLimitDecision budget = smsBudget(policy.smsBudget().get());
                 if (budget.allowed()) {
@@ -168,14 +203,16 @@ final class SendAdmission {
             withdraw(new Admitted(taken, claimed)).ifPresent(failure::addSuppressed);
             throw failure;
         }
-        Admitted held = new Admitted(List.copyOf(taken), claimed);
-        if (refused.isPresent()) {
+        Optional<SmsSignals.Verdict> verdict = sms;
+        Admitted held = new Admitted(List.copyOf(taken), claimed, verdict);
+        if (refused.isPresent() || verdict.filter(SmsSignals.Verdict::refuses).isPresent()) {
             // A refused send leaves nothing of its admission: every place and the cooldown go back, the same calls
             // on every store (inside the embedded store's unit they commit with it).
             withdraw(held).ifPresent(failed -> {
                 throw failed;
             });
-            return new Refused(refused.get());
+            return refused.<Outcome>map(Refused::new)
+                    .orElseGet(() -> new RangeBlocked((SmsSignals.Blocked) verdict.orElseThrow()));
         }
         return held;
     }
@@ -208,10 +245,13 @@ final class SendAdmission {
      * then judges the checks in their order: the first refusal, or the first failure before any refusal, as the
      * checks made one after another would meet it.
      */
-    private Optional<RateLimitDecision> step(List<Check> checks, List<RateLimitDecision> taken) {
+    private Optional<RateLimitDecision> step(List<Check> checks, List<RateLimitDecision> taken,
+                                             List<Supplier<Object>> beside, List<UnitOfWork.Settled<Object>> besideAnswers) {
         List<Supplier<Object>> calls = new ArrayList<>();
         checks.forEach(check -> calls.add(check.call()::get));
+        calls.addAll(beside);
         List<UnitOfWork.Settled<Object>> answers = units.settle(calls);
+        besideAnswers.addAll(answers.subList(checks.size(), answers.size()));
         for (int index = 0; index < checks.size(); index++) {
             if (!checks.get(index).lockOut() && !answers.get(index).failed()) {
                 RateLimitDecision place = (RateLimitDecision) answers.get(index).value();
@@ -227,6 +267,26 @@ final class SendAdmission {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The range's verdict from its three reads' answers: unavailable (the SMS goes) when one failed, or when the
+     * breaker's opening write fails.
+     */
+    @SuppressWarnings("unchecked")
+    private SmsSignals.Verdict judge(SmsRange range, List<UnitOfWork.Settled<Object>> answers, boolean humanVerified) {
+        if (answers.stream().anyMatch(UnitOfWork.Settled::failed)) {
+            LOG.warn("The SMS signals of {} could not be read: the SMS goes unjudged", range.prefix());
+            return signals.unavailable(Optional.of(range));
+        }
+        List<List<dev.verificationservice.ratelimit.RateLimitCounter>> found = new ArrayList<>();
+        answers.forEach(answer -> found.add((List<dev.verificationservice.ratelimit.RateLimitCounter>) answer.value()));
+        try {
+            return signals.judge(signals.state(range, found), humanVerified);
+        } catch (StoreException fault) {
+            LOG.warn("The SMS breaker of {} could not be written: the SMS goes unjudged", range.prefix());
+            return signals.unavailable(Optional.of(range));
+        }
     }
 
     /** One call of a step; a lock-out read refuses when its limit is reached, a place when not allowed. */

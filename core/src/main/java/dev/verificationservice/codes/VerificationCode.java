@@ -11,6 +11,9 @@ import java.util.Optional;
  *
  * @param expiresAt     the moment the code stops being valid; stored as {@code ttl} in epoch seconds
  * @param contextDigest HMAC of what the code approves, when it was sent with a context (never the text)
+ * @param smsRange      the number range of an SMS code's target ({@code +447700}), so that its verification is
+ *                      counted there ({@link dev.verificationservice.sms.SmsSignals}); empty for any other code,
+ *                      and for a code stored before the release that keeps it
  */
 public record VerificationCode(
         String digest,
@@ -22,7 +25,8 @@ public record VerificationCode(
         boolean used,
         Instant createdAt,
         Instant expiresAt,
-        Optional<String> contextDigest) {
+        Optional<String> contextDigest,
+        Optional<String> smsRange) {
 
     /**
      * Whether this code may take the place of {@code current} as the one usable code of its user and type: unless
@@ -49,6 +53,14 @@ public record VerificationCode(
 
     public VerificationCode {
         contextDigest = contextDigest == null ? Optional.empty() : contextDigest;
+        smsRange = smsRange == null ? Optional.empty() : smsRange;
+    }
+
+    public VerificationCode(String digest, String userId, CodeType codeType, CodeFormat format,
+                            DeliveryMethod deliveryMethod, String maskedTarget, boolean used, Instant createdAt,
+                            Instant expiresAt, Optional<String> contextDigest) {
+        this(digest, userId, codeType, format, deliveryMethod, maskedTarget, used, createdAt, expiresAt, contextDigest,
+                Optional.empty());
     }
 
     public VerificationCode(String digest, String userId, CodeType codeType, CodeFormat format,

@@ -134,6 +134,11 @@ public final class OperatorService {
         return smsSignals.read(range);
     }
 
+    /** A number range's breaker openings and lifts, newest first. */
+    public List<AuditEntry> smsRangeHistory(SmsRange range) {
+        return smsSignals.history(range);
+    }
+
     /** Deletes every code of the user, of every type; audited CODES_INVALIDATED with the operator's key id. */
     public int invalidateCodes(String userId, String operatorKeyId, ClientContext client) {
         return codes.invalidateAll(userId, "OPERATOR", Map.of("operatorKeyId", operatorKeyId), client);

@@ -21,10 +21,28 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
     public static final NumberRanges DEFAULTS = new NumberRanges(4, Map.of(1, 6));
 
     public NumberRanges {
-        if (defaultDigits < 1) {
+        if (defaultDigits < 1 || digitsByCallingCode.values().stream().anyMatch(digits -> digits < 1)) {
             throw new IllegalArgumentException("a range has at least one national digit");
         }
         digitsByCallingCode = Map.copyOf(digitsByCallingCode);
+    }
+
+    /**
+     * The range an operator writes as {@code +447700} ({@link SmsRange#prefix}): the calling code libphonenumber
+     * knows, then the national digits; the country is the calling code's main region. Empty for anything else.
+     */
+    public static Optional<SmsRange> rangeOfPrefix(String prefix) {
+        if (prefix == null || !prefix.matches("\\+[1-9][0-9]{1,14}")) {
+            return Optional.empty();
+        }
+        for (int length = 1; length <= 3 && length < prefix.length() - 1; length++) {
+            int callingCode = Integer.parseInt(prefix.substring(1, 1 + length));
+            String region = NUMBERS.getRegionCodeForCountryCode(callingCode);
+            if (!"ZZ".equals(region)) {
+                return Optional.of(new SmsRange(callingCode, prefix.substring(1 + length), region));
+            }
+        }
+        return Optional.empty();
     }
 
     /** The range of a number in E.164; empty when it is no number libphonenumber can parse. */

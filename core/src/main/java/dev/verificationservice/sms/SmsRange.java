@@ -17,7 +17,12 @@ public record SmsRange(int callingCode, String nationalPrefix, String country) {
 
     /** The counters' subject of the range: shared by every user sending to it, never a number in full. */
     String subject() {
-        return "smsrange:" + prefix();
+        return subjectOf(prefix());
+    }
+
+    /** The counters' subject of the range written {@code prefix} ({@link #prefix}). */
+    static String subjectOf(String prefix) {
+        return "smsrange:" + prefix;
     }
 
     /** The counters' subject of the range's country (split over shards, {@link SmsSignalPolicy#countryShards}). */

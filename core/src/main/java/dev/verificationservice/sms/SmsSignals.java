@@ -44,6 +44,8 @@ public final class SmsSignals {
     static final String VERIFIED = "SMS_RANGE_VERIFIED";
     static final String COUNTRY_SENT = "SMS_COUNTRY_SENT";
     static final String BREAKER = "SMS_BREAKER";
+    /** The action a refusal by a range's breaker is audited under. */
+    public static final String BREAKER_ACTION = BREAKER;
 
     /** A ceiling no signal reaches: the signals count, they never refuse by their count. */
     private static final long UNBOUNDED = 1_000_000_000L;
@@ -59,17 +61,22 @@ public final class SmsSignals {
 
     /** @param audit where a breaker's opening and lifting are recorded, and go out as events */
     public SmsSignals(RateLimitRepository counters, AuditLog audit, Clock clock, UnitOfWork units,
-                      SmsSignalPolicy policy, NumberRanges ranges) {
+                      SmsSignalPolicy policy) {
         this.counters = counters;
         this.audit = audit;
         this.clock = clock;
         this.units = units;
         this.policy = policy;
-        this.ranges = ranges;
+        this.ranges = policy.ranges();
     }
 
     public SmsSignalPolicy policy() {
         return policy;
+    }
+
+    /** Whether the send path consults the signals at all ({@link SmsSignalPolicy#enabled}). */
+    public boolean enabled() {
+        return policy.enabled();
     }
 
     public Optional<SmsRange> rangeOf(String e164) {
@@ -112,21 +119,32 @@ public final class SmsSignals {
     public record RangeState(SmsRange range, SmsFigures figures, Optional<Instant> openUntil) {
     }
 
-    /** How often the signals could not be read and an SMS went unjudged (fail open). */
+    /** How often the signals could not be read or written and an SMS went unjudged or uncounted (fail open). */
     public long unavailableReads() {
         return unavailable.get();
     }
 
     /** The figures and breaker of a range: three independent queries, handed to the store together. */
     public RangeState read(SmsRange range) {
+        return state(range, units.together(reads(range)));
+    }
+
+    /**
+     * The three queries {@link #read} makes, none needing another's answer: for a caller that hands them to the
+     * store beside its own ({@link UnitOfWork#together}), then gives the answers, in order, to {@link #state}.
+     */
+    public List<Supplier<List<RateLimitCounter>>> reads(SmsRange range) {
         Instant now = clock.instant();
         Instant window = RateLimiter.windowStart(now, policy.window());
         Instant coolOff = RateLimiter.windowStart(now, policy.coolOff());
-        List<Supplier<List<RateLimitCounter>>> reads = List.of(
+        return List.of(
                 () -> counters.findCounters(range.subject(), SENT, window.minus(policy.window()), window, now),
                 () -> counters.findCounters(range.subject(), VERIFIED, window.minus(policy.window()), window, now),
                 () -> counters.findCounters(range.subject(), BREAKER, coolOff.minus(policy.coolOff()), coolOff, now));
-        List<List<RateLimitCounter>> found = units.together(reads);
+    }
+
+    /** What the answers to {@link #reads}, in their order, say of the range. */
+    public RangeState state(SmsRange range, List<List<RateLimitCounter>> found) {
         Optional<Instant> openUntil = found.get(2).stream().filter(counter -> counter.count() > 0)
                 .map(counter -> counter.windowStart().plus(policy.coolOff().multipliedBy(2)))
                 .max(Instant::compareTo);
@@ -146,9 +164,14 @@ public final class SmsSignals {
         try {
             return judge(read(range.get()), humanVerified);
         } catch (StoreException fault) {
-            unavailable.incrementAndGet();
-            return new Unavailable(range);
+            return unavailable(range);
         }
+    }
+
+    /** The verdict when the signals of {@code range} could not be read or written: the SMS goes, counted. */
+    public Unavailable unavailable(Optional<SmsRange> range) {
+        unavailable.incrementAndGet();
+        return new Unavailable(range);
     }
 
     /** The verdict on what {@link #read} found; opens the breaker (one write) when the figures trip it. */
@@ -185,18 +208,48 @@ public final class SmsSignals {
 
     /** Counts an SMS handed to the channel: its range and its country's shard, two independent writes. */
     public void sent(String e164) {
-        ranges.rangeOf(e164).ifPresent(range -> {
-            Instant now = clock.instant();
-            int shard = Math.floorMod(e164.hashCode(), policy.countryShards());
-            units.together(List.<Supplier<Long>>of(
-                    () -> count(range.subject(), SENT, now),
-                    () -> count(range.countrySubject(shard), COUNTRY_SENT, now)));
-        });
+        units.together(sentCounts(e164));
+    }
+
+    /**
+     * The writes of {@link #sent}, for a caller that hands them to the store beside its own. Each fails open: a
+     * store fault is counted in {@link #unavailableReads} and answers {@code false}, since the SMS is gone already.
+     */
+    public List<Supplier<Object>> sentCounts(String e164) {
+        Optional<SmsRange> found = ranges.rangeOf(e164);
+        if (found.isEmpty()) {
+            return List.of();
+        }
+        SmsRange range = found.get();
+        Instant now = clock.instant();
+        int shard = Math.floorMod(e164.hashCode(), policy.countryShards());
+        return List.of(failingOpen(() -> count(range.subject(), SENT, now)),
+                failingOpen(() -> count(range.countrySubject(shard), COUNTRY_SENT, now)));
     }
 
     /** Counts a verified code sent by SMS to {@code e164}: one write to its range. */
     public void verified(String e164) {
-        ranges.rangeOf(e164).ifPresent(range -> count(range.subject(), VERIFIED, clock.instant()));
+        ranges.rangeOf(e164).ifPresent(range -> verifiedIn(range.prefix()));
+    }
+
+    /**
+     * Counts a verified code sent by SMS to the range {@code prefix} ({@link SmsRange#prefix}, as the code kept it):
+     * one write. Fails open like {@link #sentCounts}: a verification never fails for its signal.
+     */
+    public void verifiedIn(String prefix) {
+        failingOpen(() -> count(SmsRange.subjectOf(prefix), VERIFIED, clock.instant())).get();
+    }
+
+    private Supplier<Object> failingOpen(Supplier<Long> write) {
+        return () -> {
+            try {
+                write.get();
+                return true;
+            } catch (StoreException fault) {
+                unavailable.incrementAndGet();
+                return false;
+            }
+        };
     }
 
     /**

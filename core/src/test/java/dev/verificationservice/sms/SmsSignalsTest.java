@@ -26,7 +26,7 @@ class SmsSignalsTest {
     private final AuditLog audit = new AuditLog(store.audit(), clock, Optional.empty(), new SecureTokens());
 
     private SmsSignals signals(RateLimitRepository counters, SmsSignalPolicy policy) {
-        return new SmsSignals(counters, audit, clock, UnitOfWork.SEPARATE_STEPS, policy, NumberRanges.DEFAULTS);
+        return new SmsSignals(counters, audit, clock, UnitOfWork.SEPARATE_STEPS, policy);
     }
 
     @Test
@@ -35,6 +35,17 @@ class SmsSignalsTest {
                 .isEqualTo(new SmsRange(44, "7700", "GB"));
         assertThat(NumberRanges.DEFAULTS.rangeOf("+16505550123").orElseThrow().prefix()).isEqualTo("+1650555");
         assertThat(NumberRanges.DEFAULTS.rangeOf("not a number")).isEmpty();
+    }
+
+    @Test
+    void aRangeAsAnOperatorWritesItIsReadBack() {
+        assertThat(NumberRanges.rangeOfPrefix("+447700")).contains(new SmsRange(44, "7700", "GB"));
+        assertThat(NumberRanges.rangeOfPrefix("+1650555").orElseThrow().prefix()).isEqualTo("+1650555");
+        assertThat(NumberRanges.rangeOfPrefix("+3531")).contains(new SmsRange(353, "1", "IE"));
+        assertThat(NumberRanges.rangeOfPrefix("447700")).isEmpty();
+        assertThat(NumberRanges.rangeOfPrefix("+44")).isEmpty();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new NumberRanges(4, java.util.Map.of(44, 0)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -42,6 +42,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param readinessTimeout  how long the store's health check may take before it reports the store down
  * @param limits            the rate limits and abuse controls
  * @param passkeys          the relying party of passkeys (WebAuthn)
+ * @param smsSignals        the SMS pumping defence: each number range's breaker and the refused kinds of number
  * @param templates         message overrides, {@code verification.templates.[<locale>.]<key>}
  */
 @ConfigurationProperties(prefix = "verification")
@@ -63,9 +64,37 @@ public record VerificationProperties(
         @DefaultValue("PT2S") Duration readinessTimeout,
         @DefaultValue Limits limits,
         Map<String, String> templates,
-        @DefaultValue Passkeys passkeys) {
+        @DefaultValue Passkeys passkeys,
+        @DefaultValue SmsSignalSettings smsSignals) {
 
     public enum StoreKind { EMBEDDED, DYNAMODB }
+
+    /**
+     * The SMS pumping defence ({@code VERIFICATION_SMS_SIGNALS_*}): a number range (calling code and leading
+     * national digits) whose SMS are seldom verified is refused for a cool-off. The defaults never trip on a range
+     * whose codes are mostly verified, nor on a small deployment's traffic.
+     *
+     * @param enabled                  read each SMS's range breaker and count sends and verifications
+     * @param monitorOnly              count and report an opening breaker, never refuse (learn the traffic first)
+     * @param window                   the counters' window; a range is judged on the current one and the one before
+     * @param minSends                 sends to a range over those two windows before it is judged at all
+     * @param minConversion            the share of them that must be verified (0 to 1); below it the breaker opens
+     * @param coolOff                  once open, the breaker refuses for the rest of this window and the next one
+     * @param countryShards            items each country's send count is split over
+     * @param rangeDigits              leading national digits of a range
+     * @param rangeDigitsByCallingCode other lengths by calling code, {@code <code>=<digits>} ({@code 1=6}: NANP
+     *                                 area code and exchange)
+     * @param refusedNumberTypes       kinds of number (libphonenumber's) no SMS goes to
+     */
+    public record SmsSignalSettings(@DefaultValue("true") boolean enabled, @DefaultValue("false") boolean monitorOnly,
+                                    @DefaultValue("PT1H") Duration window, @DefaultValue("50") int minSends,
+                                    @DefaultValue("0.25") double minConversion, @DefaultValue("PT1H") Duration coolOff,
+                                    @DefaultValue("8") int countryShards, @DefaultValue("4") int rangeDigits,
+                                    @DefaultValue("1=6") List<String> rangeDigitsByCallingCode,
+                                    @DefaultValue({"FIXED_LINE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP",
+                                            "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL", "UNKNOWN"})
+                                    List<String> refusedNumberTypes) {
+    }
 
     /**
      * Every limit, each {@code <count>/<ISO-8601 window>} ({@code 5/PT15M}); the SMS budget may be

@@ -65,6 +65,7 @@ public final class CodeItems {
         item.put(CREATED_AT, Timestamps.format(code.createdAt()));
         item.put(expiresAt, epochSeconds(code.expiresAt()));
         code.contextDigest().ifPresent(digest -> item.put(CONTEXT_DIGEST, digest));
+        code.smsRange().ifPresent(range -> item.put(SMS_RANGE, range));
     }
 
     private static VerificationCode readCode(Map<String, Object> item, String expiresAt) {
@@ -78,7 +79,8 @@ public final class CodeItems {
                 bool(item, IS_USED),
                 Timestamps.parse(string(item, CREATED_AT)),
                 Instant.ofEpochSecond(number(item, expiresAt)),
-                optionalString(item, CONTEXT_DIGEST));
+                optionalString(item, CONTEXT_DIGEST),
+                optionalString(item, SMS_RANGE));
     }
 
     /** The id of the request that wrote this code, if it was written with one. */
@@ -110,7 +112,7 @@ public final class CodeItems {
      * slot holds its code).
      */
     public static final List<String> INLINE_CODE = List.of(CODE, CODE_TYPE, CODE_FORMAT, DELIVERY_METHOD,
-            DELIVERY_TARGET, IS_USED, CREATED_AT, EXPIRES_AT, ISSUED_BY, CONSUMED_BY, CONTEXT_DIGEST);
+            DELIVERY_TARGET, IS_USED, CREATED_AT, EXPIRES_AT, ISSUED_BY, CONSUMED_BY, CONTEXT_DIGEST, SMS_RANGE);
 
     /**
      * The user's code slot holding the NUMERIC {@code code} inline, as the request {@code issueId} writes it: the

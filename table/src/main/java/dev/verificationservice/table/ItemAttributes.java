@@ -30,6 +30,8 @@ public final class ItemAttributes {
     public static final String IS_USED = "isUsed";
     /** Added to the seed: HMAC of what the code approves (its context), when it was sent with one. */
     public static final String CONTEXT_DIGEST = "contextDigest";
+    /** An SMS code's number range ({@code +447700}), where its verification is counted; absent on older codes. */
+    public static final String SMS_RANGE = "smsRange";
     /** Added to the seed: the id of the request that wrote the code, so a retried insert is recognised. */
     public static final String ISSUED_BY = "issuedBy";
     /** Added to the seed: the id of the attempt that used the code up, so a retried consume is recognised. */

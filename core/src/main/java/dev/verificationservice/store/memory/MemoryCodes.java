@@ -88,7 +88,7 @@ final class MemoryCodes implements CodeRepository {
 
     private static VerificationCode used(VerificationCode code) {
         return new VerificationCode(code.digest(), code.userId(), code.codeType(), code.format(), code.deliveryMethod(),
-                code.maskedTarget(), true, code.createdAt(), code.expiresAt(), code.contextDigest());
+                code.maskedTarget(), true, code.createdAt(), code.expiresAt(), code.contextDigest(), code.smsRange());
     }
 
     @Override

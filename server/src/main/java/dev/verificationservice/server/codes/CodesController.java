@@ -18,9 +18,12 @@ import dev.verificationservice.delivery.RoutingCodeSender;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.config.Requests;
 import dev.verificationservice.server.errors.ApiProblem;
+import dev.verificationservice.server.security.HumanVerifiedKeys;
+import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.validation.InvalidInputException;
 import io.swagger.v3.oas.annotations.media.Schema;
+import jakarta.servlet.http.HttpServletRequest;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -49,7 +52,8 @@ public class CodesController {
                                String locale,
                                @Schema(description = CONTEXT, maxLength = CodeService.MAX_CONTEXT_LENGTH,
                                        example = "Pay 120.00 EUR to ACME")
-                               String context) {
+                               String context,
+                               @Schema(description = HUMAN_VERIFIED) Boolean humanVerified) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -95,21 +99,33 @@ public class CodesController {
             + "(U+202E, U+200B ...). The code then verifies only with the same context "
             + "(dynamic linking); the context is never stored or returned, only its HMAC is kept";
 
+    static final String HUMAN_VERIFIED = "The caller checked a human itself (its own CAPTCHA): an SMS then passes "
+            + "its number range's open breaker (SMS_RANGE_BLOCKED), and CODE_SENT records humanVerified. Only from an "
+            + "API key listed in VERIFICATION_HUMAN_VERIFIED_KEYS; from another key it is a 403 naming humanVerified";
+
     private final Verification verification;
     private final RoutingCodeSender channels;
     private final VerificationMetrics metrics;
+    private final HumanVerifiedKeys humanVerifiedKeys;
 
     public CodesController(Verification verification, DeliveryChannels channels,
-                           VerificationMetrics metrics) {
+                           VerificationMetrics metrics, HumanVerifiedKeys humanVerifiedKeys) {
         this.verification = verification;
         this.channels = channels.sender();
         this.metrics = metrics;
+        this.humanVerifiedKeys = humanVerifiedKeys;
     }
 
     @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
     @ResponseStatus(HttpStatus.ACCEPTED)
-    public SendCodeResponse send(@RequestBody SendCodeBody body) {
+    public SendCodeResponse send(@RequestBody SendCodeBody body, HttpServletRequest request) {
         Requests.body(body);
+        boolean humanVerified = Boolean.TRUE.equals(body.humanVerified());
+        if (humanVerified && !humanVerifiedKeys.permits(request)) {
+            throw new ApiProblem(HttpStatus.FORBIDDEN, "FORBIDDEN", "humanVerified: this API key may not vouch for "
+                    + "a human; the operator permits a key by listing its id in VERIFICATION_HUMAN_VERIFIED_KEYS.",
+                    Map.of("field", "humanVerified"));
+        }
         CodeType type = publicType(Requests.requiredEnum(CodeType.class, "codeType", body.codeType()));
         DeliveryMethod method = Requests.requiredEnum(DeliveryMethod.class, "deliveryMethod", body.deliveryMethod());
         Optional<CodeFormat> format = Requests.optionalEnum(CodeFormat.class, "format", body.format());
@@ -121,7 +137,19 @@ public class CodesController {
         Optional<Locale> locale = Requests.optionalLocale("locale", body.locale());
         IssueResult result = verification.codes().issue(new CodeRequest(body.userId(), type, method,
                 body.deliveryTarget(), format, codeLength(body.codeLength()), client, locale,
-                Optional.ofNullable(body.context())));
+                Optional.ofNullable(body.context()), humanVerified));
+        if (result instanceof IssueResult.RangeBlocked blocked) {
+            metrics.rateLimited(SmsSignals.BREAKER_ACTION);
+            Map<String, Object> properties = new LinkedHashMap<>();
+            properties.put("action", SmsSignals.BREAKER_ACTION);
+            properties.put("smsRange", blocked.smsRange());
+            properties.put("resetsAt", JsonTimes.format(blocked.until()));
+            properties.put("retryAfterSeconds", blocked.retryAfterSeconds());
+            throw new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "SMS_RANGE_BLOCKED", "Many codes went to numbers of "
+                    + blocked.smsRange() + " and few were verified, so SMS to it are paused until "
+                    + properties.get("resetsAt") + ". Offer email, or check a human (CAPTCHA) and send again with "
+                    + "humanVerified.", properties);
+        }
         if (result instanceof IssueResult.RateLimited limited) {
             metrics.rateLimited(limited.action());
             Map<String, Object> properties = new LinkedHashMap<>();

@@ -92,6 +92,7 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
             checkStrength("The API key in " + verification.dataDir().resolve(API_KEY_FILE), apiKeys);
             checkAdminKeys(apiKeys, adminKeys); // an admin key copied from the generated key's file
         }
+        checkHumanVerifiedKeys(server.humanVerifiedKeys(), apiKeys);
         if (!adminKeys.isEmpty()) {
             LOG.info("Operator API on (/v1/admin) with {} admin key(s): {}", adminKeys.size(),
                     adminKeys.stream().map(KeyMaterial::adminKeyId).toList());
@@ -131,6 +132,19 @@ public record KeyMaterial(List<String> apiKeys, List<String> adminKeys, SecretKe
                 throw new StartupException(which + " is not random: " + weakness + ".",
                         "Use keys drawn at random, for example: openssl rand -base64 32");
             });
+        }
+    }
+
+    /** Each key id permitted {@code humanVerified} names an application key: a mistyped id would permit nothing. */
+    private static void checkHumanVerifiedKeys(List<String> permitted, List<String> apiKeys) {
+        List<String> ids = apiKeys.stream().map(KeyMaterial::applicationKeyId).toList();
+        permitted.stream().filter(id -> !ids.contains(id)).findFirst().ifPresent(unknown -> {
+            throw new StartupException("VERIFICATION_HUMAN_VERIFIED_KEYS names " + unknown + ", which is no "
+                    + "application key's id.", "List application key ids: app- and the first 12 hex digits of the key's SHA-256 "
+                    + "(printf %s \"$KEY\" | sha256sum | cut -c1-12).");
+        });
+        if (!permitted.isEmpty()) {
+            LOG.info("Application keys that may send humanVerified: {}", permitted);
         }
     }
 

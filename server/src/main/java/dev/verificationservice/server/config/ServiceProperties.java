@@ -15,15 +15,22 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param adminApiKeys operator keys for {@code /v1/admin} and the console ({@code VERIFICATION_ADMIN_API_KEYS});
  *                     never generated: without them both are off
  * @param console      the support console's sessions ({@link ConsoleSettings})
+ * @param humanVerifiedKeys ids ({@code app-…}, as the start logs them) of the application keys that may send
+ *                     {@code humanVerified: true} ({@code VERIFICATION_HUMAN_VERIFIED_KEYS}); empty: none may
  */
 @ConfigurationProperties(prefix = "verification")
-public record ServiceProperties(List<String> apiKeys, List<String> adminApiKeys, @DefaultValue ConsoleSettings console) {
+public record ServiceProperties(List<String> apiKeys, List<String> adminApiKeys, @DefaultValue ConsoleSettings console,
+                                List<String> humanVerifiedKeys) {
+
+    public ServiceProperties {
+        humanVerifiedKeys = humanVerifiedKeys == null ? List.of() : List.copyOf(humanVerifiedKeys);
+    }
 
     /** Printed without the keys. */
     @Override
     public String toString() {
         return "ServiceProperties[apiKeys=" + count(apiKeys) + " redacted, adminApiKeys=" + count(adminApiKeys)
-                + " redacted, console=" + console + "]";
+                + " redacted, console=" + console + ", humanVerifiedKeys=" + humanVerifiedKeys + "]";
     }
 
     private static int count(List<String> keys) {

@@ -18,6 +18,10 @@ import dev.verificationservice.spring.keys.EncryptionKeys;
 import dev.verificationservice.spring.keys.SecretKeys;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.VerificationStore;
+import com.google.i18n.phonenumbers.PhoneNumberUtil.PhoneNumberType;
+import dev.verificationservice.sms.NumberRanges;
+import dev.verificationservice.sms.SmsSignalPolicy;
+import dev.verificationservice.sms.SmsSignals;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -25,8 +29,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -110,6 +117,12 @@ public class VerificationAutoConfiguration {
         problems.value(() -> smsNetworks(limits.smsNonGeographic())).ifPresent(builder::smsNetworks);
         problems.value(() -> mailboxes(limits.subaddressDomains())).ifPresent(builder::mailboxes);
         problems.value(() -> PasskeySettings.policy(properties).orElse(null)).ifPresent(builder::passkeys);
+        VerificationProperties.SmsSignalSettings signals = properties.smsSignals();
+        Optional<Map<Integer, Integer>> rangeDigits = problems.value(() -> rangeDigits(signals));
+        Optional<Set<PhoneNumberType>> refused = problems.value(() -> refusedNumberTypes(signals));
+        if (rangeDigits.isPresent() && refused.isPresent()) {
+            problems.value(() -> smsSignals(signals, rangeDigits.get(), refused.get())).ifPresent(builder::smsSignals);
+        }
         if (problems.size() > before) {
             return Optional.empty(); // the settings' own rules below would judge defaults, not what was set
         }
@@ -121,6 +134,49 @@ public class VerificationAutoConfiguration {
                         "Fix the VERIFICATION_LIMITS_* or VERIFICATION_*_TTL variable it names.", e);
             }
         });
+    }
+
+    /** {@code VERIFICATION_SMS_SIGNALS_RANGE_DIGITS_BY_CALLING_CODE}: {@code <calling code>=<digits>} each. */
+    private static Map<Integer, Integer> rangeDigits(VerificationProperties.SmsSignalSettings settings) {
+        Map<Integer, Integer> digits = new LinkedHashMap<>();
+        for (String entry : settings.rangeDigitsByCallingCode() == null ? List.<String>of()
+                : settings.rangeDigitsByCallingCode()) {
+            String[] parts = entry.trim().split("=", -1);
+            try {
+                digits.put(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
+            } catch (RuntimeException e) {
+                throw new StartupException("VERIFICATION_SMS_SIGNALS_RANGE_DIGITS_BY_CALLING_CODE '" + entry
+                        + "' is not <calling code>=<digits>.", "Write it like 1=6,44=4.");
+            }
+        }
+        return digits;
+    }
+
+    /** {@code VERIFICATION_SMS_SIGNALS_REFUSED_NUMBER_TYPES}: libphonenumber's kinds of number. */
+    private static Set<PhoneNumberType> refusedNumberTypes(VerificationProperties.SmsSignalSettings settings) {
+        EnumSet<PhoneNumberType> refused = EnumSet.noneOf(PhoneNumberType.class);
+        for (String type : settings.refusedNumberTypes() == null ? List.<String>of() : settings.refusedNumberTypes()) {
+            try {
+                refused.add(PhoneNumberType.valueOf(type.trim().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new StartupException("VERIFICATION_SMS_SIGNALS_REFUSED_NUMBER_TYPES names '" + type
+                        + "', which is no kind of number.", "Use some of " + List.of(PhoneNumberType.values()) + ".");
+            }
+        }
+        return refused;
+    }
+
+    /** {@code VERIFICATION_SMS_SIGNALS_*}: the range breaker's policy, its numbers checked by the policy itself. */
+    private static SmsSignalPolicy smsSignals(VerificationProperties.SmsSignalSettings settings,
+                                              Map<Integer, Integer> digits, Set<PhoneNumberType> refused) {
+        try {
+            return new SmsSignalPolicy(settings.enabled(), settings.monitorOnly(), settings.window(),
+                    settings.minSends(), settings.minConversion(), settings.coolOff(), settings.countryShards(),
+                    new NumberRanges(settings.rangeDigits(), digits), refused);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new StartupException("A VERIFICATION_SMS_SIGNALS_* setting is not usable: " + e.getMessage() + ".",
+                    "Give positive windows, sends, shards and digits, and a share between 0 and 1.", e);
+        }
     }
 
     /** {@code VERIFICATION_LIMITS_SMS_BUDGET}: {@code off}, or a budget split over its shards. */
@@ -257,6 +313,18 @@ public class VerificationAutoConfiguration {
         return registry -> FunctionCounter.builder("verification.attempts.remembered.refusals",
                         verification.attempts(), CountedAttempts::refusedFromMemory)
                 .description("Guesses at a locked-out factor refused from memory, with no store call and no audit entry")
+                .register(registry);
+    }
+
+    /**
+     * {@code verification.sms.signal.unavailable}: SMS that went unjudged or uncounted because their range's signals
+     * could not be read or written (a store fault; the SMS went, failing open).
+     */
+    @Bean
+    public MeterBinder verificationSmsSignalMetrics(Verification verification) {
+        return registry -> FunctionCounter.builder("verification.sms.signal.unavailable",
+                        verification.smsSignals(), SmsSignals::unavailableReads)
+                .description("SMS whose range signals could not be read or counted (store fault): sent unjudged")
                 .register(registry);
     }
 

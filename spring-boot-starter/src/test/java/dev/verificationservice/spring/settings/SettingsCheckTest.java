@@ -2,9 +2,12 @@ package dev.verificationservice.spring.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.i18n.phonenumbers.PhoneNumberUtil.PhoneNumberType;
+import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
+import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.spring.StartupException;
 import dev.verificationservice.spring.VerificationProperties;
 import dev.verificationservice.spring.core.VerificationAutoConfiguration;
@@ -68,6 +71,35 @@ class SettingsCheckTest {
     }
 
     /** Checked before any bean: the embedded store's key files are not written for a start that is refused. */
+    @Test
+    void theSmsSignalSettingsAreBoundAndAnUnusableOneIsNamed() {
+        runner.withPropertyValues("verification.secret-keys=" + KEY, "verification.encryption-keys=" + ENCRYPTION_KEY,
+                "verification.data-dir=" + tempDirectory(), "verification.sms-signals.monitor-only=true",
+                "verification.sms-signals.min-sends=80", "verification.sms-signals.range-digits-by-calling-code=1=6,44=5",
+                "verification.sms-signals.refused-number-types=PREMIUM_RATE,SHARED_COST").run(context -> {
+            assertThat(context).hasNotFailed();
+            SmsSignalPolicy policy = context.getBean(VerificationSettings.class).smsSignals();
+            assertThat(policy.monitorOnly()).isTrue();
+            assertThat(policy.minSends()).isEqualTo(80);
+            assertThat(policy.ranges().digitsByCallingCode()).containsEntry(44, 5).containsEntry(1, 6);
+            assertThat(policy.refusedNumberTypes()).containsExactlyInAnyOrder(PhoneNumberType.PREMIUM_RATE,
+                    PhoneNumberType.SHARED_COST);
+        });
+        runner.withPropertyValues("verification.sms-signals.refused-number-types=PREMIUM",
+                "verification.sms-signals.range-digits-by-calling-code=44:5").run(context ->
+                assertThat(problemsOf(context.getStartupFailure())).contains(
+                        "VERIFICATION_SMS_SIGNALS_REFUSED_NUMBER_TYPES names 'PREMIUM', which is no kind of number.",
+                        "VERIFICATION_SMS_SIGNALS_RANGE_DIGITS_BY_CALLING_CODE '44:5' is not <calling code>=<digits>."));
+    }
+
+    private static String tempDirectory() {
+        try {
+            return Files.createTempDirectory("verification-sms-signals").toString();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @Test
     void nothingIsBuiltOrWrittenBeforeTheCheck() throws IOException {
         Path dataDir = Files.createTempDirectory("verification-settings").resolve("data");

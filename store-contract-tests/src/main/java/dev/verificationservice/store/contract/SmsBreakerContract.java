@@ -1,13 +1,25 @@
 package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.codes.CodeRequest;
+import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.codes.DeliveryMethod;
+import dev.verificationservice.codes.IssueResult;
+import dev.verificationservice.codes.VerificationResult;
+import dev.verificationservice.codes.VerifyRequest;
 import dev.verificationservice.sms.SmsRange;
 import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.sms.SmsSignals;
+import dev.verificationservice.store.memory.MemoryVerificationStore;
+import dev.verificationservice.table.ItemAttributes;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +48,7 @@ public abstract class SmsBreakerContract extends ContractPart {
     }
 
     private static String number(int n) {
-        return RANGE + String.format("%06d", 900000 + n);
+        return RANGE + String.format("%06d", 123000 + n);
     }
 
     @Test
@@ -78,5 +90,72 @@ public abstract class SmsBreakerContract extends ContractPart {
                 .as("lifted twice: nothing more").isFalse();
         assertThat(signals.history(range)).extracting(AuditEntry::eventType)
                 .containsExactlyInAnyOrder(AuditEventType.SMS_RANGE_BLOCKED, AuditEventType.SMS_RANGE_RELEASED);
+    }
+
+    private IssueResult sendSms(String userId, String number, boolean humanVerified) {
+        return verification().codes().issue(CodeRequest.of(userId, CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS,
+                number).withHumanVerified(humanVerified));
+    }
+
+    private Map<String, String> lastDetails(String userId) {
+        return verification().audit().query(userId, Optional.empty(), Optional.empty(), Optional.of(1),
+                Optional.empty()).entries().get(0).details();
+    }
+
+    @Test
+    void aCodeToARangeWhoseBreakerIsOpenIsRefusedUnlessACallerVouchedForAHuman() {
+        SmsSignals signals = verification().smsSignals();
+        pump(signals, 2);
+
+        assertThat(sendSms("pia", number(99), false)).isInstanceOfSatisfying(IssueResult.RangeBlocked.class,
+                blocked -> {
+                    assertThat(blocked.smsRange()).isEqualTo(RANGE);
+                    assertThat(blocked.retryAfterSeconds()).isPositive();
+                });
+        assertThat(outbox().messages()).as("nothing went out").isEmpty();
+        assertThat(lastDetails("pia")).containsEntry("action", "SMS_BREAKER").containsEntry("smsRange", RANGE);
+        assertThat(signals.read(signals.rangeOf(number(99)).orElseThrow()).figures().sent())
+                .as("a refused SMS is not counted as sent").isEqualTo(50);
+
+        assertThat(sendSms("pia", number(99), true)).isInstanceOf(IssueResult.Issued.class);
+        assertThat(lastDetails("pia")).containsEntry("humanVerified", "true").containsEntry("smsRange", RANGE);
+        assertThat(sendSms("quin", "+447911123456", false)).as("another range").isInstanceOf(IssueResult.Issued.class);
+    }
+
+    @Test
+    void anSmsCodeCountsInItsRangeWhenSentAndAgainWhenVerified() {
+        SmsSignals signals = verification().smsSignals();
+        SmsRange range = signals.rangeOf(number(1)).orElseThrow();
+        assertThat(sendSms("rhea", number(1), false)).isInstanceOf(IssueResult.Issued.class);
+        assertThat(signals.read(range).figures()).extracting("sent", "verified").containsExactly(1L, 0L);
+        assertThat(verification().codes().verify(VerifyRequest.numeric(latestCode(), "rhea",
+                CodeType.PHONE_VERIFICATION))).isInstanceOf(VerificationResult.Valid.class);
+        assertThat(signals.read(range).figures()).extracting("sent", "verified").containsExactly(1L, 1L);
+
+        // A reset link by SMS is read before its consume: the range comes from that read.
+        assertThat(verification().codes().issue(CodeRequest.of("rhea", CodeType.PASSWORD_RESET, DeliveryMethod.SMS,
+                number(2)))).isInstanceOf(IssueResult.Issued.class);
+        assertThat(verification().codes().verify(VerifyRequest.link(latestCode())))
+                .isInstanceOf(VerificationResult.Valid.class);
+        assertThat(signals.read(range).figures()).extracting("sent", "verified").containsExactly(2L, 2L);
+    }
+
+    @Test
+    void anSmsCodeStoredWithoutItsRangeByThePreviousReleaseStillVerifiesAndCountsNothing() {
+        assumeTrue(!(store() instanceof MemoryVerificationStore), "the memory store keeps records, not a release's items");
+        SmsSignals signals = verification().smsSignals();
+        SmsRange range = signals.rangeOf(number(3)).orElseThrow();
+        assertThat(sendSms("sol", number(3), false)).isInstanceOf(IssueResult.Issued.class);
+        // The previous release's shape: the same item without the range.
+        allRawItems().stream().filter(item -> item.containsKey(ItemAttributes.SMS_RANGE)).toList().forEach(item -> {
+            Map<String, Object> old = new LinkedHashMap<>(item);
+            old.remove(ItemAttributes.SMS_RANGE);
+            putRawItem(old);
+        });
+        assertThat(allRawItems()).noneMatch(item -> item.containsKey(ItemAttributes.SMS_RANGE));
+
+        assertThat(verification().codes().verify(VerifyRequest.numeric(latestCode(), "sol",
+                CodeType.PHONE_VERIFICATION))).isInstanceOf(VerificationResult.Valid.class);
+        assertThat(signals.read(range).figures()).extracting("sent", "verified").containsExactly(1L, 0L);
     }
 }

@@ -114,9 +114,15 @@ final class DynamoDbCodes implements CodeRepository {
     @Override
     public CodePlacement placeCode(VerificationCode code, String issueId) {
         if (code.format() == CodeFormat.NUMERIC) {
-            return writeSlot(code, CodeItems.slotItem(code, issueId), code.contextDigest().isPresent()
-                    ? List.of(ItemAttributes.CONSUMED_BY)
-                    : List.of(ItemAttributes.CONSUMED_BY, ItemAttributes.CONTEXT_DIGEST), issueId);
+            // What the new code has not, the slot must not keep from the code it replaces.
+            List<String> removed = new ArrayList<>(List.of(ItemAttributes.CONSUMED_BY));
+            if (code.contextDigest().isEmpty()) {
+                removed.add(ItemAttributes.CONTEXT_DIGEST);
+            }
+            if (code.smsRange().isEmpty()) {
+                removed.add(ItemAttributes.SMS_RANGE);
+            }
+            return writeSlot(code, CodeItems.slotItem(code, issueId), removed, issueId);
         }
         Optional<Map<String, Object>> holder = table.putIfNew(CodeItems.codeItem(code, issueId),
                 TableKeys.code(code.digest()), AccessPattern.INSERT_CODE);
