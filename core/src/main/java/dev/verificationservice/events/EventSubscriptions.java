@@ -96,12 +96,17 @@ public final class EventSubscriptions {
 
     /** An endpoint was written through this store object: read the endpoints again at once. */
     public void endpointsChanged() {
+        changes.incrementAndGet();
         if (off) {
             return;
         }
-        changes.incrementAndGet();
         View current = view;
         read(current == null ? Instant.MIN : current.readAt());
+    }
+
+    /** How many endpoint writes this store object has made: a copy of an endpoint read before the latest is stale. */
+    public long endpointWrites() {
+        return changes.get();
     }
 
     /** {@link #endpointsChanged} when {@code written}, for a store's endpoint write to answer through. */

@@ -140,11 +140,13 @@ public final class RelayRunner implements AutoCloseable {
         long now = System.nanoTime();
         settled.values().removeIf(at -> now - at > SETTLED.toNanos());
         // A full batch means more may be waiting; bounded, since a lagging index may answer taken events again.
+        // One read of the endpoints a poll: the partition every instance's polls share.
+        List<WebhookEndpoint> endpoints = relay.endpoints();
         for (int batch = 0; batch < MAX_BATCHES_PER_POLL; batch++) {
-            int taken = relay.fanOut(settings.batchSize());
+            int taken = relay.fanOut(settings.batchSize(), endpoints);
             if (batch == 0 || taken > 0) {
-                for (String endpointId : relay.endpointIds()) {
-                    laneOf(endpointId).wantWork();
+                for (WebhookEndpoint endpoint : endpoints) {
+                    laneOf(endpoint.endpointId()).wantWork();
                 }
             }
             if (taken < settings.batchSize()) {

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -41,7 +42,10 @@ import java.util.function.Function;
  *   <li>claim leases ({@link #LEASE}, longer than a request may take) by a conditional write each: still pending,
  *   due, and unleased or its lease run out. A claim that fails (a stale hint, another relay) sends nothing
  *   ({@code NOT_CLAIMED});</li>
- *   <li>a deleted or disabled endpoint: the delivery fails at once;</li>
+ *   <li>a deleted or disabled endpoint: the delivery fails at once. The endpoint is read for a send at most once
+ *   per {@link #ENDPOINT_FRESH} on the relay's clock, and again after any endpoint write made through this store
+ *   object: the endpoints' one partition takes a read per endpoint and instance a second, not one a delivery (so a
+ *   change made on another instance reaches this one's sends within that time);</li>
  *   <li>check the addresses the endpoint's name resolves to now ({@link EndpointUrls}), sign, POST, and work out
  *   what the answer means (delivered, due again by the {@link RetrySchedule}, or failed, and the endpoint disabled
  *   when it answered 410 or has failed for too long);</li>
@@ -55,6 +59,9 @@ public final class WebhookRelay {
     /** Longer than a request may take, so a lease outlives every attempt made under it. */
     public static final Duration LEASE = RetrySchedule.TIMEOUT.multipliedBy(4);
 
+    /** How long an endpoint read for a send serves the next sends (see the class comment). */
+    public static final Duration ENDPOINT_FRESH = Duration.ofSeconds(1);
+
     private final WebhookRepository store;
     private final Webhooks webhooks;
     private final EndpointUrls urls;
@@ -63,6 +70,11 @@ public final class WebhookRelay {
     private final RelayMetrics metrics;
     private final Clock clock;
     private final String owner;
+    /** Each endpoint as last read for a send, with when and at which count of this store object's endpoint writes. */
+    private final ConcurrentHashMap<String, EndpointRead> endpointReads = new ConcurrentHashMap<>();
+
+    private record EndpointRead(Optional<WebhookEndpoint> endpoint, Instant at, long writes) {
+    }
 
     /**
      * @param owner names this relay in the leases it takes (unique per instance, e.g. random)
@@ -85,11 +97,18 @@ public final class WebhookRelay {
      * many it took.
      */
     public int fanOut(int limit) {
+        return fanOut(limit, store.listEndpoints());
+    }
+
+    /**
+     * {@link #fanOut(int)} to the {@code endpoints} read already ({@link #endpoints()}), so that a poll's batches
+     * and lanes read the endpoints' partition once, not once a batch.
+     */
+    public int fanOut(int limit, List<WebhookEndpoint> endpoints) {
         List<AuditEntry> events = store.undeliveredEvents(limit);
         if (events.isEmpty()) {
             return 0;
         }
-        List<WebhookEndpoint> endpoints = store.listEndpoints();
         Instant now = clock.instant();
         List<WebhookRepository.FanOut> batch = new ArrayList<>();
         for (AuditEntry entry : events) {
@@ -114,7 +133,12 @@ public final class WebhookRelay {
 
     /** The endpoints whose due deliveries to look for, enabled or not (a disabled one's are failed by attempts). */
     public List<String> endpointIds() {
-        return store.listEndpoints().stream().map(WebhookEndpoint::endpointId).toList();
+        return endpoints().stream().map(WebhookEndpoint::endpointId).toList();
+    }
+
+    /** Every endpoint, enabled or not: one read of the store's endpoints. */
+    public List<WebhookEndpoint> endpoints() {
+        return store.listEndpoints();
     }
 
     /** Up to {@code perEndpoint} of each endpoint's deliveries due now, endpoint after endpoint. */
@@ -179,7 +203,7 @@ public final class WebhookRelay {
      */
     public CompletableFuture<Attempted> send(Delivery claimed) {
         Instant now = clock.instant();
-        Optional<WebhookEndpoint> found = store.findEndpoint(claimed.endpointId());
+        Optional<WebhookEndpoint> found = endpointToSendTo(claimed.endpointId(), now);
         if (found.isEmpty() || !found.get().isEnabled()) {
             String why = found.isEmpty() ? "the endpoint was deleted" : "the endpoint was disabled";
             return CompletableFuture.completedFuture(new Attempted(
@@ -192,6 +216,19 @@ public final class WebhookRelay {
                     outcomeOf(endpoint, claimed, new WebhookTransport.NoAnswer(refused.get())));
         }
         return send(endpoint, claimed, now).thenApply(response -> outcomeOf(endpoint, claimed, response));
+    }
+
+    /** The endpoint as read at most {@link #ENDPOINT_FRESH} ago, and since this store object's last endpoint write. */
+    private Optional<WebhookEndpoint> endpointToSendTo(String endpointId, Instant now) {
+        long writes = store.endpointWrites();
+        EndpointRead last = endpointReads.get(endpointId);
+        if (last != null && last.writes() == writes && !now.isBefore(last.at())
+                && now.isBefore(last.at().plus(ENDPOINT_FRESH))) {
+            return last.endpoint();
+        }
+        Optional<WebhookEndpoint> read = store.findEndpoint(endpointId);
+        endpointReads.put(endpointId, new EndpointRead(read, now, writes));
+        return read;
     }
 
     /**

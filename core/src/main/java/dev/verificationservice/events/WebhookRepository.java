@@ -31,6 +31,12 @@ public interface WebhookRepository {
     /** Every endpoint, enabled or not (a handful: they live in one partition). */
     List<WebhookEndpoint> listEndpoints();
 
+    /**
+     * How many endpoint writes were made through this object ({@link EventSubscriptions#endpointWrites}): a copy of
+     * an endpoint read before the count last moved may be stale.
+     */
+    long endpointWrites();
+
     /** Replaces the endpoint if its stored version is {@code expectedVersion}; {@code false} otherwise (re-read). */
     boolean replaceEndpoint(WebhookEndpoint updated, long expectedVersion);
 

@@ -74,6 +74,11 @@ final class MemoryWebhooks implements WebhookRepository {
     }
 
     @Override
+    public long endpointWrites() {
+        return audit.subscriptions().endpointWrites();
+    }
+
+    @Override
     public List<WebhookEndpoint> listEndpoints() {
         synchronized (lock) {
             return List.copyOf(endpoints.values());

@@ -25,6 +25,11 @@ record MeteredWebhooks(WebhookRepository webhooks, StoreTimers.Port timer) imple
     }
 
     @Override
+    public long endpointWrites() {
+        return webhooks.endpointWrites();
+    }
+
+    @Override
     public List<WebhookEndpoint> listEndpoints() {
         return timer.time("listEndpoints", webhooks::listEndpoints);
     }

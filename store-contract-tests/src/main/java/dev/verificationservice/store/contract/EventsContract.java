@@ -270,6 +270,39 @@ public abstract class EventsContract extends ContractPart {
         assertThat(webhooks.get(endpoint.endpoint().endpointId()).failingSince()).isEmpty();
     }
 
+    /**
+     * A relay reads an endpoint for its sends at most once per {@link WebhookRelay#ENDPOINT_FRESH}, and again at once
+     * after an endpoint write through its own store object: an endpoint disabled on another instance is sent to until
+     * that time has passed, and one enabled here again is sent to at once.
+     */
+    @Test
+    void aRelayReadsAnEndpointForItsSendsOnceAPeriodAndAgainAfterAnEndpointWriteOfItsOwn() {
+        WebhookReceiver receiver = receiver();
+        String id = webhooks.register(receiver.url().toString(), List.of(), Optional.empty()).endpoint().endpointId();
+        for (String user : List.of("ida-0", "ida-1", "ida-2", "ida-3")) {
+            sendEmailCode(user);
+        }
+        WebhookRelay relay = relay("one");
+        indexCatchesUp();
+        relay.fanOut(100);
+        indexCatchesUp();
+        List<Delivery> due = relay.due(100);
+        assertThat(due).hasSize(4);
+
+        assertThat(relay.attempt(due.get(0))).isEqualTo(DeliveryOutcome.DELIVERED);
+        VerificationStore other = anotherInstance();
+        disableOn(other, id);
+        // A store whose other instance is this very object (the memory store) makes every write its own.
+        assertThat(relay.attempt(due.get(1))).as("the endpoint as read for the last send, within its time")
+                .isEqualTo(other == store() ? DeliveryOutcome.FAILED : DeliveryOutcome.DELIVERED);
+        clock().advance(WebhookRelay.ENDPOINT_FRESH);
+        assertThat(relay.attempt(due.get(2))).as("read again: disabled").isEqualTo(DeliveryOutcome.FAILED);
+        webhooks.enable(id);
+        assertThat(relay.attempt(due.get(3))).as("enabled through this store object: read again at once")
+                .isEqualTo(DeliveryOutcome.DELIVERED);
+        assertThat(receiver.distinctIds()).isEqualTo(other == store() ? 2 : 3);
+    }
+
     @Test
     void anEndpointAnswering410IsDisabledAndEventsWaitForARedelivery() {
         WebhookReceiver receiver = receiver().answering(410);
@@ -772,6 +805,15 @@ public abstract class EventsContract extends ContractPart {
         };
         return new WebhookRelay(store().webhooks(), webhooks, urls, new JdkWebhookTransport(), verification().audit(),
                 metrics, clock(), owner);
+    }
+
+    /** Disables the endpoint through another store object, as another instance's operator would. */
+    private static void disableOn(VerificationStore other, String endpointId) {
+        WebhookEndpoint c = other.webhooks().findEndpoint(endpointId).orElseThrow();
+        WebhookEndpoint disabled = new WebhookEndpoint(c.endpointId(), c.url(), c.eventTypes(), c.description(),
+                EndpointStatus.DISABLED, c.createdAt(), c.secret(), c.previousSecret(), c.previousUntil(),
+                c.failingSince(), Optional.of("disabled on another instance"), c.version() + 1);
+        assertThat(other.webhooks().replaceEndpoint(disabled, c.version())).isTrue();
     }
 
     /** One pass of the relay as the runner makes it, on this thread: fan out, then attempt what is due. */

@@ -108,6 +108,11 @@ final class DynamoDbWebhooks implements WebhookRepository {
     }
 
     @Override
+    public long endpointWrites() {
+        return table.outbox.subscriptions().endpointWrites();
+    }
+
+    @Override
     public List<WebhookEndpoint> listEndpoints() {
         QueryRequest request = QueryRequest.builder()
                 .tableName(table.tableName)

@@ -93,6 +93,11 @@ final class SqliteWebhooks implements WebhookRepository {
     }
 
     @Override
+    public long endpointWrites() {
+        return table.subscriptions().endpointWrites();
+    }
+
+    @Override
     public List<WebhookEndpoint> listEndpoints() {
         String prefix = TableKeys.webhookEndpointsPrefix();
         return read("list the webhook endpoints", connection -> {
