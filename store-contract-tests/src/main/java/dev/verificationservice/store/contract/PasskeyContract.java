@@ -140,6 +140,11 @@ public abstract class PasskeyContract extends ContractPart {
         assertThat(service.register("ada", again, Optional.empty(), CLIENT)).isEqualTo(
                 new PasskeyRegistration.NotRegistered(PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge"));
         assertThat(service.list("ada")).hasSize(1);
+        // Each refusal is audited for the user it was made for, and nothing else was written.
+        assertThat(auditTypes("ada")).containsExactly(AuditEventType.PASSKEY_REGISTRATION_FAILED,
+                AuditEventType.PASSKEY_ADDED);
+        assertThat(auditTypes("bob")).containsExactly(AuditEventType.PASSKEY_REGISTRATION_FAILED);
+        assertThat(service.list("bob")).isEmpty();
     }
 
     @Test
