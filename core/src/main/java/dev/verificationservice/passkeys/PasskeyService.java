@@ -124,7 +124,9 @@ public final class PasskeyService {
 
     /**
      * Creation options for the user: the user's passkeys read beside the user handle, then the challenge stored with
-     * it (two round trips at most). A user at the cap is refused; the challenge stored beside that read lapses unused.
+     * it (two round trips at most).
+     *
+     * @throws PasskeyCapReachedException when the user is at the cap (the challenge stored beside the read lapses)
      */
     public RegistrationOptions registrationOptions(String userId, Optional<String> userName,
                                                    Optional<String> displayName) {
@@ -140,8 +142,7 @@ public final class PasskeyService {
         List<Passkey> existing = (List<Passkey>) read.get(0);
         PasskeyChallenge challenge = (PasskeyChallenge) read.get(1);
         if (existing.size() >= policy.maxPasskeys()) {
-            throw new InvalidInputException("userId", "has " + policy.maxPasskeys()
-                    + " passkeys already; revoke one before registering another");
+            throw new PasskeyCapReachedException(policy.maxPasskeys());
         }
         return new RegistrationOptions(challenge.challenge(), policy.rpId(), policy.rpName(),
                 challenge.userHandle().orElseThrow(), name, shown,

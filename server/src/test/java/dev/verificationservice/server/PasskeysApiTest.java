@@ -142,6 +142,20 @@ class PasskeysApiTest extends EmbeddedOnlyApiTest {
         assertThat(auditEventTypes(user)).isEmpty();
     }
 
+    @Test
+    void optionsAtTheCapAreRefusedNamingTheUser() {
+        String user = newUser();
+        for (int i = 0; i < 10; i++) {
+            registered(user, SoftwareAuthenticator.withCounter());
+        }
+        Answer atCap = registrationOptions(user);
+        assertThat(atCap.status()).isEqualTo(409);
+        assertThat(atCap.text("code")).isEqualTo("PASSKEY_REFUSED");
+        assertThat(atCap.text("reason")).isEqualTo("CAP_REACHED");
+        assertThat(atCap.text("field")).isEqualTo("userId");
+        assertThat(api.get("/v1/users/" + user + "/passkeys").json().get("passkeys")).hasSize(10);
+    }
+
     private Answer registrationOptions(String user) {
         return api.post("/v1/passkeys/registration/options", Map.of("userId", user));
     }

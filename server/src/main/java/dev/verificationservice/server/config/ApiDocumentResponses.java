@@ -77,6 +77,10 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                 problem(responses, "404", "PASSKEYS_OFF: no relying party is configured (VERIFICATION_PASSKEYS_RP_ID); "
                         + "or NOT_FOUND: no endpoint has this exact path");
             }
+            if (path.equals("/v1/passkeys/registration/options")) {
+                problem(responses, "409", "PASSKEY_REFUSED (reason CAP_REACHED, field userId): the user holds the "
+                        + "most passkeys allowed; revoke one first");
+            }
             if (path.equals("/v1/passkeys/registration") || path.equals("/v1/passkeys/sign-in")) {
                 problem(responses, "409", "PASSKEY_REFUSED (with reason, field and check): the response was checked "
                         + "against what the service stores and refused (a challenge not open, a wrong origin, RP ID or "

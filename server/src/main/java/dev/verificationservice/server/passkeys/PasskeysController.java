@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.passkeys.CredentialDescriptor;
+import dev.verificationservice.passkeys.PasskeyCapReachedException;
 import dev.verificationservice.passkeys.PasskeyRegistration;
 import dev.verificationservice.passkeys.PasskeyService;
 import dev.verificationservice.passkeys.PasskeySummary;
@@ -191,11 +192,15 @@ public class PasskeysController {
 
     @PostMapping(path = "/v1/passkeys/registration/options", consumes = MediaType.APPLICATION_JSON_VALUE)
     @Operation(summary = "Creation options for a user's new passkey: a fresh single-use challenge, the user's random "
-            + "user handle, their passkeys excluded; 400 naming userId at the cap")
+            + "user handle, their passkeys excluded; 409 PASSKEY_REFUSED (CAP_REACHED) at the cap")
     public RegistrationOptionsResponse registrationOptions(@RequestBody RegistrationOptionsBody body) {
         Requests.body(body);
-        return RegistrationOptionsResponse.of(passkeys().registrationOptions(body.userId(),
-                Optional.ofNullable(body.userName()), Optional.ofNullable(body.displayName())));
+        try {
+            return RegistrationOptionsResponse.of(passkeys().registrationOptions(body.userId(),
+                    Optional.ofNullable(body.userName()), Optional.ofNullable(body.displayName())));
+        } catch (PasskeyCapReachedException atCap) {
+            throw refused(HttpStatus.CONFLICT, PasskeyRegistration.Reason.CAP_REACHED.name(), "userId");
+        }
     }
 
     @PostMapping(path = "/v1/passkeys/registration", consumes = MediaType.APPLICATION_JSON_VALUE)

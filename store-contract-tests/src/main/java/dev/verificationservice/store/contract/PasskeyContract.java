@@ -1,6 +1,7 @@
 package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.Verification;
@@ -10,6 +11,7 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.passkeys.CredentialDescriptor;
 import dev.verificationservice.passkeys.Passkey;
+import dev.verificationservice.passkeys.PasskeyCapReachedException;
 import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.passkeys.PasskeyRegistration;
 import dev.verificationservice.passkeys.PasskeyRepository;
@@ -275,7 +277,9 @@ public abstract class PasskeyContract extends ContractPart {
         List<SoftwareAuthenticator> keys = List.of(registered(service, "ada", SoftwareAuthenticator.withCounter()),
                 registered(service, "ada", SoftwareAuthenticator.synced()),
                 registered(service, "ada", SoftwareAuthenticator.withCounter()));
-        assertField(() -> service.registrationOptions("ada", Optional.empty(), Optional.empty()), "userId");
+        assertThatThrownBy(() -> service.registrationOptions("ada", Optional.empty(), Optional.empty()))
+                .isInstanceOfSatisfying(PasskeyCapReachedException.class, refused -> assertThat(refused.cap())
+                        .isEqualTo(POLICY.maxPasskeys()));
 
         assertThat(service.rename("ada", keys.get(0).credentialId(), "Work laptop")).isTrue();
         assertThat(service.rename("bob", keys.get(0).credentialId(), "Mine")).isFalse();
