@@ -317,6 +317,12 @@ public final class PasskeyService {
                         invalid.check(), client);
             }
             case POSSIBLY_CLONED -> {
+                if (passkeys.findChallenge(challenge).flatMap(PasskeyChallenge::consumedBy).isPresent()) {
+                    // The passkey was read after a concurrent submission of this same assertion won and moved its
+                    // count: a replay that lost, no clone and no wrong guess.
+                    attempt.noWrongGuess();
+                    return invalid(passkey, PasskeyVerification.Reason.CHALLENGE_NOT_OPEN, "challenge", client);
+                }
                 // A counter that went backwards is a signal, not proof, of a copied key: refused, counted, and
                 // audited as its own event so an operator can revoke the passkey.
                 attempt.wrongGuess();

@@ -12,6 +12,7 @@ import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.passkeys.CredentialDescriptor;
 import dev.verificationservice.passkeys.Passkey;
 import dev.verificationservice.passkeys.PasskeyCapReachedException;
+import dev.verificationservice.passkeys.PasskeyChallenge;
 import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.passkeys.PasskeyRegistration;
 import dev.verificationservice.passkeys.PasskeyRepository;
@@ -25,6 +26,8 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
 import dev.verificationservice.testsupport.passkeys.SoftwareAuthenticator;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -188,6 +191,37 @@ public abstract class PasskeyContract extends ContractPart {
 
     private PasskeyService meetingAtChallengeReads(MeetingPoints reads, VerificationStore on) {
         return service(on, reads.around(PasskeyRepository.class, passkeys(on), "findChallenge", args -> args[0]));
+    }
+
+    @Test
+    void aReplayThatReadTheChallengeBeforeTheWinnerAndThePasskeyAfterItIsNoClone() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
+        SignInOptions options = service.signInOptions(Optional.of("ada"));
+        Optional<PasskeyChallenge> beforeTheWinner = passkeys(store()).findChallenge(options.challenge());
+        String assertion = key.sign(options.challenge(), RP_ID, ORIGIN);
+        assertThat(service.verify(assertion, Optional.of("ada"), CLIENT)).isInstanceOf(PasskeyVerification.Valid.class);
+
+        // The loser's first read of the challenge was made before the winner's write, its read of the passkey after.
+        PasskeyRepository real = passkeys(store());
+        AtomicInteger challengeReads = new AtomicInteger();
+        PasskeyRepository interleaved = (PasskeyRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {PasskeyRepository.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("findChallenge") && challengeReads.getAndIncrement() == 0) {
+                        return beforeTheWinner;
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+
+        assertThat(service(store(), interleaved).verify(assertion, Optional.of("ada"), CLIENT)).isEqualTo(
+                new PasskeyVerification.Invalid(PasskeyVerification.Reason.CHALLENGE_NOT_OPEN, "challenge"));
+        assertThat(auditTypes("ada")).doesNotContain(AuditEventType.PASSKEY_CLONE_WARNING);
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).as("no wrong guess").isZero();
     }
 
     @Test
