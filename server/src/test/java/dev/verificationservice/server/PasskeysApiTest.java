@@ -64,6 +64,10 @@ class PasskeysApiTest extends EmbeddedOnlyApiTest {
         Answer listed = api.get("/v1/users/" + user + "/passkeys");
         assertThat(listed.json().get("passkeys").findValuesAsString("label")).containsExactly("Old laptop");
         assertThat(listed.json().get("passkeys").get(0).has("lastUsedAt")).isTrue();
+        // The operator's view of the user shows them too, with no key material.
+        JsonNode overview = admin().get("/v1/admin/users/" + user).json();
+        assertThat(overview.get("passkeys").findValuesAsString("credentialId")).containsExactly(key.credentialId());
+        assertThat(overview.toString()).doesNotContain("publicKey");
         assertThat(api.delete("/v1/users/" + user + "/passkeys/" + key.credentialId()).json().get("revoked").asInt())
                 .isEqualTo(1);
         assertThat(api.get("/v1/users/" + user + "/passkeys").json().get("passkeys")).isEmpty();
