@@ -130,6 +130,11 @@ public final class Verification {
                 + " to VerificationSettings.builder().passkeys(...) (the starter reads VERIFICATION_PASSKEYS_RP_ID)"));
     }
 
+    /** Whether {@link #passkeys()} is on: the settings name a relying party. */
+    public boolean passkeysOn() {
+        return passkeys.isPresent();
+    }
+
     /** Recovery codes, the fallback of a user's authenticator apps. */
     public RecoveryCodeService recovery() {
         return recovery;

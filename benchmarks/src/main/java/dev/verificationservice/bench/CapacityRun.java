@@ -18,6 +18,10 @@ import dev.verificationservice.events.WebhookEndpoint;
 import dev.verificationservice.events.WebhookRelay;
 import dev.verificationservice.events.WebhookTransport;
 import dev.verificationservice.events.Webhooks;
+import dev.verificationservice.passkeys.PasskeyPolicy;
+import dev.verificationservice.passkeys.PasskeyRegistration;
+import dev.verificationservice.passkeys.PasskeyVerification;
+import dev.verificationservice.passkeys.RegistrationOptions;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecureTokens;
@@ -27,6 +31,7 @@ import dev.verificationservice.table.TableKeys;
 import dev.verificationservice.testsupport.dynamodb.faults.PartitionLimits;
 import dev.verificationservice.testsupport.dynamodb.faults.PartitionThrottling;
 import dev.verificationservice.testsupport.dynamodb.faults.PartitionThrottling.Usage;
+import dev.verificationservice.testsupport.passkeys.SoftwareAuthenticator;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -64,6 +69,8 @@ import java.util.regex.Pattern;
 final class CapacityRun {
 
     static final int RUNS = 3;
+    private static final String PASSKEY_ORIGIN = "https://login.example.com";
+    private static final PasskeyPolicy PASSKEYS = PasskeyPolicy.of("example.com", "Example", Set.of(PASSKEY_ORIGIN));
     static final int PAIR_WRITE_UNITS_GOAL = 10;
     static final int RESEND_PAIR_WRITE_UNITS_GOAL = 12;
     /** Events relayed together, as a relay under load takes them (its reads are per batch, its writes per event). */
@@ -181,7 +188,27 @@ final class CapacityRun {
         webhooks.delete(everything);
         rows.add(endpoint());
         rows.add(unsubscribed);
+        Verification withPasskeys = verification(VerificationSettings.builder().passkeys(PASSKEYS).build());
+        rows.add(spread("passkey registrations over distinct users (the options, then the attestation)", 2_000,
+                user -> registered(withPasskeys, user)));
+        rows.add(spreadPrepared("passkey sign-ins by name over distinct users (the options, then the assertion)",
+                20_000, user -> {
+                    SoftwareAuthenticator key = registered(withPasskeys, user);
+                    return () -> require(withPasskeys.passkeys().verify(key.sign(withPasskeys.passkeys()
+                            .signInOptions(Optional.of(user)).challenge(), PASSKEYS.rpId(), PASSKEY_ORIGIN),
+                            Optional.of(user), ClientContext.none()) instanceof PasskeyVerification.Valid);
+                }));
         return rows;
+    }
+
+    private static SoftwareAuthenticator registered(Verification verification, String user) {
+        SoftwareAuthenticator key = SoftwareAuthenticator.withCounter();
+        RegistrationOptions options = verification.passkeys().registrationOptions(user, Optional.empty(),
+                Optional.empty());
+        require(verification.passkeys().register(user, key.register(options.challenge(), PASSKEYS.rpId(),
+                PASSKEY_ORIGIN, options.userHandle()), Optional.empty(), ClientContext.none())
+                instanceof PasskeyRegistration.Registered);
+        return key;
     }
 
     /** What one run charged each key: write and read units. */

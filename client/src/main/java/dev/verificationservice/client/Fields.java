@@ -23,6 +23,11 @@ final class Fields {
         this.node = node;
     }
 
+    /** This object as JSON text, as the service wrote it (what a browser is handed as it is). */
+    String json() {
+        return node.toString();
+    }
+
     /** Whether the answer has the member, not null. */
     boolean has(String name) {
         JsonNode value = node.get(name);

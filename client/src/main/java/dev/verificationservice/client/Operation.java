@@ -35,6 +35,22 @@ public enum Operation {
     /** {@code POST /v1/users/{userId}/recovery-codes/verify}: a repeat after one that used the code answers
      * {@code USED}. */
     VERIFY_RECOVERY_CODE(false),
+    /** {@code POST /v1/passkeys/registration/options}: a repeat stores another challenge, which lapses unused. */
+    PASSKEY_REGISTRATION_OPTIONS(true),
+    /** {@code POST /v1/passkeys/registration}: a repeat after one that stored the passkey answers 409 (the challenge
+     * is used up). */
+    REGISTER_PASSKEY(false),
+    /** {@code POST /v1/passkeys/sign-in/options}: as {@link #PASSKEY_REGISTRATION_OPTIONS}. */
+    PASSKEY_SIGN_IN_OPTIONS(true),
+    /** {@code POST /v1/passkeys/sign-in}: a repeat after one that was accepted answers 409 (the challenge is used
+     * up). */
+    SIGN_IN_PASSKEY(false),
+    /** {@code GET /v1/users/{userId}/passkeys}. */
+    LIST_PASSKEYS(true),
+    /** {@code POST /v1/users/{userId}/passkeys/{credentialId}/label}: renaming twice is renaming once. */
+    RENAME_PASSKEY(true),
+    /** {@code DELETE /v1/users/{userId}/passkeys[/{credentialId}]}: a repeat after a revoke that happened answers 0. */
+    REVOKE_PASSKEYS(false),
     /** {@code GET /v1/users/{userId}/audit}. */
     AUDIT(true),
     /** {@code GET /v1/users/{userId}/rate-limits}. */

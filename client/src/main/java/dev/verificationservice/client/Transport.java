@@ -57,6 +57,19 @@ final class Transport {
         this.sleeper = sleeper;
     }
 
+    /** {@code text} as a JSON object for a request body; anything else is the caller's {@code field} at fault. */
+    JsonNode object(String field, String text) {
+        try {
+            JsonNode node = json.readTree(text);
+            if (node != null && node.isObject()) {
+                return node;
+            }
+        } catch (JacksonException e) {
+            // The same answer as for JSON that is no object.
+        }
+        throw new IllegalArgumentException(field + " must be a JSON object");
+    }
+
     Answer get(Operation operation, String path) {
         return exchange(operation, request(path).GET());
     }

@@ -23,7 +23,8 @@ import tools.jackson.databind.json.JsonMapper;
  * }</pre>
  *
  * <p>Calls: {@link #codes()} (send, check, verify), {@link #devices()} (register, verify, list, revoke,
- * revoke all), {@link #totp()} (authenticator apps and recovery codes), {@link #audit()} (pages of a user's
+ * revoke all), {@link #totp()} (authenticator apps and recovery codes), {@link #passkeys()} (passkeys),
+ * {@link #audit()} (pages of a user's
  * history, and an iteration over all of them),
  * {@link #rateLimits(String)} and {@link #devOutbox()}. Failures are {@link VerificationClientException}s;
  * retries follow the {@link RetryPolicy} (by default one retry after a 503, for reads and {@code check} only).
@@ -45,6 +46,7 @@ public final class VerificationClient {
     private final AuditClient audit;
     private final TotpClient totp;
     private final WebhooksClient webhooks;
+    private final PasskeysClient passkeys;
 
     private VerificationClient(Builder builder) {
         this.baseUri = builder.baseUri;
@@ -58,6 +60,7 @@ public final class VerificationClient {
         this.audit = new AuditClient(transport);
         this.totp = new TotpClient(transport);
         this.webhooks = new WebhooksClient(transport);
+        this.passkeys = new PasskeysClient(transport);
     }
 
     public static Builder builder() {
@@ -77,6 +80,11 @@ public final class VerificationClient {
     /** Authenticator apps (TOTP) and recovery codes. */
     public TotpClient totp() {
         return totp;
+    }
+
+    /** Passkeys (WebAuthn): options, registration, sign-in, and the user's passkeys. */
+    public PasskeysClient passkeys() {
+        return passkeys;
     }
 
     /** The security audit log. */

@@ -192,6 +192,8 @@ public class ConsoleController {
         model.addAttribute("factors", verification.totp().list(userId).stream().map(ConsoleViews.FactorRow::of)
                 .toList());
         model.addAttribute("recoveryCodesLeft", verification.recovery().remaining(userId));
+        model.addAttribute("passkeys", verification.passkeysOn() ? verification.passkeys().list(userId).stream()
+                .map(ConsoleViews.PasskeyRow::of).toList() : List.of());
 
         // The timeline's filter: an event type, and a period or a range of its own.
         TimelineQuery.Resolution resolution = query.resolve(now);

@@ -10,6 +10,7 @@ import dev.verificationservice.devices.DeviceToken;
 import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.ratelimit.RateLimitDecision;
 import dev.verificationservice.operator.OperatorService;
+import dev.verificationservice.passkeys.PasskeySummary;
 import dev.verificationservice.totp.FactorSummary;
 import dev.verificationservice.validation.Inputs;
 import java.time.Duration;
@@ -116,6 +117,15 @@ public final class ConsoleViews {
         static FactorRow of(FactorSummary factor) {
             return new FactorRow(factor.factorId(), Inputs.visible(factor.label()), factor.confirmed(),
                     time(factor.createdAt()), factor.lastUsedAt().map(ConsoleViews::time).orElse("never"));
+        }
+    }
+
+    /** One passkey: what support staff need to recognise it with the user, no key material. */
+    public record PasskeyRow(String credentialId, String label, String synced, String createdAt, String lastUsedAt) {
+        static PasskeyRow of(PasskeySummary passkey) {
+            return new PasskeyRow(passkey.credentialId(), Inputs.visible(passkey.label()),
+                    passkey.backedUp() ? "synced" : "this device only", time(passkey.createdAt()),
+                    passkey.lastUsedAt().map(ConsoleViews::time).orElse("never"));
         }
     }
 

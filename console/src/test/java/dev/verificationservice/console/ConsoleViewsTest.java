@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.devices.DeviceToken;
+import dev.verificationservice.passkeys.PasskeySummary;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,5 +38,17 @@ class ConsoleViewsTest {
                 Optional.empty(), NOW, Optional.empty(), Optional.empty(), NOW, NOW.plusSeconds(60));
 
         assertThat(ConsoleViews.DeviceRow.of(old).deviceName()).isEqualTo("Laptop <U+202E>gnp.exe");
+    }
+
+    @Test
+    void aPasskeyRowShowsItsLabelEscapedWhereItIsKeptAndNeverItsKey() {
+        PasskeySummary passkey = new PasskeySummary("cred-1", "Phone \u202egnp.exe", Set.of("internal"), true, true,
+                "00000000-0000-0000-0000-000000000000", NOW, Optional.empty());
+
+        ConsoleViews.PasskeyRow row = ConsoleViews.PasskeyRow.of(passkey);
+
+        assertThat(row.label()).isEqualTo("Phone <U+202E>gnp.exe");
+        assertThat(row.synced()).isEqualTo("synced");
+        assertThat(row.lastUsedAt()).isEqualTo("never");
     }
 }

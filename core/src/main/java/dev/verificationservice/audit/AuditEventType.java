@@ -51,5 +51,7 @@ public enum AuditEventType {
     /** A passkey was revoked (details: credentialId, label). */
     PASSKEY_REVOKED,
     /** A passkey's sign count did not move forwards, refused as possibly cloned (details: the two counts). */
-    PASSKEY_CLONE_WARNING
+    PASSKEY_CLONE_WARNING,
+    /** A passkey registration was refused, nothing stored (reason; details: check, credentialId when read). */
+    PASSKEY_REGISTRATION_FAILED
 }

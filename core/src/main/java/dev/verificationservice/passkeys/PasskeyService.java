@@ -39,6 +39,7 @@ import dev.verificationservice.validation.Inputs;
 import dev.verificationservice.validation.InvalidInputException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Comparator;
@@ -122,8 +123,10 @@ public final class PasskeyService {
     // Registration
 
     /**
-     * Creation options for the user: reads the user's passkeys and user handle (one round trip), then stores the
-     * challenge (the second). A user at the cap is refused before any challenge is stored.
+     * Creation options for the user: the user's passkeys read beside the user handle, then the challenge stored with
+     * it (two round trips at most).
+     *
+     * @throws PasskeyCapReachedException when the user is at the cap (the challenge stored beside the read lapses)
      */
     public RegistrationOptions registrationOptions(String userId, Optional<String> userName,
                                                    Optional<String> displayName) {
@@ -131,19 +134,18 @@ public final class PasskeyService {
         String name = Inputs.optionalText("userName", userName.orElse(null), MAX_LABEL_LENGTH).orElse(user);
         String shown = Inputs.optionalText("displayName", displayName.orElse(null), MAX_LABEL_LENGTH).orElse(name);
         String candidate = B64.encodeToString(randomBytes(USER_HANDLE_BYTES));
-        List<Supplier<Object>> reads = List.of(() -> passkeys.findPasskeys(user),
-                () -> passkeys.userHandle(user, candidate));
-        List<Object> read = units.together(reads);
+        List<Supplier<Object>> calls = List.of(() -> passkeys.findPasskeys(user),
+                () -> newChallenge(PasskeyChallenge.Purpose.REGISTRATION, Optional.of(user),
+                        Optional.of(passkeys.userHandle(user, candidate))));
+        List<Object> read = units.together(calls);
         @SuppressWarnings("unchecked")
         List<Passkey> existing = (List<Passkey>) read.get(0);
-        String handle = (String) read.get(1);
+        PasskeyChallenge challenge = (PasskeyChallenge) read.get(1);
         if (existing.size() >= policy.maxPasskeys()) {
-            throw new InvalidInputException("userId", "has " + policy.maxPasskeys()
-                    + " passkeys already; revoke one before registering another");
+            throw new PasskeyCapReachedException(policy.maxPasskeys());
         }
-        PasskeyChallenge challenge = newChallenge(PasskeyChallenge.Purpose.REGISTRATION, Optional.of(user),
-                Optional.of(handle));
-        return new RegistrationOptions(challenge.challenge(), policy.rpId(), policy.rpName(), handle, name, shown,
+        return new RegistrationOptions(challenge.challenge(), policy.rpId(), policy.rpName(),
+                challenge.userHandle().orElseThrow(), name, shown,
                 ALGORITHMS.stream().map(parameters -> parameters.getAlg().getValue()).toList(),
                 descriptors(existing), "preferred", userVerification(), "none",
                 policy.challengeLifetime().toMillis(), challenge.expiresAt());
@@ -169,19 +171,19 @@ public final class PasskeyService {
                 && found.purpose() == PasskeyChallenge.Purpose.REGISTRATION
                 && found.userId().equals(Optional.of(user)));
         if (open.isEmpty()) {
-            return new PasskeyRegistration.NotRegistered(PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge");
+            return refused(user, PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge", Optional.empty(), client);
         }
         try {
             webAuthn.verify(data, new RegistrationParameters(serverProperty(challenge), ALGORITHMS,
                     policy.userVerificationRequired(), true));
         } catch (VerificationException e) {
-            return new PasskeyRegistration.NotRegistered(PasskeyRegistration.Reason.REJECTED, check(e));
+            return refused(user, PasskeyRegistration.Reason.REJECTED, check(e), Optional.empty(), client);
         }
         AuthenticatorData<?> authenticator = data.getAttestationObject().getAuthenticatorData();
         AttestedCredentialData credential = authenticator.getAttestedCredentialData();
         byte[] publicKey = converter.getCborConverter().writeValueAsBytes(credential.getCOSEKey());
         if (credential.getCredentialId().length > MAX_CREDENTIAL_ID_BYTES || publicKey.length > MAX_PUBLIC_KEY_BYTES) {
-            return new PasskeyRegistration.NotRegistered(PasskeyRegistration.Reason.REJECTED, "credential size");
+            return refused(user, PasskeyRegistration.Reason.REJECTED, "credential size", Optional.empty(), client);
         }
         Set<String> transports = Optional.ofNullable(data.getTransports()).orElse(Set.of()).stream()
                 .map(AuthenticatorTransport::getValue).collect(Collectors.toUnmodifiableSet());
@@ -195,37 +197,53 @@ public final class PasskeyService {
         AuditEntry added = audit.newEntry(user, AuditEventType.PASSKEY_ADDED, true, Optional.empty(), details, client);
         return switch (passkeys.register(challenge, tokens.attemptId(), now, passkey, added, policy.maxPasskeys())) {
             case STORED -> new PasskeyRegistration.Registered(passkey.summary());
-            case CHALLENGE_NOT_OPEN -> new PasskeyRegistration.NotRegistered(
-                    PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge");
-            case CAP_REACHED -> new PasskeyRegistration.NotRegistered(PasskeyRegistration.Reason.CAP_REACHED,
-                    "userId");
-            case CREDENTIAL_EXISTS -> new PasskeyRegistration.NotRegistered(
-                    PasskeyRegistration.Reason.CREDENTIAL_EXISTS, "credential id");
+            case CHALLENGE_NOT_OPEN -> refused(user, PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge",
+                    Optional.of(passkey.credentialId()), client);
+            case CAP_REACHED -> refused(user, PasskeyRegistration.Reason.CAP_REACHED, "userId",
+                    Optional.of(passkey.credentialId()), client);
+            case CREDENTIAL_EXISTS -> refused(user, PasskeyRegistration.Reason.CREDENTIAL_EXISTS, "credential id",
+                    Optional.of(passkey.credentialId()), client);
         };
+    }
+
+    /** A refused registration, audited (nothing else was written): an operator sees failed attempts at a user. */
+    private PasskeyRegistration refused(String user, PasskeyRegistration.Reason reason, String check,
+                                        Optional<String> credentialId, ClientContext client) {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("check", check);
+        credentialId.ifPresent(id -> details.put("credentialId", id));
+        audit.recordFailure(user, AuditEventType.PASSKEY_REGISTRATION_FAILED, reason.name(), details, client);
+        return new PasskeyRegistration.NotRegistered(reason, check);
     }
 
     // Sign-in
 
     /**
      * Request options: for no user, a username-less (and conditional UI) sign-in with no allowCredentials; for a
-     * named user, the user's passkeys, or one decoy id when the user has none, so both answers look alike. One read
-     * (a named user's passkeys), then the challenge stored.
+     * named user, the user's passkeys, or one decoy id when the user has none, so both answers look alike. The
+     * challenge is stored beside the read of a named user's passkeys.
      */
     public SignInOptions signInOptions(Optional<String> userId) {
         Optional<String> user = userId.map(Inputs::userId);
+        List<Supplier<Object>> calls = new ArrayList<>();
+        calls.add(() -> newChallenge(PasskeyChallenge.Purpose.SIGN_IN, user, Optional.empty()));
+        user.ifPresent(named -> calls.add(() -> passkeys.findPasskeys(named)));
+        List<Object> read = units.together(calls);
+        PasskeyChallenge challenge = (PasskeyChallenge) read.get(0);
+        @SuppressWarnings("unchecked")
         List<CredentialDescriptor> allowed = user.map(named -> {
-            List<CredentialDescriptor> own = descriptors(passkeys.findPasskeys(named));
+            List<CredentialDescriptor> own = descriptors((List<Passkey>) read.get(1));
             return own.isEmpty() ? List.of(decoy(named)) : own;
         }).orElse(List.of());
-        PasskeyChallenge challenge = newChallenge(PasskeyChallenge.Purpose.SIGN_IN, user, Optional.empty());
         return new SignInOptions(challenge.challenge(), policy.rpId(), allowed, userVerification(),
                 policy.challengeLifetime().toMillis(), challenge.expiresAt());
     }
 
     /**
      * Verifies a sign-in assertion (the JSON of {@code PublicKeyCredential.toJSON()}); {@code userId} is the user the
-     * options named, if they named one. The credential and the challenge are read together (one round trip), the
-     * attempt counted, and an accepted assertion written in one attempt write.
+     * options named, if they named one. Two round trips for a named user: the credential, the challenge and the
+     * attempt's place (its counts read beside it) together, then the attempt write of an accepted assertion. A
+     * username-less sign-in learns its user from the credential, so its place follows that read: three.
      */
     public PasskeyVerification verify(String responseJson, Optional<String> userId, ClientContext client) {
         Optional<String> named = userId.map(Inputs::userId);
@@ -236,32 +254,54 @@ public final class PasskeyService {
             Objects.requireNonNull(data.getAuthenticatorData(), "authenticatorData");
             return B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
         });
-        List<Supplier<Object>> reads = List.of(() -> passkeys.findPasskey(credentialId),
-                () -> passkeys.findChallenge(challenge));
-        List<Object> read = units.together(reads);
+        if (named.isPresent() && counted.knownLockOut(named.get()).isPresent()) {
+            return new PasskeyVerification.Invalid(PasskeyVerification.Reason.TOO_MANY_ATTEMPTS, "userId");
+        }
+        // Outside the unit, as every read before a test: on the embedded store a unit holds the one writer.
+        List<Supplier<Object>> calls = new ArrayList<>(List.of(() -> passkeys.findPasskey(credentialId),
+                () -> passkeys.findChallenge(challenge)));
+        named.ifPresent(user -> calls.add(() -> counted.begin(user)));
+        List<UnitOfWork.Settled<Object>> read = units.settle(calls);
+        Optional<Admission> admission = named.map(user -> (Admission) read.get(2).get());
+        Optional<Attempt> held = admission.filter(Admission.Admitted.class::isInstance)
+                .map(admitted -> ((Admission.Admitted) admitted).attempt());
         @SuppressWarnings("unchecked")
-        Optional<Passkey> found = ((Optional<Passkey>) read.get(0)).filter(passkey -> named.map(
-                passkey.userId()::equals).orElse(true) && (data.getUserHandle() == null
-                || B64.encodeToString(data.getUserHandle()).equals(passkey.userHandle())));
+        Optional<Passkey> found = readOrGiveBack(held, () -> (Optional<Passkey>) read.get(0).get())
+                .filter(passkey -> named.map(passkey.userId()::equals).orElse(true)
+                        && (data.getUserHandle() == null
+                        || B64.encodeToString(data.getUserHandle()).equals(passkey.userHandle())));
         @SuppressWarnings("unchecked")
-        Optional<PasskeyChallenge> stored = (Optional<PasskeyChallenge>) read.get(1);
+        Optional<PasskeyChallenge> stored = readOrGiveBack(held, () -> (Optional<PasskeyChallenge>) read.get(1).get());
         if (found.isEmpty()) {
+            // No passkey (of the named user) has this id: nothing was tested, so no wrong guess.
+            held.ifPresent(Attempt::noWrongGuess);
             return new PasskeyVerification.Invalid(PasskeyVerification.Reason.UNKNOWN_CREDENTIAL, "credential id");
         }
         Passkey passkey = found.get();
+        if (admission.isPresent()) {
+            return units.run("verify a passkey", () -> verifyAdmitted(passkey, admission.get(), data, challenge,
+                    stored, client));
+        }
         if (counted.knownLockOut(passkey.userId()).isPresent()) {
             return new PasskeyVerification.Invalid(PasskeyVerification.Reason.TOO_MANY_ATTEMPTS, "userId");
         }
-        return units.run("verify a passkey", () -> verifyCounted(passkey, data, challenge, stored, client));
+        return units.run("verify a passkey", () -> verifyAdmitted(passkey, counted.begin(passkey.userId()), data,
+                challenge, stored, client));
     }
 
-    private PasskeyVerification verifyCounted(Passkey passkey, AuthenticationData data, String challenge,
-                                              Optional<PasskeyChallenge> stored, ClientContext client) {
-        String user = passkey.userId();
-        if (!(counted.begin(user) instanceof Admission.Admitted admitted)) {
+    private PasskeyVerification verifyAdmitted(Passkey passkey, Admission admission, AuthenticationData data,
+                                               String challenge, Optional<PasskeyChallenge> stored,
+                                               ClientContext client) {
+        if (!(admission instanceof Admission.Admitted admitted)) {
             return invalid(passkey, PasskeyVerification.Reason.TOO_MANY_ATTEMPTS, "userId", client);
         }
-        Attempt attempt = admitted.attempt();
+        return verifyCounted(passkey, admitted.attempt(), data, challenge, stored, client);
+    }
+
+    private PasskeyVerification verifyCounted(Passkey passkey, Attempt attempt, AuthenticationData data,
+                                              String challenge, Optional<PasskeyChallenge> stored,
+                                              ClientContext client) {
+        String user = passkey.userId();
         Instant now = Instants.toMillis(clock.instant());
         PasskeyVerification tested = attempt.tested(() -> test(passkey, data, challenge, stored, now, attempt,
                 client));
@@ -277,6 +317,12 @@ public final class PasskeyService {
                         invalid.check(), client);
             }
             case POSSIBLY_CLONED -> {
+                if (passkeys.findChallenge(challenge).flatMap(PasskeyChallenge::consumedBy).isPresent()) {
+                    // The passkey was read after a concurrent submission of this same assertion won and moved its
+                    // count: a replay that lost, no clone and no wrong guess.
+                    attempt.noWrongGuess();
+                    return invalid(passkey, PasskeyVerification.Reason.CHALLENGE_NOT_OPEN, "challenge", client);
+                }
                 // A counter that went backwards is a signal, not proof, of a copied key: refused, counted, and
                 // audited as its own event so an operator can revoke the passkey.
                 attempt.wrongGuess();
@@ -424,6 +470,11 @@ public final class PasskeyService {
     /** The check a verification failure names: the exception's kind, such as {@code BadOrigin}. */
     private static String check(VerificationException e) {
         return e.getClass().getSimpleName().replaceFirst("Exception$", "");
+    }
+
+    /** A read made beside the attempt's place: when it failed, the place goes back before the failure goes up. */
+    private static <T> T readOrGiveBack(Optional<Attempt> held, Supplier<T> read) {
+        return held.isPresent() ? held.get().tested(read) : read.get();
     }
 
     private static <T> T parsed(String field, Supplier<T> parse) {

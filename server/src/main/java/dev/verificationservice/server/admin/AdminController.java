@@ -8,6 +8,7 @@ import dev.verificationservice.codes.LiveCode;
 import dev.verificationservice.server.audit.AuditController.AuditEventView;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.devices.DevicesController.DeviceView;
+import dev.verificationservice.server.passkeys.PasskeysController.PasskeyView;
 import dev.verificationservice.server.errors.ApiProblem;
 import dev.verificationservice.server.ratelimit.RateLimitsController.LimitView;
 import dev.verificationservice.server.security.ApiKeyFilter;
@@ -62,7 +63,9 @@ public class AdminController {
                                        @Schema(requiredMode = REQUIRED) List<LimitView> rateLimits,
                                        @Schema(requiredMode = REQUIRED) List<AuditEventView> auditEvents,
                                        @Schema(requiredMode = REQUIRED) List<TotpFactorView> totpFactors,
-                                       @Schema(requiredMode = REQUIRED) int recoveryCodesLeft) {
+                                       @Schema(requiredMode = REQUIRED) int recoveryCodesLeft,
+                                       @Schema(requiredMode = REQUIRED, description = "Empty while passkeys are off")
+                                       List<PasskeyView> passkeys) {
     }
 
     public record RemovedFactorsResponse(@Schema(requiredMode = REQUIRED) int removed) {
@@ -84,8 +87,8 @@ public class AdminController {
     }
 
     @GetMapping
-    @Operation(summary = "One view of a user: devices (without secrets), live codes (masked), rate-limit state and "
-            + "the latest audit events, newest first")
+    @Operation(summary = "One view of a user: devices (without secrets), live codes (masked), rate-limit state, "
+            + "the latest audit events (newest first), authenticator apps, and passkeys (no key material)")
     public UserOverviewResponse overview(@PathVariable String userId, HttpServletRequest request) {
         operatorKeyId(request);
         OperatorService.UserOverview overview = support.overview(userId);
@@ -95,7 +98,9 @@ public class AdminController {
                 overview.rateLimits().stream().map(LimitView::of).toList(),
                 overview.latestAudit().stream().map(AuditEventView::of).toList(),
                 verification.totp().list(userId).stream().map(TotpFactorView::of).toList(),
-                verification.recovery().remaining(userId));
+                verification.recovery().remaining(userId),
+                verification.passkeysOn() ? verification.passkeys().list(userId).stream().map(PasskeyView::of).toList()
+                        : List.of());
     }
 
     @DeleteMapping("/rate-limits/{action}")

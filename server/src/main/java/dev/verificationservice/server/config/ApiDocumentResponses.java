@@ -75,6 +75,24 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                 problem(responses, "502", "DELIVERY_FAILED (with deliveryMethod and maskedTarget): the code was "
                         + "invalidated; check the target and the channel, then request a new code");
             }
+            if (path.startsWith("/v1/passkeys/") || path.startsWith("/v1/users/{userId}/passkeys")) {
+                problem(responses, "404", "PASSKEYS_OFF: no relying party is configured (VERIFICATION_PASSKEYS_RP_ID); "
+                        + "or NOT_FOUND: no endpoint has this exact path");
+            }
+            if (path.equals("/v1/passkeys/registration/options")) {
+                problem(responses, "409", "PASSKEY_REFUSED (reason CAP_REACHED, field userId): the user holds the "
+                        + "most passkeys allowed; revoke one first");
+            }
+            if (path.equals("/v1/passkeys/registration") || path.equals("/v1/passkeys/sign-in")) {
+                problem(responses, "409", "PASSKEY_REFUSED (with reason, field and check): the response was checked "
+                        + "against what the service stores and refused (a challenge not open, a wrong origin, RP ID or "
+                        + "signature, an unknown credential, a sign count gone backwards, the cap); nothing was "
+                        + "stored but the refusal's audit entry and, for a sign-in, its counted attempt");
+            }
+            if (path.equals("/v1/passkeys/sign-in")) {
+                problem(responses, "429", "PASSKEY_REFUSED with reason TOO_MANY_ATTEMPTS: too many failed assertions "
+                        + "at VERIFY_PASSKEY (the counted-attempt rule); wait for the lock-out to end");
+            }
             if (IdempotencyFilter.takesKey(path) && method == PathItem.HttpMethod.POST) {
                 idempotent(operation, responses, IdempotencyFilter.SHOWN_ONCE_PATHS.contains(path));
             }
@@ -148,6 +166,8 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
                 .addProperty("field", new StringSchema().minLength(1)
                         .description("the request field (or header) at fault, for INVALID_INPUT"))
                 .addProperty("action", new StringSchema().description("the limit reached, for RATE_LIMITED"))
+                .addProperty("reason", new StringSchema().description("why, for PASSKEY_REFUSED"))
+                .addProperty("check", new StringSchema().description("the check that failed, for PASSKEY_REFUSED"))
                 .addProperty("resetsAt", new StringSchema().format("date-time")
                         .description("when the limit's window ends, for RATE_LIMITED and SMS_BUDGET_EXHAUSTED"))
                 .addProperty("retryAfterSeconds", new IntegerSchema().minimum(BigDecimal.ZERO)

@@ -1,6 +1,7 @@
 package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.Verification;
@@ -10,6 +11,8 @@ import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.passkeys.CredentialDescriptor;
 import dev.verificationservice.passkeys.Passkey;
+import dev.verificationservice.passkeys.PasskeyCapReachedException;
+import dev.verificationservice.passkeys.PasskeyChallenge;
 import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.passkeys.PasskeyRegistration;
 import dev.verificationservice.passkeys.PasskeyRepository;
@@ -23,6 +26,8 @@ import dev.verificationservice.ratelimit.RateLimitPolicy;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
 import dev.verificationservice.testsupport.passkeys.SoftwareAuthenticator;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -140,6 +145,11 @@ public abstract class PasskeyContract extends ContractPart {
         assertThat(service.register("ada", again, Optional.empty(), CLIENT)).isEqualTo(
                 new PasskeyRegistration.NotRegistered(PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge"));
         assertThat(service.list("ada")).hasSize(1);
+        // Each refusal is audited for the user it was made for, and nothing else was written.
+        assertThat(auditTypes("ada")).containsExactly(AuditEventType.PASSKEY_REGISTRATION_FAILED,
+                AuditEventType.PASSKEY_ADDED);
+        assertThat(auditTypes("bob")).containsExactly(AuditEventType.PASSKEY_REGISTRATION_FAILED);
+        assertThat(service.list("bob")).isEmpty();
     }
 
     @Test
@@ -181,6 +191,37 @@ public abstract class PasskeyContract extends ContractPart {
 
     private PasskeyService meetingAtChallengeReads(MeetingPoints reads, VerificationStore on) {
         return service(on, reads.around(PasskeyRepository.class, passkeys(on), "findChallenge", args -> args[0]));
+    }
+
+    @Test
+    void aReplayThatReadTheChallengeBeforeTheWinnerAndThePasskeyAfterItIsNoClone() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
+        SignInOptions options = service.signInOptions(Optional.of("ada"));
+        Optional<PasskeyChallenge> beforeTheWinner = passkeys(store()).findChallenge(options.challenge());
+        String assertion = key.sign(options.challenge(), RP_ID, ORIGIN);
+        assertThat(service.verify(assertion, Optional.of("ada"), CLIENT)).isInstanceOf(PasskeyVerification.Valid.class);
+
+        // The loser's first read of the challenge was made before the winner's write, its read of the passkey after.
+        PasskeyRepository real = passkeys(store());
+        AtomicInteger challengeReads = new AtomicInteger();
+        PasskeyRepository interleaved = (PasskeyRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {PasskeyRepository.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("findChallenge") && challengeReads.getAndIncrement() == 0) {
+                        return beforeTheWinner;
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+
+        assertThat(service(store(), interleaved).verify(assertion, Optional.of("ada"), CLIENT)).isEqualTo(
+                new PasskeyVerification.Invalid(PasskeyVerification.Reason.CHALLENGE_NOT_OPEN, "challenge"));
+        assertThat(auditTypes("ada")).doesNotContain(AuditEventType.PASSKEY_CLONE_WARNING);
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).as("no wrong guess").isZero();
     }
 
     @Test
@@ -270,7 +311,9 @@ public abstract class PasskeyContract extends ContractPart {
         List<SoftwareAuthenticator> keys = List.of(registered(service, "ada", SoftwareAuthenticator.withCounter()),
                 registered(service, "ada", SoftwareAuthenticator.synced()),
                 registered(service, "ada", SoftwareAuthenticator.withCounter()));
-        assertField(() -> service.registrationOptions("ada", Optional.empty(), Optional.empty()), "userId");
+        assertThatThrownBy(() -> service.registrationOptions("ada", Optional.empty(), Optional.empty()))
+                .isInstanceOfSatisfying(PasskeyCapReachedException.class, refused -> assertThat(refused.cap())
+                        .isEqualTo(POLICY.maxPasskeys()));
 
         assertThat(service.rename("ada", keys.get(0).credentialId(), "Work laptop")).isTrue();
         assertThat(service.rename("bob", keys.get(0).credentialId(), "Mine")).isFalse();

@@ -24,9 +24,12 @@ import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * Passkeys on DynamoDB: items {@code PASSKEYCHALLENGE#<challenge>}, {@code USER#<userId>} / {@code PASSKEYUSER}
@@ -35,12 +38,15 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * <p><b>Algorithm.</b>
  * <ul>
  *   <li>challenge: PutItem on KEY_IS_NEW (a key taken is this write's own earlier send: 32 random bytes);</li>
- *   <li>register: the challenge and the user's item read, then one attempt's transaction ({@link DynamoDbAttempts})
+ *   <li>user handle: one UpdateItem keeping the stored handle ({@code if_not_exists}), else storing the new one;</li>
+ *   <li>register: the challenge, the credential id and the user's item read in one BatchGetItem, then one attempt's
+ *   transaction ({@link DynamoDbAttempts})
  *   of the challenge stamped on {@link #IS_OPEN}, the passkey's Put on KEY_IS_NEW and the user's ids on the ids read
  *   ({@link #IDS_ARE}), with PASSKEY_ADDED; refused, the reason is read again (the ids moved: once more);</li>
  *   <li>accept an assertion: one attempt's transaction of the challenge stamped on {@link #IS_OPEN} and the
  *   passkey's count on {@link #COUNT_IS}, with PASSKEY_VERIFIED and the give-back;</li>
- *   <li>find: consistent GetItem of a passkey; a user's: the user's item, then each passkey it names;</li>
+ *   <li>find: consistent GetItem of a passkey; a user's: the user's item, then one BatchGetItem of the passkeys it
+ *   names;</li>
  *   <li>revoke: the passkeys' BatchWriteItem deletes, then the user's ids Updated.</li>
  * </ul>
  */
@@ -75,21 +81,34 @@ final class DynamoDbPasskeys implements PasskeyRepository {
 
     @Override
     public String userHandle(String userId, String candidate) {
-        TableKeys.PrimaryKey key = TableKeys.passkeyUser(userId);
-        Optional<Map<String, Object>> stored = table.getItem(key, AccessPattern.MANAGE_PASSKEYS);
-        if (stored.isPresent()) {
-            return PasskeyItems.userHandle(stored.get());
-        }
-        return table.putIfNew(PasskeyItems.userItem(userId, candidate, List.of()), key, AccessPattern.MANAGE_PASSKEYS)
-                .filter(item -> !item.isEmpty()).map(PasskeyItems::userHandle).orElse(candidate);
+        // One UpdateItem that keeps a stored handle and stores the candidate otherwise: no read before it, so the
+        // registration options are two round trips for a new user too; a retry of it finds its own handle.
+        UpdateItemRequest request = UpdateItemRequest.builder().tableName(table.tableName)
+                .key(keyOf(TableKeys.passkeyUser(userId)))
+                .updateExpression("SET #userHandle = if_not_exists(#userHandle, :candidate), "
+                        + "#credentialIds = if_not_exists(#credentialIds, :none)")
+                .expressionAttributeNames(Map.of("#userHandle", ItemAttributes.USER_HANDLE, "#credentialIds",
+                        ItemAttributes.CREDENTIAL_IDS))
+                .expressionAttributeValues(Map.of(":candidate", s(candidate), ":none", s("")))
+                .returnValues(ReturnValue.ALL_NEW)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL).build();
+        UpdateItemResponse response = table.call("store a user handle",
+                () -> TransactionConflicts.retryingConflicts(() -> table.client.updateItem(request)));
+        table.capacity.record(AccessPattern.MANAGE_PASSKEYS, ConsumedCapacityRecorder.Kind.WRITE,
+                response.consumedCapacity());
+        return PasskeyItems.userHandle(DynamoDbItems.fromAttributeValues(response.attributes()));
     }
 
     @Override
     public List<Passkey> findPasskeys(String userId) {
-        List<Passkey> found = new ArrayList<>();
-        for (String id : userIds(userId)) {
-            findPasskey(id).filter(passkey -> passkey.userId().equals(userId)).ifPresent(found::add);
+        // The user's item names them; one BatchGetItem reads them all (at most the cap, under its 100 keys).
+        List<TableKeys.PrimaryKey> keys = userIds(userId).stream().map(TableKeys::passkey).toList();
+        if (keys.isEmpty()) {
+            return List.of();
         }
+        List<Passkey> found = new ArrayList<>();
+        table.getItems(keys, AccessPattern.FIND_PASSKEYS).values().stream().map(PasskeyItems::passkey)
+                .filter(passkey -> passkey.userId().equals(userId)).forEach(found::add);
         found.sort(Comparator.comparing(Passkey::credentialId));
         return found;
     }
@@ -109,18 +128,22 @@ final class DynamoDbPasskeys implements PasskeyRepository {
                                int maxPasskeys) {
         TableKeys.PrimaryKey challengeKey = TableKeys.passkeyChallenge(challenge);
         for (int round = 0; round < REGISTER_TRIES; round++) {
-            Optional<PasskeyChallenge> stored = findChallenge(challenge);
+            // The challenge, the credential id and the user's item in one BatchGetItem: one round trip.
+            TableKeys.PrimaryKey userKey = TableKeys.passkeyUser(passkey.userId());
+            Map<TableKeys.PrimaryKey, Map<String, Object>> read = table.getItems(List.of(challengeKey,
+                    TableKeys.passkey(passkey.credentialId()), userKey), AccessPattern.REGISTER_PASSKEY);
+            Optional<PasskeyChallenge> stored = Optional.ofNullable(read.get(challengeKey))
+                    .map(PasskeyItems::challenge);
             if (stored.isPresent() && stored.get().consumedBy().equals(Optional.of(attemptId))) {
                 return Registered.STORED;
             }
             if (stored.isEmpty() || !stored.get().isOpenAt(now)) {
                 return Registered.CHALLENGE_NOT_OPEN;
             }
-            if (findPasskey(passkey.credentialId()).isPresent()) {
+            if (read.containsKey(TableKeys.passkey(passkey.credentialId()))) {
                 return Registered.CREDENTIAL_EXISTS;
             }
-            Optional<Map<String, Object>> user = table.getItem(TableKeys.passkeyUser(passkey.userId()),
-                    AccessPattern.REGISTER_PASSKEY);
+            Optional<Map<String, Object>> user = Optional.ofNullable(read.get(userKey));
             List<String> ids = new ArrayList<>(user.map(PasskeyItems::credentialIds).orElse(List.of()));
             if (ids.size() >= maxPasskeys) {
                 return Registered.CAP_REACHED;

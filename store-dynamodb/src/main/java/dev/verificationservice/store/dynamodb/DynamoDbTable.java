@@ -27,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DeleteRequest;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.Put;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
@@ -186,6 +187,32 @@ final class DynamoDbTable {
         return response.hasItem() && !response.item().isEmpty()
                 ? Optional.of(DynamoDbItems.fromAttributeValues(response.item()))
                 : Optional.empty();
+    }
+
+    /**
+     * Consistent reads of up to 100 items in one BatchGetItem (its unprocessed keys asked again), by key; an absent
+     * item is absent from the answer.
+     */
+    Map<TableKeys.PrimaryKey, Map<String, Object>> getItems(List<TableKeys.PrimaryKey> keys, AccessPattern pattern) {
+        Map<TableKeys.PrimaryKey, Map<String, Object>> found = new HashMap<>();
+        List<Map<String, AttributeValue>> pending = new ArrayList<>(keys.stream().distinct()
+                .map(DynamoDbTable::keyOf).toList());
+        while (!pending.isEmpty()) {
+            List<Map<String, AttributeValue>> asked = List.copyOf(pending);
+            var response = call("read items", () -> client.batchGetItem(request -> request
+                    .requestItems(Map.of(tableName, KeysAndAttributes.builder().keys(asked).consistentRead(true)
+                            .build()))
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
+            response.consumedCapacity().forEach(units -> capacity.record(pattern, READ, units));
+            response.responses().getOrDefault(tableName, List.of()).forEach(item -> {
+                Map<String, Object> read = DynamoDbItems.fromAttributeValues(item);
+                found.put(new TableKeys.PrimaryKey((String) read.get(ItemAttributes.PK),
+                        (String) read.get(ItemAttributes.SK)), read);
+            });
+            KeysAndAttributes unprocessed = response.unprocessedKeys().get(tableName);
+            pending = unprocessed == null ? List.of() : new ArrayList<>(unprocessed.keys());
+        }
+        return found;
     }
 
     List<Map<String, AttributeValue>> queryIndexPrefix(String gsi1pk, String prefix, Optional<Instant> activeAt,

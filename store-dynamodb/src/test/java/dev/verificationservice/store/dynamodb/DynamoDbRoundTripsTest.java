@@ -3,6 +3,7 @@ package dev.verificationservice.store.dynamodb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
@@ -14,10 +15,17 @@ import dev.verificationservice.codes.FailureReason;
 import dev.verificationservice.codes.IssueResult;
 import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.passkeys.PasskeyPolicy;
+import dev.verificationservice.passkeys.PasskeyRegistration;
+import dev.verificationservice.passkeys.PasskeyService;
+import dev.verificationservice.passkeys.PasskeyVerification;
+import dev.verificationservice.passkeys.RegistrationOptions;
+import dev.verificationservice.passkeys.SignInOptions;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.testsupport.dynamodb.Dynalite;
+import dev.verificationservice.testsupport.passkeys.SoftwareAuthenticator;
 import dev.verificationservice.testsupport.proxies.Interposed;
 import dev.verificationservice.testsupport.time.MutableClock;
 import java.security.SecureRandom;
@@ -26,6 +34,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -48,6 +58,8 @@ class DynamoDbRoundTripsTest {
     static final Dynalite.Extension DYNALITE = new Dynalite.Extension();
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String RP_ID = "example.com";
+    private static final String ORIGIN = "https://login.example.com";
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));
     private final DevelopmentOutbox outbox = new DevelopmentOutbox(clock);
@@ -65,7 +77,8 @@ class DynamoDbRoundTripsTest {
         verification = Verification.builder().store(store)
                 .keys(SecretKeyRing.fromBase64(List.of(SecretKeyRing.generateBase64Key(RANDOM))))
                 .encryption(EncryptionKeyRing.fromBase64(List.of(EncryptionKeyRing.generateBase64Key(RANDOM))))
-                .sender(outbox).clock(clock).build();
+                .sender(outbox).clock(clock).settings(VerificationSettings.builder()
+                        .passkeys(PasskeyPolicy.of(RP_ID, "Example", Set.of(ORIGIN))).build()).build();
         // The endpoints' view is one Query per instance and refresh interval, paid by the one request that finds it
         // due, not by every send: read here first, and not again within the test, so each count is the send's own.
         dynamo.eventSubscriptions().refreshEvery(Duration.ofDays(1));
@@ -120,6 +133,57 @@ class DynamoDbRoundTripsTest {
                 java.util.Optional.empty(), java.util.Optional.empty()).entries())
                 .extracting(entry -> entry.eventType().name())
                 .containsExactly("CODE_SENT", "CODES_INVALIDATED", "CODE_SENT");
+    }
+
+    @Test
+    void passkeyRegistrationOptionsAreTwoSequentialRoundTripsAndTheRegistrationThree() {
+        PasskeyService passkeys = verification.passkeys();
+        SoftwareAuthenticator key = SoftwareAuthenticator.withCounter();
+        RegistrationOptions[] options = new RegistrationOptions[1];
+
+        // The user's passkeys beside the user handle's one UpdateItem, then the challenge stored.
+        assertThat(path.measure(() -> options[0] = passkeys.registrationOptions("eva", Optional.empty(),
+                Optional.empty()))).isEqualTo(2);
+        String response = key.register(options[0].challenge(), RP_ID, ORIGIN, options[0].userHandle());
+        // The challenge read (its user and handle), the challenge, the credential id and the user's item in one
+        // BatchGetItem, then the one write of the passkey with the challenge consumed and PASSKEY_ADDED.
+        assertThat(path.measure(() -> assertThat(passkeys.register("eva", response, Optional.of("Laptop"),
+                ClientContext.none())).isInstanceOf(PasskeyRegistration.Registered.class))).isEqualTo(3);
+    }
+
+    @Test
+    void eachStepOfAPasskeySignInIsAtMostTwoSequentialRoundTripsForANamedUser() {
+        PasskeyService passkeys = verification.passkeys();
+        SoftwareAuthenticator key = registered(passkeys, "fay");
+        SignInOptions[] options = new SignInOptions[1];
+
+        // The user's passkeys, then the challenge stored.
+        assertThat(path.measure(() -> options[0] = passkeys.signInOptions(Optional.of("fay")))).isEqualTo(2);
+        String assertion = key.sign(options[0].challenge(), RP_ID, ORIGIN);
+        // The credential, the challenge and the attempt's place together, then the attempt write.
+        assertThat(path.measure(() -> assertThat(passkeys.verify(assertion, Optional.of("fay"), ClientContext.none()))
+                .isInstanceOf(PasskeyVerification.Valid.class))).isEqualTo(2);
+    }
+
+    @Test
+    void aUsernameLessSignInTakesItsPlaceOnceTheCredentialHasNamedTheUser() {
+        PasskeyService passkeys = verification.passkeys();
+        SoftwareAuthenticator key = registered(passkeys, "gus");
+        SignInOptions[] options = new SignInOptions[1];
+
+        assertThat(path.measure(() -> options[0] = passkeys.signInOptions(Optional.empty()))).isEqualTo(1);
+        String assertion = key.sign(options[0].challenge(), RP_ID, ORIGIN);
+        // Whose passkey it is is known only from the credential's item: its place is one round trip later.
+        assertThat(path.measure(() -> assertThat(passkeys.verify(assertion, Optional.empty(), ClientContext.none()))
+                .isInstanceOf(PasskeyVerification.Valid.class))).isEqualTo(3);
+    }
+
+    private static SoftwareAuthenticator registered(PasskeyService passkeys, String userId) {
+        SoftwareAuthenticator key = SoftwareAuthenticator.withCounter();
+        RegistrationOptions options = passkeys.registrationOptions(userId, Optional.empty(), Optional.empty());
+        assertThat(passkeys.register(userId, key.register(options.challenge(), RP_ID, ORIGIN, options.userHandle()),
+                Optional.empty(), ClientContext.none())).isInstanceOf(PasskeyRegistration.Registered.class);
+        return key;
     }
 
     private String send(String userId) {
