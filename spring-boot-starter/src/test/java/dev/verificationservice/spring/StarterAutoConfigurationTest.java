@@ -14,6 +14,7 @@ import dev.verificationservice.spring.delivery.DeliveryAutoConfiguration;
 import dev.verificationservice.spring.keys.EncryptionKeys;
 import dev.verificationservice.spring.events.WebhookAutoConfiguration;
 import dev.verificationservice.spring.security.LoginAutoConfiguration;
+import dev.verificationservice.spring.security.PasskeyLoginAutoConfiguration;
 import dev.verificationservice.spring.settings.SettingsCheckAutoConfiguration;
 import dev.verificationservice.spring.store.StoreAutoConfiguration;
 import dev.verificationservice.VerificationStore;
@@ -79,6 +80,7 @@ class StarterAutoConfigurationTest {
             assertThat(new String(imports.readAllBytes(), StandardCharsets.UTF_8).lines().toList()).containsExactlyInAnyOrder(
                     StoreAutoConfiguration.class.getName(), DeliveryAutoConfiguration.class.getName(),
                     VerificationAutoConfiguration.class.getName(), LoginAutoConfiguration.class.getName(),
+                    PasskeyLoginAutoConfiguration.class.getName(),
                     WebhookAutoConfiguration.class.getName(), SettingsCheckAutoConfiguration.class.getName());
         }
     }

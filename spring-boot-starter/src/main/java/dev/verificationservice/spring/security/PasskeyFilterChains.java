@@ -56,7 +56,7 @@ final class PasskeyFilterChains implements BeanPostProcessor {
         return bean;
     }
 
-    /** Answers a {@link PasskeyRefused} from the filters after it with 400 and a problem document. */
+    /** Answers a {@link PasskeyRefused} from the filters after it with its status and a problem document. */
     static final class RefusalsAnswered extends OncePerRequestFilter {
         @Override
         protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
@@ -68,13 +68,13 @@ final class PasskeyFilterChains implements BeanPostProcessor {
                     throw refused;
                 }
                 response.resetBuffer();
-                response.setStatus(HttpServletResponse.SC_BAD_REQUEST);
+                response.setStatus(refused.status());
                 response.setContentType("application/problem+json");
                 response.setCharacterEncoding(StandardCharsets.UTF_8.name());
                 Map<String, Object> problem = new LinkedHashMap<>();
                 problem.put("type", "about:blank");
                 problem.put("title", "Passkey not registered");
-                problem.put("status", HttpServletResponse.SC_BAD_REQUEST);
+                problem.put("status", refused.status());
                 problem.put("field", refused.field());
                 problem.put("detail", refused.getMessage());
                 response.getWriter().write(SpringPasskeys.json(problem));

@@ -3,6 +3,7 @@ package dev.verificationservice.spring.security;
 import com.webauthn4j.converter.CollectedClientDataConverter;
 import com.webauthn4j.converter.util.ObjectConverter;
 import dev.verificationservice.passkeys.Passkey;
+import dev.verificationservice.passkeys.PasskeyCapReachedException;
 import dev.verificationservice.passkeys.PasskeyPolicy;
 import dev.verificationservice.passkeys.PasskeyRegistration;
 import dev.verificationservice.passkeys.PasskeyRepository;
@@ -69,6 +70,9 @@ public final class VerificationPasskeyOperations implements WebAuthnRelyingParty
             options = passkeys.registrationOptions(userId, Optional.empty(), Optional.empty());
         } catch (InvalidInputException e) {
             throw new PasskeyRefused(e.field(), e.reason());
+        } catch (PasskeyCapReachedException atCap) {
+            throw new PasskeyRefused(409, "userId", "has " + atCap.cap()
+                    + " passkeys already; revoke one before registering another");
         }
         return SpringPasskeys.creationOptions(policy, options.challenge(),
                 SpringPasskeys.user(options.userHandle(), username), options.excludeCredentials(),

@@ -168,14 +168,14 @@ abstract class PasskeyLoginContract {
     }
 
     @Test
-    void aUserAtTheCapIsRefusedOptionsWithA400NamingTheField() throws Exception {
+    void aUserAtTheCapIsRefusedOptionsWithA409NamingTheField() throws Exception {
         for (int i = 0; i < PasskeyPolicy.DEFAULT_MAX_PASSKEYS; i++) {
             register("carol", SoftwareAuthenticator.withCounter());
         }
         MockHttpServletResponse refused = mvc.perform(post("/webauthn/register/options").with(user("carol"))
                 .with(csrf())).andReturn().getResponse();
 
-        assertThat(refused.getStatus()).isEqualTo(400);
+        assertThat(refused.getStatus()).as("a refusal, as the HTTP API's 409 PASSKEY_REFUSED").isEqualTo(409);
         assertThat(JsonPath.<String>read(refused.getContentAsString(), "$.field")).isEqualTo("userId");
         assertThat(refused.getCookie("VERIFICATION_PASSKEY_REGISTRATION")).as("no challenge handed out").isNull();
     }
