@@ -23,6 +23,7 @@ import dev.verificationservice.passkeys.PasskeyRegistration;
 import dev.verificationservice.passkeys.PasskeyVerification;
 import dev.verificationservice.passkeys.RegistrationOptions;
 import dev.verificationservice.ratelimit.RateLimitPolicy;
+import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.security.EncryptionKeyRing;
 import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.dynamodb.ConsumedCapacityRecorder;
@@ -178,11 +179,22 @@ final class CapacityRun {
         Verification budgeted = verification(VerificationSettings.defaults().withSmsBudget(Optional.of(
                 new RateLimitPolicy(10_000 * SMS_BUDGET_SHARDS, Duration.ofHours(1), SMS_BUDGET_SHARDS))));
         AtomicInteger numbers = new AtomicInteger(10_000);
-        rows.add(spread("SMS sends over distinct users and numbers, the SMS budget on (" + SMS_BUDGET_SHARDS
-                + " shards)", 2_000, user -> require(budgeted.codes().issue(CodeRequest.of(user,
+        // A range's counters take a write for each SMS to it: traffic in one range is held there, spread traffic by
+        // the budget's shards.
+        rows.add(spread("SMS sends over distinct users and numbers of one range (+447700), the SMS budget on ("
+                + SMS_BUDGET_SHARDS + " shards)", 2_000, user -> require(budgeted.codes().issue(CodeRequest.of(user,
                 CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS, "+4477001" + numbers.incrementAndGet()))
                 instanceof IssueResult.Issued), Map.of(family(TableKeys.rateLimitPartition("global", "SMS_BUDGET")),
                 SMS_BUDGET_SHARDS)));
+        rows.add(spread("SMS sends over distinct users and numbers, each in one of ten ranges (+447400 to +447409), "
+                + "the SMS budget on (" + SMS_BUDGET_SHARDS + " shards)", 2_000, user -> {
+                    int n = numbers.incrementAndGet();
+                    require(budgeted.codes().issue(CodeRequest.of(user, CodeType.PHONE_VERIFICATION,
+                            DeliveryMethod.SMS, "+44740" + (n % 10) + String.format(Locale.ROOT, "%06d", n)))
+                            instanceof IssueResult.Issued);
+                }, Map.of(family(TableKeys.rateLimitPartition("global", "SMS_BUDGET")), SMS_BUDGET_SHARDS,
+                        family(TableKeys.rateLimitPartition("smscountry:GB", "SMS_COUNTRY_SENT")),
+                        SmsSignalPolicy.DEFAULTS.countryShards())));
         rows.add(attacked(false));
         rows.add(attacked(true));
         webhooks.delete(everything);

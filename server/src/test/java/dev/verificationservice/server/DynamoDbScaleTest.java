@@ -221,9 +221,10 @@ class DynamoDbScaleTest {
         sharedKeyDivisor = 10;
         Run run = run(2, false);
 
+        // The goal test's own check: a shared key throttled, named. Whether a second also falls short depends on the
+        // key: the SMS signals' counters are written after the answer and fail open, so their throttles cost no pair.
         assertThat(run.throttled()).as(run.report())
                 .anySatisfy(used -> assertThat(used.key().value()).doesNotContain(USERS, VICTIMS));
-        assertThat(run.seconds()).as(run.report()).anySatisfy(second -> assertThat(second.reachedTarget()).isFalse());
         System.out.printf(Locale.ROOT, "[scale] every shared key held to a tenth of its limit:%n%s", run.report());
     }
 
