@@ -254,7 +254,9 @@ class RetryAndTransportTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0)).isInstanceOf(IllegalArgumentException.class);
         assertThat(RetryPolicy.defaults().operations()).containsExactlyInAnyOrder(Operation.CHECK_CODE,
-                Operation.LIST_DEVICES, Operation.LIST_TOTP, Operation.AUDIT, Operation.RATE_LIMITS,
+                Operation.LIST_DEVICES, Operation.LIST_TOTP, Operation.PASSKEY_REGISTRATION_OPTIONS,
+                Operation.PASSKEY_SIGN_IN_OPTIONS, Operation.LIST_PASSKEYS, Operation.RENAME_PASSKEY,
+                Operation.AUDIT, Operation.RATE_LIMITS,
                 Operation.DEV_OUTBOX, Operation.LIST_WEBHOOKS, Operation.ENABLE_WEBHOOK, Operation.WEBHOOK_DELIVERIES);
     }
 }
