@@ -42,6 +42,12 @@ public record Passkey(String userId, String credentialId, String userHandle, Str
                 backupEligible, nowBackedUp, userVerified, aaguid, createdAt, Optional.of(at));
     }
 
+    /** This passkey under the user handle its registration challenge was issued with (a store fills it in). */
+    public Passkey withUserHandle(String handle) {
+        return new Passkey(userId, credentialId, handle, label, publicKey, signCount, transports, backupEligible,
+                backedUp, userVerified, aaguid, createdAt, lastUsedAt);
+    }
+
     public Passkey renamed(String newLabel) {
         return new Passkey(userId, credentialId, userHandle, newLabel, publicKey, signCount, transports,
                 backupEligible, backedUp, userVerified, aaguid, createdAt, lastUsedAt);

@@ -31,6 +31,11 @@ public record PasskeyChallenge(String challenge, Purpose purpose, Optional<Strin
         return consumedBy.isEmpty() && now.isBefore(expiresAt);
     }
 
+    /** Whether this is a registration challenge issued to the user. */
+    public boolean isRegistrationOf(String user) {
+        return purpose == Purpose.REGISTRATION && userId.equals(Optional.of(user));
+    }
+
     public PasskeyChallenge consumed(String attemptId) {
         return new PasskeyChallenge(challenge, purpose, userId, userHandle, expiresAt, Optional.of(attemptId));
     }

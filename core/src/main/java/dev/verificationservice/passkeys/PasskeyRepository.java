@@ -35,8 +35,10 @@ public interface PasskeyRepository {
     enum Registered { STORED, CHALLENGE_NOT_OPEN, CAP_REACHED, CREDENTIAL_EXISTS }
 
     /**
-     * Registers a passkey in one atomic step: the registration challenge consumed (open at {@code now}, or consumed
-     * by this same {@code attemptId}: a retry, answered STORED), the passkey stored on the conditions that no
+     * Registers a passkey in one atomic step: the registration challenge consumed (open at {@code now}, a
+     * registration challenge of {@code passkey.userId()}, or consumed by this same {@code attemptId}: a retry,
+     * answered STORED; any other is CHALLENGE_NOT_OPEN), the passkey stored under the challenge's user handle
+     * (whatever {@code passkey.userHandle()} says: the caller has not read it) on the conditions that no
      * passkey has its credential id and that the user holds fewer than {@code maxPasskeys}, and its
      * {@code PASSKEY_ADDED} entry (with its undelivered event). Nothing is written unless all of it is.
      */

@@ -84,6 +84,8 @@ public final class PasskeyService {
     private static final int CHALLENGE_BYTES = 32;
     private static final int USER_HANDLE_BYTES = 32;
     private static final int DECOY_ID_BYTES = 16;
+    /** What a registration hands the store as the user handle, which the store takes from the challenge. */
+    private static final String UNREAD_USER_HANDLE = "";
     private static final List<PublicKeyCredentialParameters> ALGORITHMS = List.of(
             new PublicKeyCredentialParameters(PublicKeyCredentialType.PUBLIC_KEY, COSEAlgorithmIdentifier.ES256),
             new PublicKeyCredentialParameters(PublicKeyCredentialType.PUBLIC_KEY, COSEAlgorithmIdentifier.EdDSA),
@@ -167,12 +169,8 @@ public final class PasskeyService {
             return B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
         });
         Instant now = Instants.toMillis(clock.instant());
-        Optional<PasskeyChallenge> open = passkeys.findChallenge(challenge).filter(found -> found.isOpenAt(now)
-                && found.purpose() == PasskeyChallenge.Purpose.REGISTRATION
-                && found.userId().equals(Optional.of(user)));
-        if (open.isEmpty()) {
-            return refused(user, PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge", Optional.empty(), client);
-        }
+        // No read of the challenge first: the store's registration reads it, with the user's passkeys, and decides
+        // whether it is this user's open registration challenge, so a registration is two round trips.
         try {
             webAuthn.verify(data, new RegistrationParameters(serverProperty(challenge), ALGORITHMS,
                     policy.userVerificationRequired(), true));
@@ -188,7 +186,7 @@ public final class PasskeyService {
         Set<String> transports = Optional.ofNullable(data.getTransports()).orElse(Set.of()).stream()
                 .map(AuthenticatorTransport::getValue).collect(Collectors.toUnmodifiableSet());
         Passkey passkey = new Passkey(user, B64.encodeToString(credential.getCredentialId()),
-                open.get().userHandle().orElseThrow(), shownLabel, publicKey, authenticator.getSignCount(), transports,
+                UNREAD_USER_HANDLE, shownLabel, publicKey, authenticator.getSignCount(), transports,
                 authenticator.isFlagBE(), authenticator.isFlagBS(), authenticator.isFlagUV(),
                 String.valueOf(credential.getAaguid()), now, Optional.empty());
         Map<String, String> details = new LinkedHashMap<>();

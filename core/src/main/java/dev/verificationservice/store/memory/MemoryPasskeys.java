@@ -89,7 +89,7 @@ final class MemoryPasskeys implements PasskeyRepository {
             if (stored != null && stored.consumedBy().equals(Optional.of(attemptId))) {
                 return Registered.STORED;
             }
-            if (stored == null || !stored.isOpenAt(now)) {
+            if (stored == null || !stored.isOpenAt(now) || !stored.isRegistrationOf(passkey.userId())) {
                 return Registered.CHALLENGE_NOT_OPEN;
             }
             if (passkeys.containsKey(passkey.credentialId())) {
@@ -100,7 +100,7 @@ final class MemoryPasskeys implements PasskeyRepository {
             }
             audit.requireFree(added, "passkey registration");
             challenges.put(challenge, stored.consumed(attemptId));
-            passkeys.put(passkey.credentialId(), passkey);
+            passkeys.put(passkey.credentialId(), passkey.withUserHandle(stored.userHandle().orElseThrow()));
             audit.add(added);
             return Registered.STORED;
         }

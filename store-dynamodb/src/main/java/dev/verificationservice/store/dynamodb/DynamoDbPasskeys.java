@@ -137,7 +137,7 @@ final class DynamoDbPasskeys implements PasskeyRepository {
             if (stored.isPresent() && stored.get().consumedBy().equals(Optional.of(attemptId))) {
                 return Registered.STORED;
             }
-            if (stored.isEmpty() || !stored.get().isOpenAt(now)) {
+            if (stored.isEmpty() || !stored.get().isOpenAt(now) || !stored.get().isRegistrationOf(passkey.userId())) {
                 return Registered.CHALLENGE_NOT_OPEN;
             }
             if (read.containsKey(TableKeys.passkey(passkey.credentialId()))) {
@@ -149,8 +149,9 @@ final class DynamoDbPasskeys implements PasskeyRepository {
                 return Registered.CAP_REACHED;
             }
             ids.add(passkey.credentialId());
+            String handle = stored.get().userHandle().orElseThrow();
             Map<String, Object> userItem = PasskeyItems.userItem(passkey.userId(),
-                    user.map(PasskeyItems::userHandle).orElse(passkey.userHandle()), ids);
+                    user.map(PasskeyItems::userHandle).orElse(handle), ids);
             Put.Builder userPut = Put.builder().tableName(table.tableName)
                     .item(DynamoDbItems.toAttributeValues(userItem));
             if (user.isPresent()) {
@@ -163,7 +164,7 @@ final class DynamoDbPasskeys implements PasskeyRepository {
             }
             DynamoDbAttempts.Outcome outcome = DynamoDbAttempts.run(table, new DynamoDbAttempts.Write(
                     AccessPattern.REGISTER_PASSKEY, DynamoDbAttempts.Naming.of("passkey registration"), attemptId,
-                    List.of(consume(challengeKey, attemptId, now), table.conditionalPut(PasskeyItems.passkeyItem(passkey)),
+                    List.of(consume(challengeKey, attemptId, now), table.conditionalPut(PasskeyItems.passkeyItem(passkey.withUserHandle(handle))),
                             TransactWriteItem.builder().put(userPut.build()).build()),
                     List.of(table.conditionalPut(table.auditItem(added))), Optional.empty(), Optional.empty(),
                     stamped(challengeKey, attemptId)));

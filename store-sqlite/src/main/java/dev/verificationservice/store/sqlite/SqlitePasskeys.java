@@ -134,7 +134,7 @@ final class SqlitePasskeys implements PasskeyRepository {
             if (stored.isPresent() && stored.get().consumedBy().equals(Optional.of(attemptId))) {
                 return Registered.STORED;
             }
-            if (stored.isEmpty() || !stored.get().isOpenAt(now)) {
+            if (stored.isEmpty() || !stored.get().isOpenAt(now) || !stored.get().isRegistrationOf(passkey.userId())) {
                 return Registered.CHALLENGE_NOT_OPEN;
             }
             if (table.selectItem(connection, TableKeys.passkey(passkey.credentialId())).isPresent()) {
@@ -148,9 +148,10 @@ final class SqlitePasskeys implements PasskeyRepository {
             }
             ids.add(passkey.credentialId());
             table.putItem(connection, PasskeyItems.challengeItem(stored.get().consumed(attemptId)));
-            table.insertIfAbsent(connection, PasskeyItems.passkeyItem(passkey));
+            String handle = stored.get().userHandle().orElseThrow();
+            table.insertIfAbsent(connection, PasskeyItems.passkeyItem(passkey.withUserHandle(handle)));
             table.putItem(connection, PasskeyItems.userItem(passkey.userId(), user.map(PasskeyItems::userHandle)
-                    .orElse(passkey.userHandle()), ids));
+                    .orElse(handle), ids));
             SqliteAttempts.writeEntry(table, connection, auditItem, "passkey registration");
             return Registered.STORED;
         });
