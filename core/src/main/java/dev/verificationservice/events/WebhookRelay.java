@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The relay's steps, each on the injected clock and without threads of its own ({@link RelayRunner} schedules them).
@@ -97,7 +98,7 @@ public final class WebhookRelay {
      * many it took.
      */
     public int fanOut(int limit) {
-        return fanOut(limit, store.listEndpoints());
+        return fanOut(limit, store::listEndpoints);
     }
 
     /**
@@ -105,10 +106,16 @@ public final class WebhookRelay {
      * and lanes read the endpoints' partition once, not once a batch.
      */
     public int fanOut(int limit, List<WebhookEndpoint> endpoints) {
+        return fanOut(limit, () -> endpoints);
+    }
+
+    /** The endpoints are asked for only once there are events to fan out to them. */
+    private int fanOut(int limit, Supplier<List<WebhookEndpoint>> endpointsToFanOutTo) {
         List<AuditEntry> events = store.undeliveredEvents(limit);
         if (events.isEmpty()) {
             return 0;
         }
+        List<WebhookEndpoint> endpoints = endpointsToFanOutTo.get();
         Instant now = clock.instant();
         List<WebhookRepository.FanOut> batch = new ArrayList<>();
         for (AuditEntry entry : events) {
