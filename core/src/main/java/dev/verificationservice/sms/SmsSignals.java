@@ -4,6 +4,7 @@ import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.AuditLog;
 import dev.verificationservice.audit.ClientContext;
+import dev.verificationservice.ratelimit.Cooldown;
 import dev.verificationservice.ratelimit.CounterWindow;
 import dev.verificationservice.ratelimit.Place;
 import dev.verificationservice.ratelimit.RateLimitCounter;
@@ -13,6 +14,7 @@ import dev.verificationservice.store.StoreException;
 import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.time.Instants;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +22,7 @@ import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -309,7 +312,7 @@ public final class SmsSignals {
         boolean opened = false;
         if (until.isEmpty() && policy.trips(state.figures())) {
             Instant end = openEnd();
-            opened = open(range.subject(), details(range), Scope.RANGE, state.figures(), end);
+            opened = open(range.subject(), details(range), state.figures(), end);
             until = Optional.of(end);
         }
         if (until.isPresent()) {
@@ -325,7 +328,7 @@ public final class SmsSignals {
         if (countryUntil.isEmpty() && state.country().isPresent() && policy.country().trips(country.figures())) {
             Instant end = openEnd();
             countryOpened = open(SmsRange.countrySubjectOf(country.country(), 0), countryDetails(country.country()),
-                    Scope.COUNTRY, country.figures(), end);
+                    country.figures(), end);
             countryUntil = Optional.of(end);
             remember(new CountryState(country.country(), country.figures(), countryUntil));
         }
@@ -348,14 +351,19 @@ public final class SmsSignals {
     }
 
     /**
-     * Opens the breaker of {@code subject} until {@code end}: unmarked, at most one place, so the first check to
-     * open it gets place 1 and records the opening ({@code sms.range_blocked}). Returns whether this one did.
+     * Opens the breaker of {@code subject} until {@code end} (unmarked, at most one place), then claims the record
+     * of the opening ({@code sms.range_blocked}) under this check's own id, in the breaker's partition (a lift
+     * deletes it with the breaker). The claim, not the place, says who records: a take sent again after its answer
+     * was lost gets place 2 and still claims, and a claim sent again knows itself, so a lost answer neither loses
+     * nor doubles the entry. Returns whether this check recorded the opening.
      */
-    private boolean open(String subject, Map<String, String> details, Scope scope, SmsFigures figures, Instant end) {
+    private boolean open(String subject, Map<String, String> details, SmsFigures figures, Instant end) {
+        Instant now = clock.instant();
         Instant coolOff = end.minus(policy.coolOff().multipliedBy(2));
-        long place = counters.takePlace(new Place(new CounterWindow(subject, BREAKER, coolOff,
+        counters.takePlace(new Place(new CounterWindow(subject, BREAKER, coolOff,
                 end.plus(RateLimiter.COUNTER_GRACE)), Optional.empty()), 1);
-        if (place != 1) {
+        if (counters.claimCooldown(new Cooldown(subject, BREAKER, now, Duration.between(now, end),
+                UUID.randomUUID().toString())).isPresent()) {
             return false;
         }
         details.put("sent", Long.toString(figures.sent()));

@@ -80,6 +80,24 @@ public abstract class SmsBreakerContract extends ContractPart {
     }
 
     @Test
+    void anOpeningWhoseAnswerIsLostIsRecordedOnce() {
+        Optional<AnswerLosingStore> losing = answerLosingStore();
+        assumeTrue(losing.isPresent(), "nothing lies between this store and its data to lose an answer");
+        SmsSignals signals = on(losing.get().store()).smsSignals();
+        SmsRange range = signals.rangeOf(number(0)).orElseThrow();
+        pump(signals, 3);
+
+        losing.get().loseNextAnswerTo("UpdateItem", "SMS_BREAKER");
+        assertThat(signals.check(number(99), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class,
+                blocked -> assertThat(blocked.opened()).as("the take was sent again: place 2").isTrue());
+        assertThat(losing.get().answersLost()).as("the opening write met the fault").isEqualTo(1);
+        assertThat(signals.check(number(98), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class,
+                blocked -> assertThat(blocked.opened()).isFalse());
+        assertThat(signals.history(range)).extracting(AuditEntry::eventType)
+                .containsExactly(AuditEventType.SMS_RANGE_BLOCKED);
+    }
+
+    @Test
     void anOperatorLiftsAnOpenBreaker() {
         SmsSignals signals = verification().smsSignals();
         SmsRange range = signals.rangeOf(number(0)).orElseThrow();
