@@ -295,8 +295,8 @@ public final class SmsSignals {
 
     /**
      * The verdict on what {@link #read} found: the range's breaker, then its country's (as this instance last read
-     * it). A breaker whose figures trip it is opened (one write): the range's on any read, the country's on a read
-     * of the country.
+     * it). A breaker whose figures trip it is opened (two writes: the breaker and the claim of its record): the
+     * range's on any read, the country's on a read of the country.
      */
     public Verdict judge(RangeState state, boolean humanVerified) {
         Verdict verdict = judged(state, humanVerified);

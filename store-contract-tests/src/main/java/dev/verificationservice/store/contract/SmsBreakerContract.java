@@ -21,6 +21,7 @@ import dev.verificationservice.store.memory.MemoryVerificationStore;
 import dev.verificationservice.table.ItemAttributes;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -93,6 +94,19 @@ public abstract class SmsBreakerContract extends ContractPart {
         assertThat(losing.get().answersLost()).as("the opening write met the fault").isEqualTo(1);
         assertThat(signals.check(number(98), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class,
                 blocked -> assertThat(blocked.opened()).isFalse());
+        assertThat(signals.history(range)).extracting(AuditEntry::eventType)
+                .containsExactly(AuditEventType.SMS_RANGE_BLOCKED);
+    }
+
+    @Test
+    void simultaneousChecksThatOpenABreakerRecordItOnce() throws Exception {
+        SmsSignals signals = verification().smsSignals();
+        SmsRange range = signals.rangeOf(number(0)).orElseThrow();
+        pump(signals, 4);
+
+        List<SmsSignals.Verdict> verdicts = runConcurrently(8, () -> signals.check(number(99), false));
+        assertThat(verdicts).allMatch(SmsSignals.Verdict::refuses);
+        assertThat(verdicts).filteredOn(verdict -> ((SmsSignals.Blocked) verdict).opened()).hasSize(1);
         assertThat(signals.history(range)).extracting(AuditEntry::eventType)
                 .containsExactly(AuditEventType.SMS_RANGE_BLOCKED);
     }
