@@ -24,7 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  *   {@code SMS_COUNTRY_SENDS} (picked by the number, so a country's writes spread over its shards): two write
  *   units, in one call of independent writes.</li>
  *   <li>A verification takes a place in its range's {@code SMS_RANGE_VERIFIED} and in a shard of its country's
- *   {@code SMS_COUNTRY_VERIFIED} (picked at random: the code keeps no number): two write units.</li>
+ *   {@code SMS_COUNTRY_VERIFIED} (each in turn: the code keeps no number): two write units.</li>
  *   <li>The breaker of a range is its {@code SMS_BREAKER} counter in windows of the cool-off: open while the
  *   current or the previous cool-off window holds a count. A country's is the same counter under its
  *   {@code smscountry:<region>} subject.</li>
@@ -74,6 +74,8 @@ public final class SmsSignals {
     /** When this instance reads each country's figures next. */
     private final Map<String, Instant> countryRefresh = new ConcurrentHashMap<>();
     private final SmsCountryTallies tallies = new SmsCountryTallies();
+    /** The shard of a country the next verification counts in: in turn, since the code keeps no number. */
+    private final AtomicInteger nextVerifiedShard = new AtomicInteger();
 
     private final AuditLog audit;
 
@@ -412,7 +414,7 @@ public final class SmsSignals {
         writes.add(failingOpen(() -> count(SmsRange.subjectOf(prefix), VERIFIED, now)));
         NumberRanges.rangeOfPrefix(prefix).ifPresent(range -> {
             tallies.verified(range.country());
-            int shard = ThreadLocalRandom.current().nextInt(policy.countryShards());
+            int shard = Math.floorMod(nextVerifiedShard.getAndIncrement(), policy.countryShards());
             writes.add(failingOpen(() -> count(range.countrySubject(shard), COUNTRY_VERIFIED, now)));
         });
         units.together(writes);
