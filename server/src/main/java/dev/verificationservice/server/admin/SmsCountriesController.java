@@ -4,12 +4,14 @@ import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.verificationservice.Verification;
+import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.operator.OperatorService;
 import dev.verificationservice.server.audit.AuditController.AuditEventView;
 import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.security.ApiKeyFilter;
 import dev.verificationservice.sms.NumberRanges;
+import dev.verificationservice.sms.SmsFigures;
 import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.validation.InvalidInputException;
 import io.swagger.v3.oas.annotations.Operation;
@@ -46,10 +48,13 @@ public class SmsCountriesController {
                                  @Schema(description = "When the open breaker closes on its own; absent while closed")
                                  String openUntil,
                                  @Schema(requiredMode = REQUIRED) List<AuditEventView> history) {
-    }
 
-    public record LiftedCountryBreakerResponse(@Schema(requiredMode = REQUIRED) String country,
-                                               @Schema(requiredMode = REQUIRED) boolean wasOpen) {
+        static SmsCountryView of(SmsSignals.CountryState state, List<AuditEntry> history) {
+            SmsFigures figures = state.figures();
+            return new SmsCountryView(state.country(), figures.sent(), figures.verified(), figures.conversion(),
+                    state.openUntil().map(JsonTimes::format).orElse(null),
+                    history.stream().map(AuditEventView::of).toList());
+        }
     }
 
     private final OperatorService support;
@@ -63,10 +68,11 @@ public class SmsCountriesController {
     public SmsCountryView country(@PathVariable String country, HttpServletRequest request) {
         AdminController.operatorKeyId(request);
         String region = region(country);
-        SmsSignals.CountryState state = support.smsCountry(region);
-        return new SmsCountryView(region, state.figures().sent(), state.figures().verified(),
-                state.figures().conversion(), state.openUntil().map(JsonTimes::format).orElse(null),
-                support.smsCountryHistory(region).stream().map(AuditEventView::of).toList());
+        return SmsCountryView.of(support.smsCountry(region), support.smsCountryHistory(region));
+    }
+
+    public record LiftedCountryBreakerResponse(@Schema(requiredMode = REQUIRED) String country,
+                                               @Schema(requiredMode = REQUIRED) boolean wasOpen) {
     }
 
     @DeleteMapping("/breaker")
