@@ -264,12 +264,15 @@ public final class PasskeyService {
         Optional<Attempt> held = admission.filter(Admission.Admitted.class::isInstance)
                 .map(admitted -> ((Admission.Admitted) admitted).attempt());
         @SuppressWarnings("unchecked")
+        Optional<PasskeyChallenge> stored = readOrGiveBack(held, () -> (Optional<PasskeyChallenge>) read.get(1).get());
+        // Where neither the caller nor the options named the user, the passkey's user handle is the only word on whose
+        // it is (WebAuthn's username-less step): a response without one is no sign-in of anyone.
+        boolean handleRequired = named.isEmpty() && stored.map(found -> found.userId().isEmpty()).orElse(true);
+        @SuppressWarnings("unchecked")
         Optional<Passkey> found = readOrGiveBack(held, () -> (Optional<Passkey>) read.get(0).get())
                 .filter(passkey -> named.map(passkey.userId()::equals).orElse(true)
-                        && (data.getUserHandle() == null
-                        || B64.encodeToString(data.getUserHandle()).equals(passkey.userHandle())));
-        @SuppressWarnings("unchecked")
-        Optional<PasskeyChallenge> stored = readOrGiveBack(held, () -> (Optional<PasskeyChallenge>) read.get(1).get());
+                        && (data.getUserHandle() == null ? !handleRequired
+                        : B64.encodeToString(data.getUserHandle()).equals(passkey.userHandle())));
         if (found.isEmpty()) {
             // No passkey (of the named user) has this id: nothing was tested, so no wrong guess.
             held.ifPresent(Attempt::noWrongGuess);

@@ -87,6 +87,14 @@ public final class SoftwareAuthenticator {
         this.signCount = count;
     }
 
+    /**
+     * Sets the user handle the next assertions send: {@code null} sends none, as a security key that keeps no
+     * discoverable credential; another handle plays a response that claims another account.
+     */
+    public synchronized void setUserHandle(String userHandle) {
+        this.userHandle = userHandle == null ? null : Base64.getUrlDecoder().decode(userHandle);
+    }
+
     /** The registration response to a creation challenge (base64url), for the RP ID at the origin. */
     public synchronized String register(String challenge, String rpId, String origin, String userHandle) {
         this.userHandle = Base64.getUrlDecoder().decode(userHandle);
