@@ -176,6 +176,12 @@ class DynamoDbRoundTripsTest {
         // Whose passkey it is is known only from the credential's item: its place is one round trip later.
         assertThat(path.measure(() -> assertThat(passkeys.verify(assertion, Optional.empty(), ClientContext.none()))
                 .isInstanceOf(PasskeyVerification.Valid.class))).isEqualTo(3);
+
+        // One without the passkey's user handle is refused on the first read: no place, no test, no write.
+        key.setUserHandle(null);
+        String anonymous = key.sign(passkeys.signInOptions(Optional.empty()).challenge(), RP_ID, ORIGIN);
+        assertThat(path.measure(() -> assertThat(passkeys.verify(anonymous, Optional.empty(), ClientContext.none()))
+                .isInstanceOf(PasskeyVerification.Invalid.class))).isEqualTo(1);
     }
 
     private static SoftwareAuthenticator registered(PasskeyService passkeys, String userId) {
