@@ -481,11 +481,20 @@ public abstract class PasskeyContract extends ContractPart {
 
     @Test
     void thirtyConcurrentVerificationsWithAnAnswerLostGiveExactlyOneSuccess() throws Exception {
+        thirtyConcurrentWithAnAnswerLost(Optional.of("ada"));
+    }
+
+    @Test
+    void thirtyConcurrentUsernameLessVerificationsWithAnAnswerLostGiveExactlyOneSuccess() throws Exception {
+        thirtyConcurrentWithAnAnswerLost(Optional.empty());
+    }
+
+    private void thirtyConcurrentWithAnAnswerLost(Optional<String> named) throws Exception {
         Optional<AnswerLosingStore> losing = answerLosingStore();
         assumeTrue(losing.isPresent(), "this store's client resends nothing on its own");
         subscribe(store()); // the entry is then an event, which is how a lost answer finds its write
         SoftwareAuthenticator key = registered(service(), "ada", SoftwareAuthenticator.withCounter());
-        SignInOptions options = service().signInOptions(Optional.of("ada"));
+        SignInOptions options = service().signInOptions(named);
         String assertion = key.sign(options.challenge(), RP_ID, ORIGIN);
         MeetingPoints reads = new MeetingPoints();
         List<PasskeyService> instances = List.of(meetingAtChallengeReads(reads, losing.get().store()),
@@ -495,7 +504,7 @@ public abstract class PasskeyContract extends ContractPart {
         AtomicInteger turn = new AtomicInteger();
 
         List<PasskeyVerification> answers = runConcurrently(30, () -> instances.get(turn.getAndIncrement() % 2)
-                .verify(assertion, Optional.of("ada"), CLIENT));
+                .verify(assertion, named, CLIENT));
 
         assertThat(losing.get().answersLost()).isEqualTo(1);
         assertThat(answers).filteredOn(PasskeyVerification.Valid.class::isInstance).hasSize(1);
