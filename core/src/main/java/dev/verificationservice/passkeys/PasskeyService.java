@@ -231,7 +231,14 @@ public final class PasskeyService {
         @SuppressWarnings("unchecked")
         List<CredentialDescriptor> allowed = user.map(named -> {
             List<CredentialDescriptor> own = descriptors((List<Passkey>) read.get(1));
-            return own.isEmpty() ? List.of(decoy(named)) : own;
+            if (!own.isEmpty()) {
+                return own;
+            }
+            CredentialDescriptor decoy = decoy(named);
+            // The read a user with passkeys makes of them, made of the decoy: the answer's round trips tell the two
+            // users apart no more than its shape does.
+            passkeys.findPasskey(decoy.id());
+            return List.of(decoy);
         }).orElse(List.of());
         return new SignInOptions(challenge.challenge(), policy.rpId(), allowed, userVerification(),
                 policy.challengeLifetime().toMillis(), challenge.expiresAt());
