@@ -193,6 +193,10 @@ public final class PasskeyService {
         details.put("credentialId", passkey.credentialId());
         details.put("label", shownLabel);
         AuditEntry added = audit.newEntry(user, AuditEventType.PASSKEY_ADDED, true, Optional.empty(), details, client);
+        if (!ours(challenge)) {
+            return refused(user, PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge",
+                    Optional.of(passkey.credentialId()), client);
+        }
         return switch (passkeys.register(challenge, tokens.attemptId(), now, passkey, added, policy.maxPasskeys())) {
             case STORED -> new PasskeyRegistration.Registered(passkey.summary());
             case CHALLENGE_NOT_OPEN -> refused(user, PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge",
@@ -259,12 +263,16 @@ public final class PasskeyService {
             Objects.requireNonNull(data.getAuthenticatorData(), "authenticatorData");
             return B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
         });
+        // An id or a challenge no passkey or options of ours can have is not looked for: no store takes any key.
+        boolean ourId = data.getCredentialId().length <= MAX_CREDENTIAL_ID_BYTES;
+        boolean ourChallenge = ours(challenge);
         if (named.isPresent() && counted.knownLockOut(named.get()).isPresent()) {
             return new PasskeyVerification.Invalid(PasskeyVerification.Reason.TOO_MANY_ATTEMPTS, "userId");
         }
         // Outside the unit, as every read before a test: on the embedded store a unit holds the one writer.
-        List<Supplier<Object>> calls = new ArrayList<>(List.of(() -> passkeys.findPasskey(credentialId),
-                () -> passkeys.findChallenge(challenge)));
+        List<Supplier<Object>> calls = new ArrayList<>(List.of(
+                () -> ourId ? passkeys.findPasskey(credentialId) : Optional.empty(),
+                () -> ourChallenge ? passkeys.findChallenge(challenge) : Optional.empty()));
         named.ifPresent(user -> calls.add(() -> counted.begin(user)));
         List<UnitOfWork.Settled<Object>> read = units.settle(calls);
         Optional<Admission> admission = named.map(user -> (Admission) read.get(2).get());
@@ -427,6 +435,11 @@ public final class PasskeyService {
                 user, handle, expiresAt, Optional.empty());
         passkeys.insertChallenge(challenge);
         return challenge;
+    }
+
+    /** Whether the challenge has the length of every challenge this service makes (unpadded base64url). */
+    private static boolean ours(String challenge) {
+        return challenge.length() == (CHALLENGE_BYTES * 4 + 2) / 3;
     }
 
     private ServerProperty serverProperty(String challenge) {

@@ -170,6 +170,10 @@ class PasskeysApiTest extends EmbeddedOnlyApiTest {
         assertThat(noHandle.status()).isEqualTo(409);
         assertThat(noHandle.text("reason")).isEqualTo("UNKNOWN_CREDENTIAL");
         assertThat(noHandle.text("field")).isEqualTo("credential");
+        Answer badBytes = signIn("{\"id\":\"AAAA\",\"rawId\":\"AAAA\",\"type\":\"public-key\",\"response\":"
+                + "{\"clientDataJSON\":\"e30\",\"authenticatorData\":\"_w\",\"signature\":\"!!\"}}", user);
+        assertThat(badBytes.status()).isEqualTo(400);
+        assertThat(badBytes.text("field")).isEqualTo("credential");
         assertThat(auditEventTypes(user)).doesNotContain("PASSKEY_VERIFIED");
 
         // Nothing was used up: the first challenge, answered rightly, signs the user in.

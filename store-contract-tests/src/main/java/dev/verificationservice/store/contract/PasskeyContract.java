@@ -197,6 +197,33 @@ public abstract class PasskeyContract extends ContractPart {
     }
 
     @Test
+    void aChallengeOrCredentialIdLongerThanAnyOfOursIsRefusedWithNoStoreError() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
+        // Longer than any key a store takes (DynamoDB's partition key: 2,048 bytes).
+        String tooLong = "A".repeat(3_000);
+        PasskeyVerification notOpen = new PasskeyVerification.Invalid(PasskeyVerification.Reason.CHALLENGE_NOT_OPEN,
+                "challenge");
+
+        assertThat(service.verify(key.sign(tooLong, RP_ID, ORIGIN), Optional.of("ada"), CLIENT)).isEqualTo(notOpen);
+        assertThat(service.verify(key.sign(tooLong, RP_ID, ORIGIN), Optional.empty(), CLIENT)).isEqualTo(notOpen);
+        SoftwareAuthenticator longId = SoftwareAuthenticator.withCredentialIdBytes(2_048);
+        longId.setUserHandle(passkeys(store()).findPasskey(key.credentialId()).orElseThrow().userHandle());
+        assertThat(service.verify(longId.sign(service.signInOptions(Optional.empty()).challenge(), RP_ID, ORIGIN),
+                Optional.empty(), CLIENT)).isEqualTo(new PasskeyVerification.Invalid(
+                PasskeyVerification.Reason.UNKNOWN_CREDENTIAL, "credential id"));
+        RegistrationOptions options = service.registrationOptions("ada", Optional.empty(), Optional.empty());
+        assertThat(service.register("ada", SoftwareAuthenticator.withCounter().register(tooLong, RP_ID, ORIGIN,
+                options.userHandle()), Optional.empty(), CLIENT)).isEqualTo(new PasskeyRegistration.NotRegistered(
+                PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge"));
+
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).isZero();
+        assertThat(service.list("ada")).hasSize(1);
+        assertThat(signIn(service, "ada", key)).isInstanceOf(PasskeyVerification.Valid.class);
+    }
+
+    @Test
     void aChallengeRegistersOnceAndAnotherUsersChallengeRegistersNothing() {
         PasskeyService service = service();
         RegistrationOptions options = service.registrationOptions("ada", Optional.empty(), Optional.empty());
