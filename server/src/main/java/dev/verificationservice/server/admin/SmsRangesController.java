@@ -23,13 +23,15 @@ import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The operator API's SMS number ranges ({@code /v1/admin/sms/ranges/{prefix}}, a prefix such as {@code +447700}):
  * a range's figures and breaker as the next SMS to it would be judged, with its openings and lifts, and the lift
- * of its breaker ({@link OperatorService#liftSmsBreaker}, audited with the operator's key id). Translation only.
+ * of its breaker ({@link OperatorService#liftSmsBreaker}, audited with the operator's key id), and its allow (set and
+ * removed, audited likewise). Translation only.
  */
 @RestController
 @RequestMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/sms/ranges/{prefix}", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -46,7 +48,13 @@ public class SmsRangesController {
                                @Schema(requiredMode = REQUIRED) double conversion,
                                @Schema(description = "When the open breaker closes on its own; absent while closed")
                                String openUntil,
+                               @Schema(requiredMode = REQUIRED, description = "Whether an operator allowed the "
+                                       + "range: its breaker never refuses it") boolean allowed,
                                @Schema(requiredMode = REQUIRED) List<AuditEventView> history) {
+    }
+
+    public record AllowedRangeResponse(@Schema(requiredMode = REQUIRED) String range,
+                                       @Schema(requiredMode = REQUIRED) boolean wasAllowed) {
     }
 
     public record LiftedBreakerResponse(@Schema(requiredMode = REQUIRED) String range,
@@ -66,7 +74,7 @@ public class SmsRangesController {
         SmsRange range = range(prefix);
         SmsSignals.RangeState state = support.smsRange(range);
         return new SmsRangeView(range.prefix(), range.country(), state.figures().sent(), state.figures().verified(),
-                state.figures().conversion(), state.openUntil().map(JsonTimes::format).orElse(null),
+                state.figures().conversion(), state.openUntil().map(JsonTimes::format).orElse(null), state.allowed(),
                 support.smsRangeHistory(range).stream().map(AuditEventView::of).toList());
     }
 
@@ -77,6 +85,25 @@ public class SmsRangesController {
         SmsRange range = range(prefix);
         return new LiftedBreakerResponse(range.prefix(),
                 support.liftSmsBreaker(range, AdminController.operatorKeyId(request), ClientContext.none()));
+    }
+
+    @PutMapping("/allowed")
+    @Operation(summary = "Allow a number range: its SMS breaker never refuses it until the allow is removed "
+            + "(audited SMS_RANGE_ALLOWED, an sms.range_allowed event, with the operator's key id); a repeat changes "
+            + "nothing")
+    public AllowedRangeResponse allow(@PathVariable String prefix, HttpServletRequest request) {
+        SmsRange range = range(prefix);
+        return new AllowedRangeResponse(range.prefix(),
+                !support.allowSmsRange(range, AdminController.operatorKeyId(request), ClientContext.none()));
+    }
+
+    @DeleteMapping("/allowed")
+    @Operation(summary = "Remove a number range's allow: its breaker judges it again (audited SMS_RANGE_DISALLOWED "
+            + "when it was allowed)")
+    public AllowedRangeResponse disallow(@PathVariable String prefix, HttpServletRequest request) {
+        SmsRange range = range(prefix);
+        return new AllowedRangeResponse(range.prefix(),
+                support.disallowSmsRange(range, AdminController.operatorKeyId(request), ClientContext.none()));
     }
 
     private static SmsRange range(String prefix) {
