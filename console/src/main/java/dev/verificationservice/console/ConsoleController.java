@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -327,39 +328,35 @@ public class ConsoleController {
 
     @PostMapping("/sms/lift")
     public String liftSmsBreaker(@RequestParam(name = "range") String prefix, HttpServletRequest request) {
-        ConsoleSessions.Session session = session(request);
-        SmsRange range = smsRange(prefix);
-        boolean wasOpen = support.liftSmsBreaker(range, session.operatorKeyId(), ClientContext.none());
-        session.flash(new ConsoleSessions.Flash(false, wasOpen
+        return onSmsRange(prefix, request, (range, keyId) -> support.liftSmsBreaker(range, keyId, ClientContext.none())
                 ? "Lifted the SMS breaker of " + range.prefix() + ": its SMS go again and its figures start afresh. "
-                + "Audited as SMS_RANGE_RELEASED with key id " + session.operatorKeyId() + "."
-                : "The SMS breaker of " + range.prefix() + " was not open; its figures start afresh."));
-        return "redirect:" + UriComponentsBuilder.fromPath("/console/sms").queryParam("range", range.prefix())
-                .encode().toUriString() + "#result";
+                + "Audited as SMS_RANGE_RELEASED with key id " + keyId + "."
+                : "The SMS breaker of " + range.prefix() + " was not open; its figures start afresh.");
     }
 
     @PostMapping("/sms/allow")
     public String allowSmsRange(@RequestParam(name = "range") String prefix, HttpServletRequest request) {
-        ConsoleSessions.Session session = session(request);
-        SmsRange range = smsRange(prefix);
-        boolean allowed = support.allowSmsRange(range, session.operatorKeyId(), ClientContext.none());
-        session.flash(new ConsoleSessions.Flash(false, allowed
+        return onSmsRange(prefix, request, (range, keyId) -> support.allowSmsRange(range, keyId, ClientContext.none())
                 ? "Allowed " + range.prefix() + ": its SMS breaker refuses none of its SMS until the allow is removed. "
-                + "Audited as SMS_RANGE_ALLOWED with key id " + session.operatorKeyId() + "."
-                : range.prefix() + " was allowed already; nothing changed."));
-        return "redirect:" + UriComponentsBuilder.fromPath("/console/sms").queryParam("range", range.prefix())
-                .encode().toUriString() + "#result";
+                + "Audited as SMS_RANGE_ALLOWED with key id " + keyId + "."
+                : range.prefix() + " was allowed already; nothing changed.");
     }
 
     @PostMapping("/sms/disallow")
     public String disallowSmsRange(@RequestParam(name = "range") String prefix, HttpServletRequest request) {
+        return onSmsRange(prefix, request, (range, keyId) -> support.disallowSmsRange(range, keyId,
+                ClientContext.none())
+                ? "Removed the allow of " + range.prefix() + ": its SMS breaker judges it again. "
+                + "Audited as SMS_RANGE_DISALLOWED with key id " + keyId + "."
+                : range.prefix() + " was not allowed; nothing changed.");
+    }
+
+    /** An operator's action on a range: what it did, as the flash the range's page then shows. */
+    private String onSmsRange(String prefix, HttpServletRequest request,
+                              BiFunction<SmsRange, String, String> action) {
         ConsoleSessions.Session session = session(request);
         SmsRange range = smsRange(prefix);
-        boolean wasAllowed = support.disallowSmsRange(range, session.operatorKeyId(), ClientContext.none());
-        session.flash(new ConsoleSessions.Flash(false, wasAllowed
-                ? "Removed the allow of " + range.prefix() + ": its SMS breaker judges it again. "
-                + "Audited as SMS_RANGE_DISALLOWED with key id " + session.operatorKeyId() + "."
-                : range.prefix() + " was not allowed; nothing changed."));
+        session.flash(new ConsoleSessions.Flash(false, action.apply(range, session.operatorKeyId())));
         return "redirect:" + UriComponentsBuilder.fromPath("/console/sms").queryParam("range", range.prefix())
                 .encode().toUriString() + "#result";
     }

@@ -163,12 +163,7 @@ class SmsBreakerApiTest {
         }
         assertThat(sms(api, "console-9", "+447911123409", false).text("code")).isEqualTo("SMS_RANGE_BLOCKED");
 
-        RawHttp.Answer signIn = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
-        String signInToken = cookie(signIn, "vs_console_signin");
-        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", List.of(
-                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
-                "_csrf=" + signInToken + "&key=" + ApiTestSupport.ADMIN_KEY);
-        List<String> session = List.of("Cookie: vs_console=" + cookie(signedIn, "vs_console"));
+        List<String> session = consoleSession();
 
         RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sms?range=%2B447911", session, null);
         assertThat(page.status()).isEqualTo(200);
@@ -193,12 +188,7 @@ class SmsBreakerApiTest {
         for (int n = 0; n < 4; n++) {
             sms(api, "console-list-" + n, "+44745012340" + n, false);
         }
-        RawHttp.Answer signIn = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
-        String signInToken = cookie(signIn, "vs_console_signin");
-        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", List.of(
-                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
-                "_csrf=" + signInToken + "&key=" + ApiTestSupport.ADMIN_KEY);
-        List<String> session = List.of("Cookie: vs_console=" + cookie(signedIn, "vs_console"));
+        List<String> session = consoleSession();
 
         RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sms", session, null);
         assertThat(page.status()).isEqualTo(200);
@@ -222,6 +212,17 @@ class SmsBreakerApiTest {
         assertThat(RawHttp.send(port, "POST", "/console/sms/lift", posting, form).status()).isEqualTo(302);
         assertThat(RawHttp.send(port, "GET", "/console/sms", session, null).body())
                 .doesNotContain("aria-label=\"Lift the breaker of +447450\"");
+    }
+
+    /** Signs in to the console with the admin key: the session's cookie header. */
+    private List<String> consoleSession() {
+        RawHttp.Answer signIn = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
+        String signInToken = cookie(signIn, "vs_console_signin");
+        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", List.of(
+                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
+                "_csrf=" + signInToken + "&key=" + ApiTestSupport.ADMIN_KEY);
+        List<String> session = List.of("Cookie: vs_console=" + cookie(signedIn, "vs_console"));
+        return session;
     }
 
     private static String cookie(RawHttp.Answer answer, String name) {

@@ -2,12 +2,12 @@ package dev.verificationservice.server.admin;
 
 import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.operator.OperatorService;
+import dev.verificationservice.server.admin.SmsRangeListController.SmsRangeRow;
 import dev.verificationservice.server.audit.AuditController.AuditEventView;
-import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.security.ApiKeyFilter;
 import dev.verificationservice.sms.NumberRanges;
 import dev.verificationservice.sms.SmsRange;
@@ -39,17 +39,8 @@ import org.springframework.web.bind.annotation.RestController;
 @SecurityRequirement(name = "adminKey")
 public class SmsRangesController {
 
-    /** A range's sends and verifications over the current and previous window, and its breaker if open. */
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record SmsRangeView(@Schema(requiredMode = REQUIRED, example = "+447700") String range,
-                               @Schema(requiredMode = REQUIRED, example = "GB") String country,
-                               @Schema(requiredMode = REQUIRED) long sent,
-                               @Schema(requiredMode = REQUIRED) long verified,
-                               @Schema(requiredMode = REQUIRED) double conversion,
-                               @Schema(description = "When the open breaker closes on its own; absent while closed")
-                               String openUntil,
-                               @Schema(requiredMode = REQUIRED, description = "Whether an operator allowed the "
-                                       + "range: its breaker never refuses it") boolean allowed,
+    /** A range's figures, breaker and allow ({@link SmsRangeRow}), with its openings, lifts and allows. */
+    public record SmsRangeView(@JsonUnwrapped SmsRangeRow figures,
                                @Schema(requiredMode = REQUIRED) List<AuditEventView> history) {
     }
 
@@ -73,8 +64,7 @@ public class SmsRangesController {
         AdminController.operatorKeyId(request);
         SmsRange range = range(prefix);
         SmsSignals.RangeState state = support.smsRange(range);
-        return new SmsRangeView(range.prefix(), range.country(), state.figures().sent(), state.figures().verified(),
-                state.figures().conversion(), state.openUntil().map(JsonTimes::format).orElse(null), state.allowed(),
+        return new SmsRangeView(SmsRangeRow.of(state),
                 support.smsRangeHistory(range).stream().map(AuditEventView::of).toList());
     }
 
@@ -92,18 +82,22 @@ public class SmsRangesController {
             + "(audited SMS_RANGE_ALLOWED, an sms.range_allowed event, with the operator's key id); a repeat changes "
             + "nothing")
     public AllowedRangeResponse allow(@PathVariable String prefix, HttpServletRequest request) {
-        SmsRange range = range(prefix);
-        return new AllowedRangeResponse(range.prefix(),
-                !support.allowSmsRange(range, AdminController.operatorKeyId(request), ClientContext.none()));
+        return allowed(prefix, request, true);
     }
 
     @DeleteMapping("/allowed")
     @Operation(summary = "Remove a number range's allow: its breaker judges it again (audited SMS_RANGE_DISALLOWED "
             + "when it was allowed)")
     public AllowedRangeResponse disallow(@PathVariable String prefix, HttpServletRequest request) {
+        return allowed(prefix, request, false);
+    }
+
+    /** Allows the range or removes its allow, answering whether it was allowed before. */
+    private AllowedRangeResponse allowed(String prefix, HttpServletRequest request, boolean allow) {
         SmsRange range = range(prefix);
-        return new AllowedRangeResponse(range.prefix(),
-                support.disallowSmsRange(range, AdminController.operatorKeyId(request), ClientContext.none()));
+        String keyId = AdminController.operatorKeyId(request);
+        return new AllowedRangeResponse(range.prefix(), allow ? !support.allowSmsRange(range, keyId, ClientContext.none())
+                : support.disallowSmsRange(range, keyId, ClientContext.none()));
     }
 
     private static SmsRange range(String prefix) {
