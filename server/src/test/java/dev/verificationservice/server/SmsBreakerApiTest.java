@@ -142,6 +142,11 @@ class SmsBreakerApiTest {
         assertThat(sms(api, "listed-10", "+447400123410", false).status()).as("judged again").isEqualTo(429);
         assertThat(operator.send("PUT", "/v1/admin/sms/ranges/447400/allowed", null, null).text("field"))
                 .isEqualTo("prefix");
+
+        String document = api.withKey(null).get("/v3/api-docs").raw().body();
+        assertThat(document).contains("\"/v1/admin/sms/ranges\":{\"get\"")
+                .containsPattern("\"/v1/admin/sms/ranges/\\{prefix}/allowed\":\\{\"(put|delete)\"")
+                .containsPattern("\"SmsRangeView\":\\{\"required\":\\[[^\\]]*\"allowed\"");
     }
 
     @Test

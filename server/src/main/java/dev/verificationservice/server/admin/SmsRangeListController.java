@@ -58,13 +58,13 @@ public class SmsRangeListController {
         }
     }
 
-    public record SmsRangesResponse(
-            @Schema(requiredMode = REQUIRED, description = "Open breakers, the latest to close first")
-            List<SmsRangeRow> openBreakers,
-            @Schema(requiredMode = REQUIRED, description = "Ranges whose sends reached half the breaker's minimum "
-                    + "in the current or previous window, lowest conversion first (at most 20)")
-            List<SmsRangeRow> worst,
-            @Schema(requiredMode = REQUIRED) List<AllowedRangeRow> allowed) {
+    /**
+     * The open breakers (the latest to close first), the ranges whose sends reached half the breaker's minimum in
+     * the current or previous window (lowest conversion first, at most 20), the allowed ranges.
+     */
+    public record SmsRangesResponse(@Schema(requiredMode = REQUIRED) List<SmsRangeRow> openBreakers,
+                                    @Schema(requiredMode = REQUIRED) List<SmsRangeRow> worst,
+                                    @Schema(requiredMode = REQUIRED) List<AllowedRangeRow> allowed) {
     }
 
     private final OperatorService support;
@@ -74,8 +74,9 @@ public class SmsRangeListController {
     }
 
     @GetMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/sms/ranges", produces = MediaType.APPLICATION_JSON_VALUE)
-    @Operation(summary = "The open SMS breakers, the worst watched number ranges with their figures, and the "
-            + "allowed ranges")
+    @Operation(summary = "The open SMS breakers (the latest to close first), the worst number ranges with their "
+            + "figures (those whose sends reached half the breaker's minimum in the current or previous window, lowest "
+            + "conversion first, at most 20) and the allowed ranges")
     public SmsRangesResponse ranges(HttpServletRequest request) {
         AdminController.operatorKeyId(request);
         SmsSignals.Overview overview = support.smsRanges();
