@@ -40,7 +40,7 @@ import java.util.function.Supplier;
  *   moments: a breaker's opening, a range's sends reaching {@link #watchFigure} in a window (the send whose place
  *   is that figure, so once a range and window), an allow.</li>
  * </ul>
- * Reading a range ({@link #read}) is three queries that need no answer of each other, so they go to the store
+ * Reading a range ({@link #read}) is four queries that need no answer of each other, so they go to the store
  * together (one round trip on DynamoDB): beside admission's first step, they add none to a send. A range is judged
  * on its current window and the one before it, a sliding view of one to two windows.
  */
@@ -154,7 +154,7 @@ public final class SmsSignals {
     }
 
     /**
-     * The three queries {@link #read} makes, none needing another's answer: for a caller that hands them to the
+     * The four queries {@link #read} makes, none needing another's answer: for a caller that hands them to the
      * store beside its own ({@link UnitOfWork#together}), then gives the answers, in order, to {@link #state}.
      */
     public List<Supplier<List<RateLimitCounter>>> reads(SmsRange range) {
