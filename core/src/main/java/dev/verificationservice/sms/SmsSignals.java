@@ -55,8 +55,10 @@ public final class SmsSignals {
     private static final Instant ALLOWED_WINDOW = Instant.EPOCH;
     /** An allow lasts until an operator removes it: its counter's ttl is past any service's life. */
     private static final Instant FOREVER = Instant.parse("9999-01-01T00:00:00Z");
-    /** The most marks read of one registry partition for {@link #overview}. */
-    public static final int MARKS_READ = 25;
+    /** The most breaker marks {@link #overview} reads of one cool-off window: each listed range is read again. */
+    public static final int BREAKERS_READ = 100;
+    /** The most watch marks {@link #overview} reads of one window. */
+    public static final int WATCHED_READ = 25;
     /** The most ranges {@link Overview#worst} holds. */
     public static final int WORST_RANGES = 20;
     /** The action a refusal by a range's breaker is audited under. */
@@ -363,18 +365,19 @@ public final class SmsSignals {
     /**
      * What operators see of every range at once: the open breakers, the worst of the watched ranges (lowest
      * conversion first, then most sent) and the allowed ranges. Reads the registry's partitions (the current and
-     * previous cool-off and counter windows, the allowed), at most {@value #MARKS_READ} marks of each but the
-     * allowed, then each breaker's and watched range's state now, all handed to the store together.
+     * previous cool-off and counter windows, the allowed), at most {@value #BREAKERS_READ} breakers and
+     * {@value #WATCHED_READ} watched ranges of each window, then each breaker's and watched range's state now, all handed to the store together.
      */
     public Overview overview() {
         Instant now = clock.instant();
         Instant coolOff = RateLimiter.windowStart(now, policy.coolOff());
         Instant window = RateLimiter.windowStart(now, policy.window());
         List<List<SmsRangeMark>> marks = units.together(List.<Supplier<List<SmsRangeMark>>>of(
-                () -> registry.findMarks(SmsRangeMark.Kind.BREAKER, coolOff, now, MARKS_READ),
-                () -> registry.findMarks(SmsRangeMark.Kind.BREAKER, coolOff.minus(policy.coolOff()), now, MARKS_READ),
-                () -> registry.findMarks(SmsRangeMark.Kind.WATCH, window, now, MARKS_READ),
-                () -> registry.findMarks(SmsRangeMark.Kind.WATCH, window.minus(policy.window()), now, MARKS_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.BREAKER, coolOff, now, BREAKERS_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.BREAKER, coolOff.minus(policy.coolOff()), now,
+                        BREAKERS_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.WATCH, window, now, WATCHED_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.WATCH, window.minus(policy.window()), now, WATCHED_READ),
                 () -> registry.findMarks(SmsRangeMark.Kind.ALLOWED, ALLOWED_WINDOW, now, Integer.MAX_VALUE)));
         Map<String, SmsRange> breakers = rangesOf(marks.get(0), marks.get(1));
         Map<String, SmsRange> watched = rangesOf(marks.get(2), marks.get(3));
