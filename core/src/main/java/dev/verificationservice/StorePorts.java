@@ -8,6 +8,7 @@ import dev.verificationservice.idempotency.IdempotencyRepository;
 import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
+import dev.verificationservice.sms.SmsRangeRepository;
 import dev.verificationservice.totp.TotpRepository;
 import java.util.Objects;
 
@@ -18,7 +19,7 @@ import java.util.Objects;
 public record StorePorts(CodeRepository codes, DeviceRepository devices, AuditRepository audit,
                          RateLimitRepository counters, IdempotencyRepository idempotency, TotpRepository totp,
                          RecoveryCodeRepository recoveryCodes, WebhookRepository webhooks,
-                         PasskeyRepository passkeys) {
+                         PasskeyRepository passkeys, SmsRangeRepository smsRanges) {
 
     public StorePorts {
         Objects.requireNonNull(codes, "codes");
@@ -30,5 +31,6 @@ public record StorePorts(CodeRepository codes, DeviceRepository devices, AuditRe
         Objects.requireNonNull(recoveryCodes, "recoveryCodes");
         Objects.requireNonNull(webhooks, "webhooks");
         Objects.requireNonNull(passkeys, "passkeys");
+        Objects.requireNonNull(smsRanges, "smsRanges");
     }
 }

@@ -62,7 +62,8 @@ public final class Verification {
         this.audit = new AuditLog(store.audit(), clock, builder.settings.auditRetention(), tokens);
         // One rule of counted guesses for every factor: a success of one resets the wrong answers in a row of all.
         this.attempts = new CountedAttempts(rateLimiter);
-        this.smsSignals = new SmsSignals(store.counters(), audit, clock, units, builder.settings.smsSignals());
+        this.smsSignals = new SmsSignals(store.counters(), audit, clock, units, builder.settings.smsSignals(),
+                store.smsRanges());
         this.codes = new CodeService(
                 new CodeService.Collaborators(store.codes(), rateLimiter, attempts, audit, keys, tokens, clock, units),
                 new CodeDelivery(sender, builder.locales), builder.settings.codePolicy(), smsSignals);

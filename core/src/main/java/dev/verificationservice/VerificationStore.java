@@ -10,6 +10,7 @@ import dev.verificationservice.passkeys.PasskeyRepository;
 import dev.verificationservice.ratelimit.RateLimitRepository;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
 import dev.verificationservice.totp.TotpRepository;
+import dev.verificationservice.sms.SmsRangeRepository;
 import dev.verificationservice.store.UnitOfWork;
 
 /**
@@ -30,7 +31,8 @@ import dev.verificationservice.store.UnitOfWork;
  *   <li>{@link #totp()}: authenticator-app factors and the replay rule;</li>
  *   <li>{@link #recoveryCodes()}: recovery-code sets;</li>
  *   <li>{@link #webhooks()}: webhook endpoints, deliveries and the outbox;</li>
- *   <li>{@link #passkeys()}: passkey challenges, user handles and credentials.</li>
+ *   <li>{@link #passkeys()}: passkey challenges, user handles and credentials;</li>
+ *   <li>{@link #smsRanges()}: the operators' registry of number ranges (open breakers, watched, allowed).</li>
  * </ul>
  * A store implements {@link #ports()}, built once; each accessor answers that port, the same object on every call,
  * so a caller may keep it.
@@ -82,6 +84,10 @@ public interface VerificationStore extends AutoCloseable {
 
     default PasskeyRepository passkeys() {
         return ports().passkeys();
+    }
+
+    default SmsRangeRepository smsRanges() {
+        return ports().smsRanges();
     }
 
     /**

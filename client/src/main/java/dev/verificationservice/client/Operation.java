@@ -70,7 +70,13 @@ public enum Operation {
     /** {@code GET /v1/admin/webhooks/{endpointId}/deliveries}. */
     WEBHOOK_DELIVERIES(true),
     /** {@code POST /v1/admin/webhooks/{endpointId}/redeliver}: a repeat sends again (receivers dedupe by id). */
-    REDELIVER_WEBHOOK(false);
+    REDELIVER_WEBHOOK(false),
+    /** {@code GET /v1/admin/sms/ranges}. */
+    SMS_RANGES(true),
+    /** {@code PUT} and {@code DELETE /v1/admin/sms/ranges/{prefix}/allowed}: a repeat changes nothing. */
+    ALLOW_SMS_RANGE(true),
+    /** {@code DELETE /v1/admin/sms/ranges/{prefix}/breaker}: a repeat forgets only what was counted since. */
+    LIFT_SMS_BREAKER(true);
 
     private final boolean safeToRetry;
 

@@ -78,6 +78,10 @@ final class Transport {
         return exchange(operation, request(path).DELETE());
     }
 
+    Answer put(Operation operation, String path) {
+        return exchange(operation, request(path).PUT(HttpRequest.BodyPublishers.noBody()));
+    }
+
     Answer post(Operation operation, String path, Map<String, Object> body) {
         return exchange(operation, request(path).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body), StandardCharsets.UTF_8)));

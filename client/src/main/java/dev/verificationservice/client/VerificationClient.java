@@ -47,6 +47,7 @@ public final class VerificationClient {
     private final TotpClient totp;
     private final WebhooksClient webhooks;
     private final PasskeysClient passkeys;
+    private final SmsRangesClient smsRanges;
 
     private VerificationClient(Builder builder) {
         this.baseUri = builder.baseUri;
@@ -61,6 +62,7 @@ public final class VerificationClient {
         this.totp = new TotpClient(transport);
         this.webhooks = new WebhooksClient(transport);
         this.passkeys = new PasskeysClient(transport);
+        this.smsRanges = new SmsRangesClient(transport);
     }
 
     public static Builder builder() {
@@ -95,6 +97,11 @@ public final class VerificationClient {
     /** Webhook endpoints (operator API): needs a client built with an admin key. */
     public WebhooksClient webhooks() {
         return webhooks;
+    }
+
+    /** SMS number ranges (operator API): open breakers, worst and allowed ranges; needs an admin key. */
+    public SmsRangesClient smsRanges() {
+        return smsRanges;
     }
 
     /** {@code GET /v1/users/{userId}/rate-limits}: the current window of each of the user's limits. */

@@ -8,6 +8,7 @@ import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.delivery.DeliveryChannels;
 import dev.verificationservice.sms.NumberRanges;
 import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.store.StoreException;
 import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.operator.OperatorService;
@@ -23,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -301,13 +303,20 @@ public class ConsoleController {
                 : "; there was none, so nothing was audited."));
     }
 
-    // SMS number ranges: a range's figures, breaker and history, and the lift of an open breaker
+    // SMS number ranges: the open breakers, worst and allowed ranges; a range's figures, breaker and history; the
+    // lift of an open breaker and a range's allow
 
     @GetMapping("/sms")
     public String smsRanges(@RequestParam(name = "range", required = false) String prefix, HttpServletRequest request,
                             Model model) {
         common(request, model);
         model.addAttribute("prefix", prefix);
+        SmsSignals.Overview overview = support.smsRanges();
+        model.addAttribute("openBreakers", overview.openBreakers().stream()
+                .map(state -> ConsoleViews.RangeRow.of(state.range(), state)).toList());
+        model.addAttribute("worst", overview.worst().stream()
+                .map(state -> ConsoleViews.RangeRow.of(state.range(), state)).toList());
+        model.addAttribute("allowed", overview.allowed().stream().map(ConsoleViews.AllowedRow::of).toList());
         if (prefix != null && !prefix.isBlank()) {
             SmsRange range = smsRange(prefix.trim());
             model.addAttribute("range", ConsoleViews.RangeRow.of(range, support.smsRange(range)));
@@ -319,13 +328,35 @@ public class ConsoleController {
 
     @PostMapping("/sms/lift")
     public String liftSmsBreaker(@RequestParam(name = "range") String prefix, HttpServletRequest request) {
+        return onSmsRange(prefix, request, (range, keyId) -> support.liftSmsBreaker(range, keyId, ClientContext.none())
+                ? "Lifted the SMS breaker of " + range.prefix() + ": its SMS go again and its figures start afresh. "
+                + "Audited as SMS_RANGE_RELEASED with key id " + keyId + "."
+                : "The SMS breaker of " + range.prefix() + " was not open; its figures start afresh.");
+    }
+
+    @PostMapping("/sms/allow")
+    public String allowSmsRange(@RequestParam(name = "range") String prefix, HttpServletRequest request) {
+        return onSmsRange(prefix, request, (range, keyId) -> support.allowSmsRange(range, keyId, ClientContext.none())
+                ? "Allowed " + range.prefix() + ": its SMS breaker refuses none of its SMS until the allow is removed. "
+                + "Audited as SMS_RANGE_ALLOWED with key id " + keyId + "."
+                : range.prefix() + " was allowed already; nothing changed.");
+    }
+
+    @PostMapping("/sms/disallow")
+    public String disallowSmsRange(@RequestParam(name = "range") String prefix, HttpServletRequest request) {
+        return onSmsRange(prefix, request, (range, keyId) -> support.disallowSmsRange(range, keyId,
+                ClientContext.none())
+                ? "Removed the allow of " + range.prefix() + ": its SMS breaker judges it again. "
+                + "Audited as SMS_RANGE_DISALLOWED with key id " + keyId + "."
+                : range.prefix() + " was not allowed; nothing changed.");
+    }
+
+    /** An operator's action on a range: what it did, as the flash the range's page then shows. */
+    private String onSmsRange(String prefix, HttpServletRequest request,
+                              BiFunction<SmsRange, String, String> action) {
         ConsoleSessions.Session session = session(request);
         SmsRange range = smsRange(prefix);
-        boolean wasOpen = support.liftSmsBreaker(range, session.operatorKeyId(), ClientContext.none());
-        session.flash(new ConsoleSessions.Flash(false, wasOpen
-                ? "Lifted the SMS breaker of " + range.prefix() + ": its SMS go again and its figures start afresh. "
-                + "Audited as SMS_RANGE_RELEASED with key id " + session.operatorKeyId() + "."
-                : "The SMS breaker of " + range.prefix() + " was not open; its figures start afresh."));
+        session.flash(new ConsoleSessions.Flash(false, action.apply(range, session.operatorKeyId())));
         return "redirect:" + UriComponentsBuilder.fromPath("/console/sms").queryParam("range", range.prefix())
                 .encode().toUriString() + "#result";
     }

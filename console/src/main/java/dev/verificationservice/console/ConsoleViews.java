@@ -1,6 +1,7 @@
 package dev.verificationservice.console;
 
 import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsRangeMark;
 import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.codes.DeliveryTargets;
@@ -132,11 +133,19 @@ public final class ConsoleViews {
     /** One audit entry as a timeline row; {@code details} is one line of sorted key=value pairs. */
     /** A number range's SMS figures and breaker, as the SMS page shows them. */
     public record RangeRow(String range, String country, long sent, long verified, String conversion,
-                           String openUntil) {
+                           String openUntil, boolean allowed) {
         static RangeRow of(SmsRange range, SmsSignals.RangeState state) {
             return new RangeRow(range.prefix(), range.country(), state.figures().sent(), state.figures().verified(),
                     Math.round(state.figures().conversion() * 100) + " %",
-                    state.openUntil().map(until -> time(until) + " UTC").orElse(null));
+                    state.openUntil().map(until -> time(until) + " UTC").orElse(null), state.allowed());
+        }
+    }
+
+    /** A range an operator allowed: when, and with which key id. */
+    public record AllowedRow(String range, String country, String allowedAt, String operatorKeyId) {
+        static AllowedRow of(SmsRangeMark mark) {
+            return new AllowedRow(mark.prefix(), mark.country(), time(mark.at()) + " UTC",
+                    mark.operatorKeyId().orElse(""));
         }
     }
 

@@ -42,6 +42,10 @@ public enum AuditEventType {
     SMS_RANGE_BLOCKED,
     /** An operator lifted a range's SMS breaker; recorded like {@link #SMS_RANGE_BLOCKED} (details: range, operatorKeyId). */
     SMS_RANGE_RELEASED,
+    /** An operator allowed a range: its breaker never refuses it; recorded like {@link #SMS_RANGE_RELEASED}. */
+    SMS_RANGE_ALLOWED,
+    /** An operator removed a range's allow; recorded like {@link #SMS_RANGE_RELEASED}. */
+    SMS_RANGE_DISALLOWED,
     /** A passkey was registered (details: credentialId, label). */
     PASSKEY_ADDED,
     /** A passkey sign-in succeeded (details: credentialId). */

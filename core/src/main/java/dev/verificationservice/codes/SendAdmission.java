@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write;</li>
  *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set;</li>
  *   <li>the SMS breakers of the number's range and country ({@link SmsSignals}), for an SMS while the signals are
- *   on: the range's three reads (and, when the instance's view of the country is due, the country's) go with the
+ *   on: the range's four reads (and, when the instance's view of the country is due, the country's) go with the
  *   first step, so they add no round trip; they are judged once the user's own limits let the
  *   request through, before any shared place is taken. A read that fails lets the SMS go (fail open), noted on the
  *   admission ({@link SmsSignals.Unavailable}).</li>
@@ -271,7 +271,7 @@ final class SendAdmission {
     }
 
     /**
-     * The range's verdict from its three reads' answers: unavailable (the SMS goes) when one failed, or when the
+     * The range's verdict from its reads' answers: unavailable (the SMS goes) when one failed, or when the
      * breaker's opening write fails.
      */
     @SuppressWarnings("unchecked")

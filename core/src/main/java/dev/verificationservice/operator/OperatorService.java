@@ -152,6 +152,24 @@ public final class OperatorService {
         return smsSignals.read(range);
     }
 
+    /** The open breakers, the worst watched ranges and the allowed ranges, as the signals' registry lists them. */
+    public SmsSignals.Overview smsRanges() {
+        return smsSignals.overview();
+    }
+
+    /**
+     * Allows a number range: its breaker never refuses an SMS to it until the allow is removed; audited
+     * {@code SMS_RANGE_ALLOWED} (an event) with the operator's key id. Returns whether it was not allowed yet.
+     */
+    public boolean allowSmsRange(SmsRange range, String operatorKeyId, ClientContext client) {
+        return smsSignals.allow(range, operatorKeyId, client);
+    }
+
+    /** Removes a number range's allow; audited {@code SMS_RANGE_DISALLOWED} when it was allowed. Whether it was. */
+    public boolean disallowSmsRange(SmsRange range, String operatorKeyId, ClientContext client) {
+        return smsSignals.disallow(range, operatorKeyId, client);
+    }
+
     /** A number range's breaker openings and lifts, newest first. */
     public List<AuditEntry> smsRangeHistory(SmsRange range) {
         return smsSignals.history(range);

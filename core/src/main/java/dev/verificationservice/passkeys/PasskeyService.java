@@ -193,6 +193,10 @@ public final class PasskeyService {
         details.put("credentialId", passkey.credentialId());
         details.put("label", shownLabel);
         AuditEntry added = audit.newEntry(user, AuditEventType.PASSKEY_ADDED, true, Optional.empty(), details, client);
+        if (!ours(challenge)) {
+            return refused(user, PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge",
+                    Optional.of(passkey.credentialId()), client);
+        }
         return switch (passkeys.register(challenge, tokens.attemptId(), now, passkey, added, policy.maxPasskeys())) {
             case STORED -> new PasskeyRegistration.Registered(passkey.summary());
             case CHALLENGE_NOT_OPEN -> refused(user, PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge",
@@ -231,7 +235,14 @@ public final class PasskeyService {
         @SuppressWarnings("unchecked")
         List<CredentialDescriptor> allowed = user.map(named -> {
             List<CredentialDescriptor> own = descriptors((List<Passkey>) read.get(1));
-            return own.isEmpty() ? List.of(decoy(named)) : own;
+            if (!own.isEmpty()) {
+                return own;
+            }
+            CredentialDescriptor decoy = decoy(named);
+            // The read a user with passkeys makes of them, made of the decoy: the answer's round trips tell the two
+            // users apart no more than its shape does.
+            passkeys.findPasskey(decoy.id());
+            return List.of(decoy);
         }).orElse(List.of());
         return new SignInOptions(challenge.challenge(), policy.rpId(), allowed, userVerification(),
                 policy.challengeLifetime().toMillis(), challenge.expiresAt());
@@ -252,24 +263,31 @@ public final class PasskeyService {
             Objects.requireNonNull(data.getAuthenticatorData(), "authenticatorData");
             return B64.encodeToString(data.getCollectedClientData().getChallenge().getValue());
         });
+        // An id or a challenge no passkey or options of ours can have is not looked for: no store takes any key.
+        boolean ourId = data.getCredentialId().length <= MAX_CREDENTIAL_ID_BYTES;
+        boolean ourChallenge = ours(challenge);
         if (named.isPresent() && counted.knownLockOut(named.get()).isPresent()) {
             return new PasskeyVerification.Invalid(PasskeyVerification.Reason.TOO_MANY_ATTEMPTS, "userId");
         }
         // Outside the unit, as every read before a test: on the embedded store a unit holds the one writer.
-        List<Supplier<Object>> calls = new ArrayList<>(List.of(() -> passkeys.findPasskey(credentialId),
-                () -> passkeys.findChallenge(challenge)));
+        List<Supplier<Object>> calls = new ArrayList<>(List.of(
+                () -> ourId ? passkeys.findPasskey(credentialId) : Optional.empty(),
+                () -> ourChallenge ? passkeys.findChallenge(challenge) : Optional.empty()));
         named.ifPresent(user -> calls.add(() -> counted.begin(user)));
         List<UnitOfWork.Settled<Object>> read = units.settle(calls);
         Optional<Admission> admission = named.map(user -> (Admission) read.get(2).get());
         Optional<Attempt> held = admission.filter(Admission.Admitted.class::isInstance)
                 .map(admitted -> ((Admission.Admitted) admitted).attempt());
         @SuppressWarnings("unchecked")
+        Optional<PasskeyChallenge> stored = readOrGiveBack(held, () -> (Optional<PasskeyChallenge>) read.get(1).get());
+        // Where neither the caller nor the options named the user, the passkey's user handle is the only word on whose
+        // it is (WebAuthn's username-less step): a response without one is no sign-in of anyone.
+        boolean handleRequired = named.isEmpty() && stored.map(found -> found.userId().isEmpty()).orElse(true);
+        @SuppressWarnings("unchecked")
         Optional<Passkey> found = readOrGiveBack(held, () -> (Optional<Passkey>) read.get(0).get())
                 .filter(passkey -> named.map(passkey.userId()::equals).orElse(true)
-                        && (data.getUserHandle() == null
-                        || B64.encodeToString(data.getUserHandle()).equals(passkey.userHandle())));
-        @SuppressWarnings("unchecked")
-        Optional<PasskeyChallenge> stored = readOrGiveBack(held, () -> (Optional<PasskeyChallenge>) read.get(1).get());
+                        && (data.getUserHandle() == null ? !handleRequired
+                        : B64.encodeToString(data.getUserHandle()).equals(passkey.userHandle())));
         if (found.isEmpty()) {
             // No passkey (of the named user) has this id: nothing was tested, so no wrong guess.
             held.ifPresent(Attempt::noWrongGuess);
@@ -417,6 +435,11 @@ public final class PasskeyService {
                 user, handle, expiresAt, Optional.empty());
         passkeys.insertChallenge(challenge);
         return challenge;
+    }
+
+    /** Whether the challenge has the length of every challenge this service makes (unpadded base64url). */
+    private static boolean ours(String challenge) {
+        return challenge.length() == (CHALLENGE_BYTES * 4 + 2) / 3;
     }
 
     private ServerProperty serverProperty(String challenge) {

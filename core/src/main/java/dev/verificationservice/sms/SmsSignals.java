@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.List;
@@ -41,8 +42,13 @@ import java.util.function.Supplier;
  *   <li>The breaker of a range is its {@code SMS_BREAKER} counter in windows of the cool-off: open while the
  *   current or the previous cool-off window holds a count. A country's is the same counter under its
  *   {@code smscountry:<region>} subject.</li>
+ *   <li>An operator's allow of a range is its {@code SMS_RANGE_ALLOWED} counter, one window for ever: while it holds
+ *   a count the breaker neither opens nor refuses. It is read with the others, so it adds no round trip.</li>
+ *   <li>What operators list ({@link #overview}) is the registry ({@link SmsRangeRepository}), written only on rare
+ *   moments: a breaker's opening, a range's sends reaching {@link #watchFigure} in a window (the send whose place
+ *   is that figure, so once a range and window), an allow.</li>
  * </ul>
- * Reading a range ({@link #read}) is three queries that need no answer of each other, so they go to the store
+ * Reading a range ({@link #read}) is four queries that need no answer of each other, so they go to the store
  * together (one round trip on DynamoDB): beside admission's first step, they add none to a send. A range is judged
  * on its current window and the one before it, a sliding view of one to two windows. A country is judged the same
  * way on the sum of its shards, read by each instance at most once per {@link SmsSignalPolicy.CountryBreaker#refresh}
@@ -57,6 +63,19 @@ public final class SmsSignals {
     static final String COUNTRY_SENDS = "SMS_COUNTRY_SENDS";
     static final String COUNTRY_VERIFIED = "SMS_COUNTRY_VERIFIED";
     static final String BREAKER = "SMS_BREAKER";
+    static final String ALLOWED = "SMS_RANGE_ALLOWED";
+    /** The queries of a range's own figures, breaker and allow, first among {@link #reads}. */
+    public static final int RANGE_READS = 4;
+    /** The one window of an allowed range's counter and mark. */
+    private static final Instant ALLOWED_WINDOW = Instant.EPOCH;
+    /** An allow lasts until an operator removes it: its counter's ttl is past any service's life. */
+    private static final Instant FOREVER = Instant.parse("9999-01-01T00:00:00Z");
+    /** The most breaker marks {@link #overview} reads of one cool-off window: each listed range is read again. */
+    public static final int BREAKERS_READ = 100;
+    /** The most watch marks {@link #overview} reads of one window. */
+    public static final int WATCHED_READ = 25;
+    /** The most ranges {@link Overview#worst} holds. */
+    public static final int WORST_RANGES = 20;
     /** The action a refusal by a range's breaker is audited under. */
     public static final String BREAKER_ACTION = BREAKER;
 
@@ -78,10 +97,15 @@ public final class SmsSignals {
     private final AtomicInteger nextVerifiedShard = new AtomicInteger();
 
     private final AuditLog audit;
+    private final SmsRangeRepository registry;
 
-    /** @param audit where a breaker's opening and lifting are recorded, and go out as events */
+    /**
+     * @param audit    where a breaker's opening and lifting are recorded, and go out as events
+     * @param registry the operators' registry of ranges: open breakers, watched and allowed ranges
+     */
     public SmsSignals(RateLimitRepository counters, AuditLog audit, Clock clock, UnitOfWork units,
-                      SmsSignalPolicy policy) {
+                      SmsSignalPolicy policy, SmsRangeRepository registry) {
+        this.registry = registry;
         this.counters = counters;
         this.audit = audit;
         this.clock = clock;
@@ -161,14 +185,19 @@ public final class SmsSignals {
     }
 
     /**
-     * A range's figures and its breaker, as one read found them; {@code country}: its country's, when the read
-     * was one of the instance's reads of the country ({@link SmsSignalPolicy.CountryBreaker#refresh}).
+     * A range's figures and its breaker, as one read found them; {@code allowed} by an operator; {@code country}:
+     * its country's, when the read was one of the instance's reads of the country
+     * ({@link SmsSignalPolicy.CountryBreaker#refresh}).
      */
-    public record RangeState(SmsRange range, SmsFigures figures, Optional<Instant> openUntil,
+    public record RangeState(SmsRange range, SmsFigures figures, Optional<Instant> openUntil, boolean allowed,
                              Optional<CountryState> country) {
 
+        public RangeState(SmsRange range, SmsFigures figures, Optional<Instant> openUntil, boolean allowed) {
+            this(range, figures, openUntil, allowed, Optional.empty());
+        }
+
         public RangeState(SmsRange range, SmsFigures figures, Optional<Instant> openUntil) {
-            this(range, figures, openUntil, Optional.empty());
+            this(range, figures, openUntil, false);
         }
     }
 
@@ -181,37 +210,44 @@ public final class SmsSignals {
         return unavailable.get();
     }
 
-    /** The figures and breaker of a range: three independent queries, handed to the store together. */
+    /** The figures, breaker and allow of a range: independent queries, handed to the store together. */
     public RangeState read(SmsRange range) {
         return state(range, units.together(reads(range)));
     }
 
     /**
      * The queries {@link #read} makes, none needing another's answer: for a caller that hands them to the store
-     * beside its own ({@link UnitOfWork#together}), then gives the answers, in order, to {@link #state}. Three for
-     * the range; when this instance's view of the range's country is due ({@link SmsSignalPolicy.CountryBreaker#refresh}),
-     * the first such call also gets the country's.
+     * beside its own ({@link UnitOfWork#together}), then gives the answers, in order, to {@link #state}. Four for
+     * the range ({@link #RANGE_READS}); when this instance's view of the range's country is due
+     * ({@link SmsSignalPolicy.CountryBreaker#refresh}), the first such call also gets the country's.
      */
     public List<Supplier<List<RateLimitCounter>>> reads(SmsRange range) {
         Instant now = clock.instant();
-        Instant window = RateLimiter.windowStart(now, policy.window());
-        List<Supplier<List<RateLimitCounter>>> reads = new ArrayList<>(List.of(
-                () -> counters.findCounters(range.subject(), SENT, window.minus(policy.window()), window, now),
-                () -> counters.findCounters(range.subject(), VERIFIED, window.minus(policy.window()), window, now),
-                breakerRead(range.subject(), now)));
+        List<Supplier<List<RateLimitCounter>>> reads = new ArrayList<>(rangeReads(range, now));
         if (countryDue(range.country(), now)) {
             reads.addAll(countryReads(range.country(), now));
         }
         return reads;
     }
 
+    /** The range's own {@link #RANGE_READS} queries: its sends, verifications, breaker and allow. */
+    private List<Supplier<List<RateLimitCounter>>> rangeReads(SmsRange range, Instant now) {
+        Instant window = RateLimiter.windowStart(now, policy.window());
+        return List.of(
+                () -> counters.findCounters(range.subject(), SENT, window.minus(policy.window()), window, now),
+                () -> counters.findCounters(range.subject(), VERIFIED, window.minus(policy.window()), window, now),
+                breakerRead(range.subject(), now),
+                () -> counters.findCounters(range.subject(), ALLOWED, ALLOWED_WINDOW, ALLOWED_WINDOW, now));
+    }
+
     /** What the answers to {@link #reads}, in their order, say of the range (and of its country, when read). */
     public RangeState state(SmsRange range, List<List<RateLimitCounter>> found) {
-        Optional<CountryState> country = found.size() > 3
-                ? Optional.of(remember(countryState(range.country(), found.subList(3, found.size()))))
+        Optional<CountryState> country = found.size() > RANGE_READS
+                ? Optional.of(remember(countryState(range.country(), found.subList(RANGE_READS, found.size()))))
                 : Optional.empty();
+        boolean allowed = found.size() > 3 && sum(found.get(3)) > 0;
         return new RangeState(range, new SmsFigures(sum(found.get(0)), sum(found.get(1))), openUntil(found.get(2)),
-                country);
+                allowed, country);
     }
 
     /** The figures and breaker of a country, summed over its shards: read now, one query per shard and figure. */
@@ -312,8 +348,15 @@ public final class SmsSignals {
         SmsRange range = state.range();
         Optional<Instant> until = state.openUntil();
         boolean opened = false;
+        if (state.allowed()) {
+            return new Clear(range, state.figures());
+        }
         if (until.isEmpty() && policy.trips(state.figures())) {
             Instant end = openEnd();
+            Instant coolOff = end.minus(policy.coolOff().multipliedBy(2));
+            // The registry's mark first: a breaker is never open without the mark operators list it by.
+            registry.putMark(new SmsRangeMark(SmsRangeMark.Kind.BREAKER, coolOff, range.prefix(), range.country(),
+                    clock.instant(), state.figures(), Optional.of(end), Optional.empty()));
             opened = open(range.subject(), details(range), state.figures(), end);
             until = Optional.of(end);
         }
@@ -394,8 +437,27 @@ public final class SmsSignals {
         Instant now = clock.instant();
         int shard = Math.floorMod(e164.hashCode(), policy.countryShards());
         tallies.sent(range.country());
-        return List.of(failingOpen(() -> count(range.subject(), SENT, now)),
+        return List.of(failingOpen(() -> watched(range, count(range.subject(), SENT, now), now)),
                 failingOpen(() -> count(range.countrySubject(shard), COUNTRY_SENDS, now)));
+    }
+
+    /** The sends to a range in a window at which the registry watches it: half the breaker's minimum. */
+    public int watchFigure() {
+        return Math.max(1, policy.minSends() / 2);
+    }
+
+    /**
+     * The send whose place in its range's window is {@link #watchFigure} writes the range's watch mark: once a range
+     * and window (a retried count may skip the figure, and the range goes unwatched that window: the safe side).
+     */
+    private long watched(SmsRange range, long place, Instant now) {
+        if (place == watchFigure()) {
+            Instant window = RateLimiter.windowStart(now, policy.window());
+            registry.putMark(new SmsRangeMark(SmsRangeMark.Kind.WATCH, window, range.prefix(), range.country(), now,
+                    new SmsFigures(place, 0), Optional.of(window.plus(policy.window().multipliedBy(2))),
+                    Optional.empty()));
+        }
+        return place;
     }
 
     /** Counts a verified code sent by SMS to {@code e164}: its range and a shard of its country. */
@@ -438,10 +500,13 @@ public final class SmsSignals {
      */
     public boolean lift(SmsRange range, String operatorKeyId, ClientContext client) {
         boolean wasOpen = read(range).openUntil().isPresent();
-        units.together(List.<Supplier<Integer>>of(
+        Instant coolOff = RateLimiter.windowStart(clock.instant(), policy.coolOff());
+        units.together(List.<Supplier<Object>>of(
                 () -> counters.deleteCounters(range.subject(), BREAKER),
                 () -> counters.deleteCounters(range.subject(), SENT),
-                () -> counters.deleteCounters(range.subject(), VERIFIED)));
+                () -> counters.deleteCounters(range.subject(), VERIFIED),
+                () -> registry.deleteMark(SmsRangeMark.Kind.BREAKER, coolOff, range.prefix()),
+                () -> registry.deleteMark(SmsRangeMark.Kind.BREAKER, coolOff.minus(policy.coolOff()), range.prefix())));
         if (wasOpen) {
             Map<String, String> details = details(range);
             details.put("operatorKeyId", operatorKeyId);
@@ -486,6 +551,107 @@ public final class SmsSignals {
     /** This instance's count of SMS sent, refused by a breaker and verified, per country (for the metrics). */
     public SmsCountryTallies tallies() {
         return tallies;
+    }
+
+    /**
+     * An operator allows a range: its breaker never refuses it (nor opens) until the allow is removed. Audited
+     * {@code SMS_RANGE_ALLOWED} with the operator's key id; returns whether it was not allowed yet. The mark that
+     * lists it, the audit entry, then the counter the send reads: a retry after a lost answer finishes the rest.
+     */
+    public boolean allow(SmsRange range, String operatorKeyId, ClientContext client) {
+        if (read(range).allowed()) {
+            return false;
+        }
+        registry.putMark(new SmsRangeMark(SmsRangeMark.Kind.ALLOWED, ALLOWED_WINDOW, range.prefix(), range.country(),
+                clock.instant(), new SmsFigures(0, 0), Optional.empty(), Optional.of(operatorKeyId)));
+        Map<String, String> details = details(range);
+        details.put("operatorKeyId", operatorKeyId);
+        audit.recordSuccess(range.subject(), AuditEventType.SMS_RANGE_ALLOWED, details, client);
+        counters.takePlace(new Place(new CounterWindow(range.subject(), ALLOWED, ALLOWED_WINDOW, FOREVER),
+                Optional.empty()), 1);
+        return true;
+    }
+
+    /**
+     * An operator removes a range's allow: its breaker judges it again. Audited {@code SMS_RANGE_DISALLOWED} when it
+     * was allowed; returns whether it was. Run twice, it removes nothing more.
+     */
+    public boolean disallow(SmsRange range, String operatorKeyId, ClientContext client) {
+        boolean wasAllowed = read(range).allowed();
+        registry.deleteMark(SmsRangeMark.Kind.ALLOWED, ALLOWED_WINDOW, range.prefix());
+        if (wasAllowed) {
+            Map<String, String> details = details(range);
+            details.put("operatorKeyId", operatorKeyId);
+            audit.recordSuccess(range.subject(), AuditEventType.SMS_RANGE_DISALLOWED, details, client);
+        }
+        counters.deleteCounters(range.subject(), ALLOWED);
+        return wasAllowed;
+    }
+
+    /**
+     * What operators see of every range at once: the open breakers, the worst of the watched ranges (lowest
+     * conversion first, then most sent) and the allowed ranges. Reads the registry's partitions (the current and
+     * previous cool-off and counter windows, the allowed), at most {@value #BREAKERS_READ} breakers and
+     * {@value #WATCHED_READ} watched ranges of each window, then each breaker's and watched range's state now, all handed to the store together.
+     */
+    public Overview overview() {
+        Instant now = clock.instant();
+        Instant coolOff = RateLimiter.windowStart(now, policy.coolOff());
+        Instant window = RateLimiter.windowStart(now, policy.window());
+        List<List<SmsRangeMark>> marks = units.together(List.<Supplier<List<SmsRangeMark>>>of(
+                () -> registry.findMarks(SmsRangeMark.Kind.BREAKER, coolOff, now, BREAKERS_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.BREAKER, coolOff.minus(policy.coolOff()), now,
+                        BREAKERS_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.WATCH, window, now, WATCHED_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.WATCH, window.minus(policy.window()), now, WATCHED_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.ALLOWED, ALLOWED_WINDOW, now, Integer.MAX_VALUE)));
+        Map<String, SmsRange> breakers = rangesOf(marks.get(0), marks.get(1));
+        Map<String, SmsRange> watched = rangesOf(marks.get(2), marks.get(3));
+        Map<String, SmsRange> judged = new LinkedHashMap<>(breakers);
+        judged.putAll(watched);
+        List<Supplier<List<RateLimitCounter>>> reads = new ArrayList<>();
+        judged.values().forEach(range -> reads.addAll(rangeReads(range, now)));
+        List<List<RateLimitCounter>> found = units.together(reads);
+        Map<String, RangeState> states = new LinkedHashMap<>();
+        int perRange = RANGE_READS;
+        int index = 0;
+        for (SmsRange range : judged.values()) {
+            states.put(range.prefix(), state(range, found.subList(index, index + perRange)));
+            index += perRange;
+        }
+        List<RangeState> open = breakers.keySet().stream().map(states::get)
+                .filter(state -> state.openUntil().isPresent())
+                .sorted(Comparator.comparing((RangeState state) -> state.openUntil().get()).reversed()).toList();
+        List<RangeState> worst = watched.keySet().stream().map(states::get)
+                .sorted(Comparator.comparingDouble((RangeState state) -> state.figures().conversion())
+                        .thenComparing(state -> -state.figures().sent()))
+                .limit(WORST_RANGES).toList();
+        return new Overview(open, worst, marks.get(4));
+    }
+
+    /** The ranges the marks name, by prefix, each once. */
+    @SafeVarargs
+    private static Map<String, SmsRange> rangesOf(List<SmsRangeMark>... marks) {
+        Map<String, SmsRange> ranges = new LinkedHashMap<>();
+        for (List<SmsRangeMark> some : marks) {
+            for (SmsRangeMark mark : some) {
+                NumberRanges.rangeOfPrefix(mark.prefix()).ifPresent(range -> ranges.putIfAbsent(mark.prefix(),
+                        new SmsRange(range.callingCode(), range.nationalPrefix(), mark.country())));
+            }
+        }
+        return ranges;
+    }
+
+    /**
+     * The operators' view of every range ({@link #overview}): open breakers (latest to close first), the worst
+     * watched ranges, the allowed ranges with who allowed them.
+     */
+    public record Overview(List<RangeState> openBreakers, List<RangeState> worst, List<SmsRangeMark> allowed) {
+        public Overview {
+            openBreakers = List.copyOf(openBreakers);
+            worst = List.copyOf(worst);
+            allowed = List.copyOf(allowed);
+        }
     }
 
     /** The audit entries of a range: under its subject, since no user owns it. */

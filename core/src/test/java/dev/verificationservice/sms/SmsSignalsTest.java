@@ -26,7 +26,7 @@ class SmsSignalsTest {
     private final AuditLog audit = new AuditLog(store.audit(), clock, Optional.empty(), new SecureTokens());
 
     private SmsSignals signals(RateLimitRepository counters, SmsSignalPolicy policy) {
-        return new SmsSignals(counters, audit, clock, UnitOfWork.SEPARATE_STEPS, policy);
+        return new SmsSignals(counters, audit, clock, UnitOfWork.SEPARATE_STEPS, policy, store.smsRanges());
     }
 
     @Test

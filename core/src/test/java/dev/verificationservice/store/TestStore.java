@@ -23,7 +23,8 @@ public final class TestStore implements VerificationStore {
     private final FaultyCodes codes = new FaultyCodes(memory.codes(), faults);
     private final InterleavedRecoveryCodes recoveryCodes = new InterleavedRecoveryCodes(memory.recoveryCodes());
     private final StorePorts ports = new StorePorts(codes, memory.devices(), memory.audit(), counters,
-            memory.idempotency(), memory.totp(), recoveryCodes, memory.webhooks(), memory.passkeys());
+            memory.idempotency(), memory.totp(), recoveryCodes, memory.webhooks(), memory.passkeys(),
+            memory.smsRanges());
     private UnitOfWork units = UnitOfWork.SEPARATE_STEPS;
 
     /** From now on independent calls each run on one of {@code threads}, as DynamoDB runs them in parallel. */

@@ -119,6 +119,11 @@ class PasskeyBrowserTest {
             assertThat(usernameLess.get("status").asInt()).as(usernameLess.toString()).isEqualTo(200);
             assertThat(usernameLess.get("body").get("userId").asString()).isEqualTo(user);
 
+            // Conditional UI: the page asks with mediation 'conditional' beside an input marked for passkey autofill.
+            JsonNode autofill = run("return signInFromAutofill();", null);
+            assertThat(autofill.get("status").asInt()).as(autofill.toString()).isEqualTo(200);
+            assertThat(autofill.get("body").get("userId").asString()).isEqualTo(user);
+
             ApiClient api = new ApiClient(port, API_KEY);
             JsonNode listed = api.get("/v1/users/" + user + "/passkeys").json().get("passkeys");
             assertThat(listed).hasSize(1);
@@ -143,6 +148,7 @@ class PasskeyBrowserTest {
     private static final String PAGE = """
             <!doctype html><html><head><meta charset="utf-8"><title>Passkeys</title></head><body>
             <p>Passkey relay test page</p>
+            <input id="username" autocomplete="username webauthn">
             <script>
             async function relay(path, body) {
               const answer = await fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},
@@ -162,6 +168,15 @@ class PasskeyBrowserTest {
                 publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options.body)});
               return JSON.stringify(await relay('/relay/sign-in',
                 userId ? {userId: userId, credential: credential.toJSON()} : {credential: credential.toJSON()}));
+            }
+            async function signInFromAutofill() {
+              if (!await PublicKeyCredential.isConditionalMediationAvailable()) {
+                return JSON.stringify({status: -1, body: {}});
+              }
+              const options = await relay('/relay/sign-in/options', {});
+              const credential = await navigator.credentials.get({mediation: 'conditional',
+                publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options.body)});
+              return JSON.stringify(await relay('/relay/sign-in', {credential: credential.toJSON()}));
             }
             </script></body></html>
             """;

@@ -147,6 +147,42 @@ class PasskeysApiTest extends EmbeddedOnlyApiTest {
     }
 
     @Test
+    void aSignInFromAnotherOriginRpOrChallengeOrWithoutItsUserHandleIsA409NamingTheCredentialAndUsesNothing() {
+        String user = newUser();
+        SoftwareAuthenticator key = registered(user, SoftwareAuthenticator.withCounter());
+        String challenge = api.post("/v1/passkeys/sign-in/options", Map.of("userId", user)).text("challenge");
+
+        Answer wrongOrigin = signIn(key.sign(challenge, RP_ID, "http://localhost:9999"), user);
+        assertThat(wrongOrigin.status()).isEqualTo(409);
+        assertThat(wrongOrigin.text("reason")).isEqualTo("REJECTED");
+        assertThat(wrongOrigin.text("check")).isEqualTo("BadOrigin");
+        assertThat(wrongOrigin.text("field")).isEqualTo("credential");
+        Answer wrongRp = signIn(key.sign(challenge, "example.com", ORIGIN), user);
+        assertThat(wrongRp.status()).isEqualTo(409);
+        assertThat(wrongRp.text("check")).isEqualTo("BadRpId");
+        Answer unknownChallenge = signIn(key.sign("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", RP_ID, ORIGIN), user);
+        assertThat(unknownChallenge.status()).isEqualTo(409);
+        assertThat(unknownChallenge.text("reason")).isEqualTo("CHALLENGE_NOT_OPEN");
+        assertThat(unknownChallenge.text("field")).isEqualTo("credential");
+        key.setUserHandle(null);
+        String usernameLess = api.post("/v1/passkeys/sign-in/options", Map.of()).text("challenge");
+        Answer noHandle = signIn(key.sign(usernameLess, RP_ID, ORIGIN), null);
+        assertThat(noHandle.status()).isEqualTo(409);
+        assertThat(noHandle.text("reason")).isEqualTo("UNKNOWN_CREDENTIAL");
+        assertThat(noHandle.text("field")).isEqualTo("credential");
+        Answer badBytes = signIn("{\"id\":\"AAAA\",\"rawId\":\"AAAA\",\"type\":\"public-key\",\"response\":"
+                + "{\"clientDataJSON\":\"e30\",\"authenticatorData\":\"_w\",\"signature\":\"!!\"}}", user);
+        assertThat(badBytes.status()).isEqualTo(400);
+        assertThat(badBytes.text("field")).isEqualTo("credential");
+        assertThat(auditEventTypes(user)).doesNotContain("PASSKEY_VERIFIED");
+
+        // Nothing was used up: the first challenge, answered rightly, signs the user in.
+        Answer signedIn = signIn(key.sign(challenge, RP_ID, ORIGIN), user);
+        assertThat(signedIn.status()).isEqualTo(200);
+        assertThat(signedIn.text("userId")).isEqualTo(user);
+    }
+
+    @Test
     void optionsAtTheCapAreRefusedNamingTheUser() {
         String user = newUser();
         for (int i = 0; i < 10; i++) {

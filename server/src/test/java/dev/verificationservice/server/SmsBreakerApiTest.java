@@ -112,6 +112,44 @@ class SmsBreakerApiTest {
     }
 
     @Test
+    void operatorsListTheOpenBreakersAndWorstRangesAndAllowARange() {
+        ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
+        for (int n = 0; n < 3; n++) {
+            assertThat(sms(api, "listed-" + n, "+44740012340" + n, false).status()).isEqualTo(202);
+        }
+        assertThat(sms(api, "listed-9", "+447400123409", false).status()).isEqualTo(429);
+
+        ApiClient operator = api.withKey(ApiTestSupport.ADMIN_KEY);
+        Answer listed = operator.get("/v1/admin/sms/ranges");
+        assertThat(listed.status()).isEqualTo(200);
+        assertThat(listed.raw().body()).containsPattern("\"openBreakers\":\\[[^\\]]*\\{\"range\":\"\\+447400\","
+                        + "\"country\":\"GB\",\"sent\":3,\"verified\":0,\"conversion\":0.0,\"openUntil\":\"[^\"]+\","
+                        + "\"allowed\":false}")
+                .containsPattern("\"worst\":\\[[^\\]]*\"range\":\"\\+447400\"");
+
+        String allow = "/v1/admin/sms/ranges/+447400/allowed";
+        assertThat(operator.send("PUT", allow, null, null).raw().body()).contains("\"wasAllowed\":false");
+        assertThat(operator.send("PUT", allow, null, null).raw().body()).as("a repeat")
+                .contains("\"wasAllowed\":true");
+        assertThat(sms(api, "listed-9", "+447400123409", false).status()).as("allowed, breaker open").isEqualTo(202);
+        assertThat(operator.get("/v1/admin/sms/ranges").raw().body()).containsPattern("\"allowed\":\\[[^\\]]*"
+                + "\\{\"range\":\"\\+447400\",\"country\":\"GB\",\"allowedAt\":\"[^\"]+\",\"operatorKeyId\":\"[^\"]+\"}");
+        assertThat(operator.get("/v1/admin/sms/ranges/+447400").raw().body()).contains("\"allowed\":true")
+                .contains("SMS_RANGE_ALLOWED");
+
+        assertThat(operator.delete(allow).raw().body()).contains("\"wasAllowed\":true");
+        assertThat(operator.delete(allow).raw().body()).as("a repeat").contains("\"wasAllowed\":false");
+        assertThat(sms(api, "listed-10", "+447400123410", false).status()).as("judged again").isEqualTo(429);
+        assertThat(operator.send("PUT", "/v1/admin/sms/ranges/447400/allowed", null, null).text("field"))
+                .isEqualTo("prefix");
+
+        String document = api.withKey(null).get("/v3/api-docs").raw().body();
+        assertThat(document).contains("\"/v1/admin/sms/ranges\":{\"get\"")
+                .containsPattern("\"/v1/admin/sms/ranges/\\{prefix}/allowed\":\\{\"(put|delete)\"")
+                .containsPattern("\"SmsRangeView\":\\{\"required\":\\[[^\\]]*\"allowed\"");
+    }
+
+    @Test
     void anSmsWhoseRangeCannotBeReadGoesCountedAndNoted() {
         ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
         RANGES_UNREADABLE.set(true);
@@ -130,12 +168,7 @@ class SmsBreakerApiTest {
         }
         assertThat(sms(api, "console-9", "+447911123409", false).text("code")).isEqualTo("SMS_RANGE_BLOCKED");
 
-        RawHttp.Answer signIn = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
-        String signInToken = cookie(signIn, "vs_console_signin");
-        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", List.of(
-                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
-                "_csrf=" + signInToken + "&key=" + ApiTestSupport.ADMIN_KEY);
-        List<String> session = List.of("Cookie: vs_console=" + cookie(signedIn, "vs_console"));
+        List<String> session = consoleSession();
 
         RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sms?range=%2B447911", session, null);
         assertThat(page.status()).isEqualTo(200);
@@ -152,6 +185,49 @@ class SmsBreakerApiTest {
         assertThat(after.body()).contains("Lifted the SMS breaker of +447911").contains("Closed")
                 .doesNotContain("id=\"lift-breaker\"");
         assertThat(sms(api, "console-9", "+447911123409", false).status()).isEqualTo(202);
+    }
+
+    @Test
+    void theConsoleListsOpenBreakersWithALiftButtonAndAllowsARange() {
+        ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
+        for (int n = 0; n < 4; n++) {
+            sms(api, "console-list-" + n, "+44745012340" + n, false);
+        }
+        List<String> session = consoleSession();
+
+        RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sms", session, null);
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).containsPattern("(?s)id=\"open-breakers\".*data-range=\"\\+447450\".*"
+                + "aria-label=\"Lift the breaker of \\+447450\".*id=\"worst-ranges\".*data-range=\"\\+447450\"");
+        Matcher csrf = Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"").matcher(page.body());
+        assertThat(csrf.find()).isTrue();
+        String form = "_csrf=" + URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8) + "&range=%2B447450";
+        List<String> posting = List.of(session.get(0), "Content-Type: application/x-www-form-urlencoded");
+
+        assertThat(RawHttp.send(port, "POST", "/console/sms/allow", posting, form).status()).isEqualTo(302);
+        RawHttp.Answer allowed = RawHttp.send(port, "GET", "/console/sms?range=%2B447450", session, null);
+        assertThat(allowed.body()).contains("Allowed +447450").contains("id=\"disallow-range\"")
+                .containsPattern("(?s)id=\"allowed-ranges\".*data-range=\"\\+447450\"");
+        assertThat(sms(api, "console-list-9", "+447450123409", false).status()).as("allowed").isEqualTo(202);
+
+        assertThat(RawHttp.send(port, "POST", "/console/sms/disallow", posting, form).status()).isEqualTo(302);
+        RawHttp.Answer removed = RawHttp.send(port, "GET", "/console/sms?range=%2B447450", session, null);
+        assertThat(removed.body()).contains("Removed the allow of +447450").contains("id=\"allow-range\"");
+
+        assertThat(RawHttp.send(port, "POST", "/console/sms/lift", posting, form).status()).isEqualTo(302);
+        assertThat(RawHttp.send(port, "GET", "/console/sms", session, null).body())
+                .doesNotContain("aria-label=\"Lift the breaker of +447450\"");
+    }
+
+    /** Signs in to the console with the admin key: the session's cookie header. */
+    private List<String> consoleSession() {
+        RawHttp.Answer signIn = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
+        String signInToken = cookie(signIn, "vs_console_signin");
+        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", List.of(
+                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
+                "_csrf=" + signInToken + "&key=" + ApiTestSupport.ADMIN_KEY);
+        List<String> session = List.of("Cookie: vs_console=" + cookie(signedIn, "vs_console"));
+        return session;
     }
 
     private static String cookie(RawHttp.Answer answer, String name) {

@@ -156,6 +156,14 @@ public final class ItemAttributes {
     /** Bumped on every change; every write of an endpoint is conditioned on it. */
     public static final String VERSION = "version";
 
+    // SmsRangeMark (with SMS_RANGE, WINDOW_START, CREATED_AT and an optional ttl)
+    /** Which list of the operators' registry of number ranges: BREAKER, WATCH or ALLOWED. */
+    public static final String SMS_MARK = "smsMark";
+    public static final String COUNTRY = "country";
+    public static final String SENT = "sent";
+    public static final String VERIFIED = "verified";
+    public static final String OPERATOR_KEY_ID = "operatorKeyId";
+
     // Delivery
     public static final String EVENT_ID = "eventId";
     public static final String BODY = "body";

@@ -2,6 +2,7 @@ package dev.verificationservice.table;
 
 import dev.verificationservice.audit.AuditRepository.AuditPosition;
 import dev.verificationservice.codes.CodeType;
+import dev.verificationservice.sms.SmsRangeMark;
 import java.time.Instant;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -29,6 +30,7 @@ import java.util.stream.IntStream;
  * PasskeyChallenge  PASSKEYCHALLENGE#&lt;challenge&gt;  PASSKEYCHALLENGE#&lt;challenge&gt;
  * PasskeyUser       USER#&lt;userId&gt;                 PASSKEYUSER
  * Passkey           PASSKEY#&lt;credentialId&gt;       PASSKEY#&lt;credentialId&gt;
+ * SmsRangeMark      SMSRANGES#&lt;kind&gt;#&lt;window&gt;   RANGE#&lt;prefix&gt;
  * </pre>
  *
  * <p>The sparse index {@value #OUTBOX_INDEX} (OUTBOXPK / OUTBOXSK) holds what the webhook relay has still to do:
@@ -82,6 +84,8 @@ public final class TableKeys {
     static final String PASSKEY_CHALLENGE = "PASSKEYCHALLENGE#";
     static final String PASSKEY_USER = "PASSKEYUSER";
     static final String PASSKEY = "PASSKEY#";
+    static final String SMS_RANGES = "SMSRANGES#";
+    static final String RANGE = "RANGE#";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -272,6 +276,23 @@ public final class TableKeys {
     /** The partition holding every window of one subject's action. */
     public static String rateLimitPartition(String userId, String action) {
         return RATELIMIT + userId + SEPARATOR + action;
+    }
+
+    // The operators' registry of number ranges: a prefix is '+' and digits (NumberRanges), never a #.
+
+    /** A range's mark in one list and window of the registry. */
+    public static PrimaryKey smsRangeMark(SmsRangeMark.Kind kind, Instant window, String prefix) {
+        return new PrimaryKey(smsRangeMarksPartition(kind, window), RANGE + prefix);
+    }
+
+    /** The partition of one list's window: one Query reads it. */
+    public static String smsRangeMarksPartition(SmsRangeMark.Kind kind, Instant window) {
+        return SMS_RANGES + kind.name() + SEPARATOR + Timestamps.format(window);
+    }
+
+    /** SK prefix of every mark in a registry partition. */
+    public static String smsRangeMarksPrefix() {
+        return RANGE;
     }
 
     // Webhooks. Endpoint ids are checked by EndpointIds (ep_ and hex), event ids by EventIds (evt_ and

@@ -45,6 +45,7 @@ public final class MemoryVerificationStore implements VerificationStore {
     private final MemoryRecoveryCodes recoveryCodes;
     private final MemoryWebhooks webhooks;
     private final MemoryPasskeys passkeys;
+    private final MemorySmsRanges smsRanges;
     private final StorePorts ports;
 
     /** A new, empty store. */
@@ -59,8 +60,9 @@ public final class MemoryVerificationStore implements VerificationStore {
         this.recoveryCodes = new MemoryRecoveryCodes(lock, audit, attempts);
         this.webhooks = new MemoryWebhooks(lock, audit);
         this.passkeys = new MemoryPasskeys(lock, audit, attempts);
+        this.smsRanges = new MemorySmsRanges(lock);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks, passkeys);
+                webhooks, passkeys, smsRanges);
     }
 
     /** What the audit's subscriptions view reads: built after the audit, which the webhooks port needs. */

@@ -2,12 +2,12 @@ package dev.verificationservice.server.admin;
 
 import static io.swagger.v3.oas.annotations.media.Schema.RequiredMode.REQUIRED;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.verificationservice.Verification;
 import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.operator.OperatorService;
+import dev.verificationservice.server.admin.SmsRangeListController.SmsRangeRow;
 import dev.verificationservice.server.audit.AuditController.AuditEventView;
-import dev.verificationservice.server.config.JsonTimes;
 import dev.verificationservice.server.security.ApiKeyFilter;
 import dev.verificationservice.sms.NumberRanges;
 import dev.verificationservice.sms.SmsRange;
@@ -23,13 +23,15 @@ import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The operator API's SMS number ranges ({@code /v1/admin/sms/ranges/{prefix}}, a prefix such as {@code +447700}):
  * a range's figures and breaker as the next SMS to it would be judged, with its openings and lifts, and the lift
- * of its breaker ({@link OperatorService#liftSmsBreaker}, audited with the operator's key id). Translation only.
+ * of its breaker ({@link OperatorService#liftSmsBreaker}, audited with the operator's key id), and its allow (set and
+ * removed, audited likewise). Translation only.
  */
 @RestController
 @RequestMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/sms/ranges/{prefix}", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -37,16 +39,13 @@ import org.springframework.web.bind.annotation.RestController;
 @SecurityRequirement(name = "adminKey")
 public class SmsRangesController {
 
-    /** A range's sends and verifications over the current and previous window, and its breaker if open. */
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record SmsRangeView(@Schema(requiredMode = REQUIRED, example = "+447700") String range,
-                               @Schema(requiredMode = REQUIRED, example = "GB") String country,
-                               @Schema(requiredMode = REQUIRED) long sent,
-                               @Schema(requiredMode = REQUIRED) long verified,
-                               @Schema(requiredMode = REQUIRED) double conversion,
-                               @Schema(description = "When the open breaker closes on its own; absent while closed")
-                               String openUntil,
+    /** A range's figures, breaker and allow ({@link SmsRangeRow}), with its openings, lifts and allows. */
+    public record SmsRangeView(@JsonUnwrapped SmsRangeRow figures,
                                @Schema(requiredMode = REQUIRED) List<AuditEventView> history) {
+    }
+
+    public record AllowedRangeResponse(@Schema(requiredMode = REQUIRED) String range,
+                                       @Schema(requiredMode = REQUIRED) boolean wasAllowed) {
     }
 
     public record LiftedBreakerResponse(@Schema(requiredMode = REQUIRED) String range,
@@ -65,8 +64,7 @@ public class SmsRangesController {
         AdminController.operatorKeyId(request);
         SmsRange range = range(prefix);
         SmsSignals.RangeState state = support.smsRange(range);
-        return new SmsRangeView(range.prefix(), range.country(), state.figures().sent(), state.figures().verified(),
-                state.figures().conversion(), state.openUntil().map(JsonTimes::format).orElse(null),
+        return new SmsRangeView(SmsRangeRow.of(state),
                 support.smsRangeHistory(range).stream().map(AuditEventView::of).toList());
     }
 
@@ -77,6 +75,29 @@ public class SmsRangesController {
         SmsRange range = range(prefix);
         return new LiftedBreakerResponse(range.prefix(),
                 support.liftSmsBreaker(range, AdminController.operatorKeyId(request), ClientContext.none()));
+    }
+
+    @PutMapping("/allowed")
+    @Operation(summary = "Allow a number range: its SMS breaker never refuses it until the allow is removed "
+            + "(audited SMS_RANGE_ALLOWED, an sms.range_allowed event, with the operator's key id); a repeat changes "
+            + "nothing")
+    public AllowedRangeResponse allow(@PathVariable String prefix, HttpServletRequest request) {
+        return allowed(prefix, request, true);
+    }
+
+    @DeleteMapping("/allowed")
+    @Operation(summary = "Remove a number range's allow: its breaker judges it again (audited SMS_RANGE_DISALLOWED "
+            + "when it was allowed)")
+    public AllowedRangeResponse disallow(@PathVariable String prefix, HttpServletRequest request) {
+        return allowed(prefix, request, false);
+    }
+
+    /** Allows the range or removes its allow, answering whether it was allowed before. */
+    private AllowedRangeResponse allowed(String prefix, HttpServletRequest request, boolean allow) {
+        SmsRange range = range(prefix);
+        String keyId = AdminController.operatorKeyId(request);
+        return new AllowedRangeResponse(range.prefix(), allow ? !support.allowSmsRange(range, keyId, ClientContext.none())
+                : support.disallowSmsRange(range, keyId, ClientContext.none()));
     }
 
     private static SmsRange range(String prefix) {

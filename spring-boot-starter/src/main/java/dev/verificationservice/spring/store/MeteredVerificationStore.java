@@ -32,7 +32,8 @@ public final class MeteredVerificationStore {
                 new MeteredTotp(store.totp(), timers.port("totp")),
                 new MeteredRecoveryCodes(store.recoveryCodes(), timers.port("recoveryCodes")),
                 new MeteredWebhooks(store.webhooks(), timers.port("webhooks")),
-                new MeteredPasskeys(store.passkeys(), timers.port("passkeys")));
+                new MeteredPasskeys(store.passkeys(), timers.port("passkeys")),
+                new MeteredSmsRanges(store.smsRanges(), timers.port("smsRanges")));
         return new Metered(store, ports, timed(store.units(), timers.port("units")), timers.port("store"));
     }
 

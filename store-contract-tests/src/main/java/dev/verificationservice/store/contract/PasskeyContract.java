@@ -130,6 +130,100 @@ public abstract class PasskeyContract extends ContractPart {
     }
 
     @Test
+    void aUsernameLessSignInNeedsThePasskeysOwnUserHandle() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.synced());
+        String adas = passkeys(store()).findPasskey(key.credentialId()).orElseThrow().userHandle();
+        String bobs = passkeys(store()).userHandle("bob", "Ym9icy1oYW5kbGUtb2YtdGhpcnR5LXR3by1ieXRlcyE");
+        SignInOptions options = service.signInOptions(Optional.empty());
+        PasskeyVerification unknown = new PasskeyVerification.Invalid(PasskeyVerification.Reason.UNKNOWN_CREDENTIAL,
+                "credential id");
+
+        key.setUserHandle(null);
+        assertThat(service.verify(key.sign(options.challenge(), RP_ID, ORIGIN), Optional.empty(), CLIENT))
+                .isEqualTo(unknown);
+        key.setUserHandle(bobs);
+        assertThat(service.verify(key.sign(options.challenge(), RP_ID, ORIGIN), Optional.empty(), CLIENT))
+                .isEqualTo(unknown);
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).as("nothing was tested").isZero();
+        assertThat(auditTypes("ada")).containsExactly(AuditEventType.PASSKEY_ADDED);
+
+        // The challenge is still open; and where the options named the user, a key that sends no handle signs in.
+        key.setUserHandle(adas);
+        assertThat(service.verify(key.sign(options.challenge(), RP_ID, ORIGIN), Optional.empty(), CLIENT))
+                .isEqualTo(new PasskeyVerification.Valid("ada", key.credentialId()));
+        key.setUserHandle(null);
+        assertThat(signIn(service, "ada", key)).isInstanceOf(PasskeyVerification.Valid.class);
+        SignInOptions named = service.signInOptions(Optional.of("ada"));
+        assertThat(service.verify(key.sign(named.challenge(), RP_ID, ORIGIN), Optional.empty(), CLIENT))
+                .isInstanceOf(PasskeyVerification.Valid.class);
+    }
+
+    @Test
+    void aFailedUsernameLessAssertionIsAWrongGuessOfThePasskeysUser() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.synced());
+        SignInOptions options = service.signInOptions(Optional.empty());
+
+        assertThat(service.verify(key.sign(options.challenge(), RP_ID, "https://evil.example.net"), Optional.empty(),
+                CLIENT)).isEqualTo(new PasskeyVerification.Invalid(PasskeyVerification.Reason.REJECTED, "BadOrigin"));
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).isOne();
+        assertThat(auditTypes("ada")).first().isEqualTo(AuditEventType.PASSKEY_VERIFICATION_FAILED);
+        assertThat(passkeys(store()).findChallenge(options.challenge()).orElseThrow().consumedBy()).isEmpty();
+    }
+
+    @Test
+    void anotherUsersOrARegistrationsChallengeSignsNoOneInAndIsNoWrongGuess() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
+        String bobs = service.signInOptions(Optional.of("bob")).challenge();
+        String registration = service.registrationOptions("ada", Optional.empty(), Optional.empty()).challenge();
+        PasskeyVerification notOpen = new PasskeyVerification.Invalid(PasskeyVerification.Reason.CHALLENGE_NOT_OPEN,
+                "challenge");
+
+        assertThat(service.verify(key.sign(bobs, RP_ID, ORIGIN), Optional.of("ada"), CLIENT)).isEqualTo(notOpen);
+        assertThat(service.verify(key.sign(bobs, RP_ID, ORIGIN), Optional.empty(), CLIENT)).isEqualTo(notOpen);
+        assertThat(service.verify(key.sign(registration, RP_ID, ORIGIN), Optional.of("ada"), CLIENT))
+                .isEqualTo(notOpen);
+
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).isZero();
+        assertThat(passkeys(store()).findPasskey(key.credentialId()).orElseThrow().signCount()).isEqualTo(1);
+        assertThat(passkeys(store()).findChallenge(bobs).orElseThrow().consumedBy()).isEmpty();
+        assertThat(auditTypes("ada")).doesNotContain(AuditEventType.PASSKEY_VERIFIED);
+        assertThat(signIn(service, "ada", key)).isInstanceOf(PasskeyVerification.Valid.class);
+    }
+
+    @Test
+    void aChallengeOrCredentialIdLongerThanAnyOfOursIsRefusedWithNoStoreError() {
+        PasskeyService service = service();
+        SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
+        // Longer than any key a store takes (DynamoDB's partition key: 2,048 bytes).
+        String tooLong = "A".repeat(3_000);
+        PasskeyVerification notOpen = new PasskeyVerification.Invalid(PasskeyVerification.Reason.CHALLENGE_NOT_OPEN,
+                "challenge");
+
+        assertThat(service.verify(key.sign(tooLong, RP_ID, ORIGIN), Optional.of("ada"), CLIENT)).isEqualTo(notOpen);
+        assertThat(service.verify(key.sign(tooLong, RP_ID, ORIGIN), Optional.empty(), CLIENT)).isEqualTo(notOpen);
+        SoftwareAuthenticator longId = SoftwareAuthenticator.withCredentialIdBytes(2_048);
+        longId.setUserHandle(passkeys(store()).findPasskey(key.credentialId()).orElseThrow().userHandle());
+        assertThat(service.verify(longId.sign(service.signInOptions(Optional.empty()).challenge(), RP_ID, ORIGIN),
+                Optional.empty(), CLIENT)).isEqualTo(new PasskeyVerification.Invalid(
+                PasskeyVerification.Reason.UNKNOWN_CREDENTIAL, "credential id"));
+        RegistrationOptions options = service.registrationOptions("ada", Optional.empty(), Optional.empty());
+        assertThat(service.register("ada", SoftwareAuthenticator.withCounter().register(tooLong, RP_ID, ORIGIN,
+                options.userHandle()), Optional.empty(), CLIENT)).isEqualTo(new PasskeyRegistration.NotRegistered(
+                PasskeyRegistration.Reason.CHALLENGE_NOT_OPEN, "challenge"));
+
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).isZero();
+        assertThat(service.list("ada")).hasSize(1);
+        assertThat(signIn(service, "ada", key)).isInstanceOf(PasskeyVerification.Valid.class);
+    }
+
+    @Test
     void aChallengeRegistersOnceAndAnotherUsersChallengeRegistersNothing() {
         PasskeyService service = service();
         RegistrationOptions options = service.registrationOptions("ada", Optional.empty(), Optional.empty());
@@ -189,6 +283,32 @@ public abstract class PasskeyContract extends ContractPart {
         assertThat(passkeys(store()).findPasskey(key.credentialId()).orElseThrow().signCount()).isEqualTo(2);
     }
 
+    @Test
+    void thirtyConcurrentUsernameLessVerificationsOverTwoInstancesGiveExactlyOneSuccess() throws Exception {
+        SoftwareAuthenticator key = registered(service(), "ada", SoftwareAuthenticator.withCounter());
+        SignInOptions options = service().signInOptions(Optional.empty());
+        String assertion = key.sign(options.challenge(), RP_ID, ORIGIN);
+        MeetingPoints reads = new MeetingPoints();
+        List<PasskeyService> instances = List.of(meetingAtChallengeReads(reads, store()),
+                meetingAtChallengeReads(reads, anotherInstance()));
+        // Each takes its place once the credential named the user: every one reads the challenge open first.
+        reads.meet(options.challenge(), 30);
+        AtomicInteger turn = new AtomicInteger();
+
+        List<PasskeyVerification> answers = runConcurrently(30, () -> instances.get(turn.getAndIncrement() % 2)
+                .verify(assertion, Optional.empty(), CLIENT));
+
+        assertThat(answers).filteredOn(PasskeyVerification.Valid.class::isInstance).singleElement()
+                .isEqualTo(new PasskeyVerification.Valid("ada", key.credentialId()));
+        assertThat(answers).filteredOn(answer -> !(answer instanceof PasskeyVerification.Valid)).hasSize(29)
+                .allSatisfy(answer -> assertThat(answer).isEqualTo(new PasskeyVerification.Invalid(
+                        PasskeyVerification.Reason.CHALLENGE_NOT_OPEN, "challenge")));
+        assertThat(auditTypes("ada")).filteredOn(AuditEventType.PASSKEY_VERIFIED::equals).hasSize(1);
+        assertThat(passkeys(store()).findPasskey(key.credentialId()).orElseThrow().signCount()).isEqualTo(2);
+        assertThat(verification().rateLimiter().currentOverWindows("ada", PasskeyService.VERIFY_ACTION,
+                POLICY.verifyLimit(), 0).count()).as("every place given back").isZero();
+    }
+
     private PasskeyService meetingAtChallengeReads(MeetingPoints reads, VerificationStore on) {
         return service(on, reads.around(PasskeyRepository.class, passkeys(on), "findChallenge", args -> args[0]));
     }
@@ -225,7 +345,8 @@ public abstract class PasskeyContract extends ContractPart {
     }
 
     @Test
-    void aSignCountThatGoesBackwardsIsRefusedAsPossiblyClonedAndAudited() {
+    void aSignCountThatGoesBackwardsIsRefusedAsPossiblyClonedAuditedAndAnEvent() {
+        subscribe(store(), "passkey.clone.warning");
         PasskeyService service = service();
         SoftwareAuthenticator key = registered(service, "ada", SoftwareAuthenticator.withCounter());
         assertThat(signIn(service, "ada", key)).isInstanceOf(PasskeyVerification.Valid.class);
@@ -235,6 +356,13 @@ public abstract class PasskeyContract extends ContractPart {
                 PasskeyVerification.Reason.POSSIBLY_CLONED, "signCount"));
         assertThat(auditTypes("ada")).first().isEqualTo(AuditEventType.PASSKEY_CLONE_WARNING);
         assertThat(passkeys(store()).findPasskey(key.credentialId()).orElseThrow().signCount()).isEqualTo(2);
+        // The operator's cue to revoke the passkey reaches a subscribed endpoint, naming the passkey and both counts.
+        indexCatchesUp();
+        assertThat(store().webhooks().undeliveredEvents(100)).singleElement().satisfies(event -> {
+            assertThat(event.eventType()).isEqualTo(AuditEventType.PASSKEY_CLONE_WARNING);
+            assertThat(event.details()).containsEntry("credentialId", key.credentialId())
+                    .containsEntry("storedSignCount", "2").containsEntry("presentedSignCount", "1");
+        });
     }
 
     @Test
@@ -380,11 +508,20 @@ public abstract class PasskeyContract extends ContractPart {
 
     @Test
     void thirtyConcurrentVerificationsWithAnAnswerLostGiveExactlyOneSuccess() throws Exception {
+        thirtyConcurrentWithAnAnswerLost(Optional.of("ada"));
+    }
+
+    @Test
+    void thirtyConcurrentUsernameLessVerificationsWithAnAnswerLostGiveExactlyOneSuccess() throws Exception {
+        thirtyConcurrentWithAnAnswerLost(Optional.empty());
+    }
+
+    private void thirtyConcurrentWithAnAnswerLost(Optional<String> named) throws Exception {
         Optional<AnswerLosingStore> losing = answerLosingStore();
         assumeTrue(losing.isPresent(), "this store's client resends nothing on its own");
         subscribe(store()); // the entry is then an event, which is how a lost answer finds its write
         SoftwareAuthenticator key = registered(service(), "ada", SoftwareAuthenticator.withCounter());
-        SignInOptions options = service().signInOptions(Optional.of("ada"));
+        SignInOptions options = service().signInOptions(named);
         String assertion = key.sign(options.challenge(), RP_ID, ORIGIN);
         MeetingPoints reads = new MeetingPoints();
         List<PasskeyService> instances = List.of(meetingAtChallengeReads(reads, losing.get().store()),
@@ -394,7 +531,7 @@ public abstract class PasskeyContract extends ContractPart {
         AtomicInteger turn = new AtomicInteger();
 
         List<PasskeyVerification> answers = runConcurrently(30, () -> instances.get(turn.getAndIncrement() % 2)
-                .verify(assertion, Optional.of("ada"), CLIENT));
+                .verify(assertion, named, CLIENT));
 
         assertThat(losing.get().answersLost()).isEqualTo(1);
         assertThat(answers).filteredOn(PasskeyVerification.Valid.class::isInstance).hasSize(1);

@@ -1,6 +1,7 @@
 package dev.verificationservice.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.verificationservice.Verification;
@@ -14,12 +15,16 @@ import dev.verificationservice.codes.DeliveryMethod;
 import dev.verificationservice.codes.IssueResult;
 import dev.verificationservice.codes.VerificationResult;
 import dev.verificationservice.codes.VerifyRequest;
+import dev.verificationservice.sms.SmsFigures;
 import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsRangeMark;
+import dev.verificationservice.sms.SmsRangeRepository;
 import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.store.memory.MemoryVerificationStore;
 import dev.verificationservice.table.ItemAttributes;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -269,6 +274,115 @@ public abstract class SmsBreakerContract extends ContractPart {
         assertThat(outbox().messages()).as("nothing went out").isEmpty();
         assertThat(lastDetails("tess")).containsEntry("action", "SMS_BREAKER").containsEntry("scope", "country")
                 .containsEntry("country", "GB");
+    }
+
+    @Test
+    void operatorsListAnOpenBreakerWithItsFiguresUntilItIsLiftedOrClosesOnItsOwn() {
+        SmsSignals signals = verification().smsSignals();
+        SmsRange range = signals.rangeOf(number(0)).orElseThrow();
+        assertThat(verification().operator().smsRanges().openBreakers()).isEmpty();
+        pump(signals, 4);
+        assertThat(signals.check(number(99), false).refuses()).isTrue();
+
+        SmsSignals.Overview overview = verification().operator().smsRanges();
+        assertThat(overview.openBreakers()).singleElement().satisfies(open -> {
+            assertThat(open.range().prefix()).isEqualTo(RANGE);
+            assertThat(open.range().country()).isEqualTo("GB");
+            assertThat(open.figures()).extracting("sent", "verified").containsExactly(50L, 5L);
+            assertThat(open.openUntil()).isPresent();
+        });
+        assertThat(overview.worst()).extracting(state -> state.range().prefix()).containsExactly(RANGE);
+
+        verification().operator().liftSmsBreaker(range, "ops-key", ClientContext.none());
+        assertThat(verification().operator().smsRanges().openBreakers()).as("lifted").isEmpty();
+
+        pump(signals, 5);
+        assertThat(signals.check(number(99), false).refuses()).isTrue();
+        assertThat(verification().operator().smsRanges().openBreakers()).hasSize(1);
+        clock().advance(SmsSignalPolicy.DEFAULTS.coolOff().multipliedBy(2));
+        assertThat(verification().operator().smsRanges().openBreakers()).as("closed on its own").isEmpty();
+    }
+
+    @Test
+    void theWorstRangesAreThoseWhoseSendsReachedTheWatchFigureLowestConversionFirst() {
+        SmsSignals signals = verification().smsSignals();
+        int figure = signals.watchFigure();
+        for (int n = 0; n < figure; n++) {
+            signals.sent("+447700" + String.format("%06d", 200000 + n));
+            signals.sent("+447911" + String.format("%06d", 200000 + n));
+            signals.verified("+447911" + String.format("%06d", 200000 + n));
+            if (n < figure - 1) {
+                signals.sent("+447400" + String.format("%06d", 200000 + n));
+            }
+        }
+        assertThat(verification().operator().smsRanges().worst())
+                .as("one send short of the figure: not watched")
+                .extracting(state -> state.range().prefix(), state -> state.figures().sent(),
+                        state -> state.figures().verified())
+                .containsExactly(tuple("+447700", (long) figure, 0L),
+                        tuple("+447911", (long) figure, (long) figure));
+        assertThat(verification().operator().smsRanges().openBreakers()).isEmpty();
+
+        clock().advance(SmsSignalPolicy.DEFAULTS.window().multipliedBy(2));
+        assertThat(verification().operator().smsRanges().worst()).as("two windows later").isEmpty();
+    }
+
+    @Test
+    void anAllowedRangeIsNeverRefusedAndIsListedWithItsOperatorUntilTheAllowIsRemoved() {
+        SmsSignals signals = verification().smsSignals();
+        SmsRange range = signals.rangeOf(number(0)).orElseThrow();
+        assertThat(verification().operator().allowSmsRange(range, "ops-key", ClientContext.none())).isTrue();
+        assertThat(verification().operator().allowSmsRange(range, "ops-key", ClientContext.none()))
+                .as("allowed twice: nothing more").isFalse();
+        pump(signals, 6);
+
+        assertThat(signals.check(number(99), false)).as("past the thresholds, allowed")
+                .isInstanceOf(SmsSignals.Clear.class);
+        assertThat(sendSms("tova", number(99), false)).isInstanceOf(IssueResult.Issued.class);
+        SmsSignals.Overview overview = verification().operator().smsRanges();
+        assertThat(overview.openBreakers()).isEmpty();
+        assertThat(overview.allowed()).singleElement().satisfies(allowed -> {
+            assertThat(allowed.prefix()).isEqualTo(RANGE);
+            assertThat(allowed.country()).isEqualTo("GB");
+            assertThat(allowed.operatorKeyId()).contains("ops-key");
+        });
+        assertThat(verification().operator().smsRange(range).allowed()).isTrue();
+
+        assertThat(verification().operator().disallowSmsRange(range, "ops-key", ClientContext.none())).isTrue();
+        assertThat(verification().operator().disallowSmsRange(range, "ops-key", ClientContext.none()))
+                .as("removed twice: nothing more").isFalse();
+        assertThat(verification().operator().smsRanges().allowed()).isEmpty();
+        assertThat(signals.check(number(98), false)).as("judged again").isInstanceOf(SmsSignals.Blocked.class);
+        assertThat(signals.history(range)).extracting(AuditEntry::eventType).containsExactlyInAnyOrder(
+                AuditEventType.SMS_RANGE_ALLOWED, AuditEventType.SMS_RANGE_DISALLOWED, AuditEventType.SMS_RANGE_BLOCKED);
+        assertThat(signals.history(range)).filteredOn(entry -> entry.eventType() == AuditEventType.SMS_RANGE_ALLOWED)
+                .singleElement().satisfies(entry -> assertThat(entry.details()).containsEntry("operatorKeyId", "ops-key"));
+    }
+
+    @Test
+    void aRangeMarkWrittenTwiceIsOneMarkAndIsReadOnlyWhileLive() {
+        SmsRangeRepository registry = store().smsRanges();
+        Instant window = Instant.parse("2026-12-03T10:00:00Z");
+        SmsRangeMark watch = new SmsRangeMark(SmsRangeMark.Kind.WATCH, window, RANGE, "GB", window.plusSeconds(60),
+                new SmsFigures(25, 3), Optional.of(window.plusSeconds(7200)), Optional.empty());
+        SmsRangeMark allowed = new SmsRangeMark(SmsRangeMark.Kind.ALLOWED, Instant.EPOCH, RANGE, "GB",
+                window.plusSeconds(60), new SmsFigures(0, 0), Optional.empty(), Optional.of("ops-key"));
+        registry.putMark(watch);
+        registry.putMark(watch);
+        registry.putMark(allowed);
+
+        assertThat(registry.findMarks(SmsRangeMark.Kind.WATCH, window, window.plusSeconds(120), 10))
+                .containsExactly(watch);
+        assertThat(registry.findMarks(SmsRangeMark.Kind.WATCH, window, window.plusSeconds(7200), 10))
+                .as("past its expiry, though the store still holds it").isEmpty();
+        assertThat(registry.findMarks(SmsRangeMark.Kind.WATCH, window.minusSeconds(3600), window, 10))
+                .as("another window").isEmpty();
+        assertThat(registry.findMarks(SmsRangeMark.Kind.ALLOWED, Instant.EPOCH, window.plusSeconds(1_000_000_000L), 10))
+                .as("an allow never expires").containsExactly(allowed);
+
+        assertThat(registry.deleteMark(SmsRangeMark.Kind.WATCH, window, RANGE)).isTrue();
+        assertThat(registry.deleteMark(SmsRangeMark.Kind.WATCH, window, RANGE)).as("deleted twice").isFalse();
+        assertThat(registry.findMarks(SmsRangeMark.Kind.WATCH, window, window.plusSeconds(120), 10)).isEmpty();
     }
 
     @Test

@@ -83,6 +83,8 @@ public enum AccessPattern {
     FAN_OUT,
     /** Conditional UpdateItem (a lease) or PutItem (an outcome) of a delivery, its GetItem, and an endpoint's Query. */
     DELIVERY,
+    /** PutItem, Query or DeleteItem of a mark in the operators' registry of number ranges (SMSRANGES#...). */
+    SMS_RANGE_MARKS,
     /** DescribeTable, for readiness. */
     CHECK_READY
 }

@@ -53,6 +53,7 @@ public final class DynamoDbVerificationStore implements VerificationStore {
     private final DynamoDbPasskeys passkeys;
     private final DynamoDbRecoveryCodes recoveryCodes;
     private final DynamoDbWebhooks webhooks;
+    private final DynamoDbSmsRanges smsRanges;
     private final StorePorts ports;
 
     /**
@@ -73,8 +74,9 @@ public final class DynamoDbVerificationStore implements VerificationStore {
         this.recoveryCodes = new DynamoDbRecoveryCodes(table);
         this.webhooks = new DynamoDbWebhooks(table);
         table.outbox.subscriptions(new EventSubscriptions(webhooks::listEndpoints));
+        this.smsRanges = new DynamoDbSmsRanges(table);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks, passkeys);
+                webhooks, passkeys, smsRanges);
     }
 
     public DynamoDbVerificationStore(DynamoDbClient client, String tableName) {

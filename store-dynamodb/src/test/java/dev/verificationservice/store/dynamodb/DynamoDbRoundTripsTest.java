@@ -157,8 +157,9 @@ class DynamoDbRoundTripsTest {
         SoftwareAuthenticator key = registered(passkeys, "fay");
         SignInOptions[] options = new SignInOptions[1];
 
-        // The user's passkeys, then the challenge stored.
+        // The user's passkeys, then the challenge stored; a user with none reads the decoy's item: as many.
         assertThat(path.measure(() -> options[0] = passkeys.signInOptions(Optional.of("fay")))).isEqualTo(2);
+        assertThat(path.measure(() -> passkeys.signInOptions(Optional.of("nobody")))).isEqualTo(2);
         String assertion = key.sign(options[0].challenge(), RP_ID, ORIGIN);
         // The credential, the challenge and the attempt's place together, then the attempt write.
         assertThat(path.measure(() -> assertThat(passkeys.verify(assertion, Optional.of("fay"), ClientContext.none()))
@@ -176,6 +177,12 @@ class DynamoDbRoundTripsTest {
         // Whose passkey it is is known only from the credential's item: its place is one round trip later.
         assertThat(path.measure(() -> assertThat(passkeys.verify(assertion, Optional.empty(), ClientContext.none()))
                 .isInstanceOf(PasskeyVerification.Valid.class))).isEqualTo(3);
+
+        // One without the passkey's user handle is refused on the first read: no place, no test, no write.
+        key.setUserHandle(null);
+        String anonymous = key.sign(passkeys.signInOptions(Optional.empty()).challenge(), RP_ID, ORIGIN);
+        assertThat(path.measure(() -> assertThat(passkeys.verify(anonymous, Optional.empty(), ClientContext.none()))
+                .isInstanceOf(PasskeyVerification.Invalid.class))).isEqualTo(1);
     }
 
     private static SoftwareAuthenticator registered(PasskeyService passkeys, String userId) {

@@ -71,6 +71,7 @@ public final class SqliteVerificationStore implements VerificationStore {
     private final SqliteRecoveryCodes recoveryCodes;
     private final SqliteWebhooks webhooks;
     private final SqlitePasskeys passkeys;
+    private final SqliteSmsRanges smsRanges;
     private final StorePorts ports;
     private final SqliteSweep sweep;
     private final SqliteUnitOfWork units;
@@ -87,8 +88,9 @@ public final class SqliteVerificationStore implements VerificationStore {
         this.totpFactors = new SqliteTotpFactors(table, counters);
         this.recoveryCodes = new SqliteRecoveryCodes(table, counters);
         this.passkeys = new SqlitePasskeys(table, counters);
+        this.smsRanges = new SqliteSmsRanges(table);
         this.ports = new StorePorts(codes, devices, audit, counters, idempotency, totpFactors, recoveryCodes,
-                webhooks, passkeys);
+                webhooks, passkeys, smsRanges);
         this.sweep = new SqliteSweep(table, clock, sweepInterval, sweepGrace);
         this.units = new SqliteUnitOfWork(table.writer());
     }

@@ -49,12 +49,12 @@ public final class SoftwareAuthenticator {
 
     private final ObjectConverter converter = new ObjectConverter();
     private final KeyPair keys;
-    private final byte[] credentialId = new byte[32];
+    private final byte[] credentialId;
     private final boolean synced;
     private long signCount;
     private byte[] userHandle;
 
-    private SoftwareAuthenticator(boolean synced, long firstSignCount) {
+    private SoftwareAuthenticator(boolean synced, long firstSignCount, int credentialIdBytes) {
         try {
             KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
             generator.initialize(new ECGenParameterSpec("secp256r1"));
@@ -62,6 +62,7 @@ public final class SoftwareAuthenticator {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
+        this.credentialId = new byte[credentialIdBytes];
         new SecureRandom().nextBytes(credentialId);
         this.synced = synced;
         this.signCount = firstSignCount;
@@ -69,12 +70,17 @@ public final class SoftwareAuthenticator {
 
     /** A security key with its own counter, starting at 1. */
     public static SoftwareAuthenticator withCounter() {
-        return new SoftwareAuthenticator(false, 1);
+        return withCredentialIdBytes(32);
+    }
+
+    /** A security key with its own counter whose credential id is this long, as an attacker may make one. */
+    public static SoftwareAuthenticator withCredentialIdBytes(int length) {
+        return new SoftwareAuthenticator(false, 1, length);
     }
 
     /** A synced passkey: backup eligible and backed up, its sign count always 0. */
     public static SoftwareAuthenticator synced() {
-        return new SoftwareAuthenticator(true, 0);
+        return new SoftwareAuthenticator(true, 0, 32);
     }
 
     /** The credential id, base64url. */
@@ -85,6 +91,14 @@ public final class SoftwareAuthenticator {
     /** Sets the counter the next assertion sends (plus one), to play a cloned key that is behind. */
     public synchronized void setSignCount(long count) {
         this.signCount = count;
+    }
+
+    /**
+     * Sets the user handle the next assertions send: {@code null} sends none, as a security key that keeps no
+     * discoverable credential; another handle plays a response that claims another account.
+     */
+    public synchronized void setUserHandle(String userHandle) {
+        this.userHandle = userHandle == null ? null : Base64.getUrlDecoder().decode(userHandle);
     }
 
     /** The registration response to a creation challenge (base64url), for the RP ID at the origin. */
