@@ -193,7 +193,7 @@ final class CapacityRun {
                             DeliveryMethod.SMS, "+44740" + (n % 10) + String.format(Locale.ROOT, "%06d", n)))
                             instanceof IssueResult.Issued);
                 }, Map.of(family(TableKeys.rateLimitPartition("global", "SMS_BUDGET")), SMS_BUDGET_SHARDS,
-                        family(TableKeys.rateLimitPartition("smscountry:GB", "SMS_COUNTRY_SENT")),
+                        family(TableKeys.rateLimitPartition("smscountry:GB", "SMS_COUNTRY_SENDS")),
                         SmsSignalPolicy.DEFAULTS.countryShards())));
         rows.add(attacked(false));
         rows.add(attacked(true));

@@ -430,23 +430,28 @@ public final class CodeService {
         if (verdict instanceof SmsSignals.Bypassed bypassed) {
             details.put("humanVerified", "true");
             details.put("smsRange", bypassed.range().prefix());
+            details.put("scope", bypassed.scope().detail());
         } else if (verdict instanceof SmsSignals.Monitored monitored) {
             details.put("smsBreaker", "monitored");
             details.put("smsRange", monitored.range().prefix());
+            details.put("scope", monitored.scope().detail());
         } else if (verdict instanceof SmsSignals.Unavailable) {
             details.put("signalUnavailable", "true");
         }
     }
 
-    /** The range's breaker refused the SMS: a RATE_LIMITED entry naming it, and when to try again. */
+    /** A breaker refused the SMS: a RATE_LIMITED entry naming it (range or country), and when to try again. */
     private IssueResult rangeBlocked(String userId, SmsSignals.Blocked blocked, ClientContext client) {
         Map<String, String> details = new LinkedHashMap<>();
         details.put("action", SmsSignals.BREAKER_ACTION);
         details.put("smsRange", blocked.range().prefix());
+        details.put("scope", blocked.scope().detail());
+        details.put("country", blocked.range().country());
         details.put("resetsAt", Instants.iso(blocked.until()));
         audit.recordFailure(userId, AuditEventType.RATE_LIMITED, "SMS_RANGE_BLOCKED", details, client);
         long retryAfter = Math.max(1, Duration.between(clock.instant(), blocked.until()).toSeconds());
-        return new IssueResult.RangeBlocked(blocked.range().prefix(), blocked.until(), retryAfter);
+        return new IssueResult.RangeBlocked(blocked.range().prefix(), blocked.until(), retryAfter, blocked.scope(),
+                blocked.range().country());
     }
 
     private IssueResult rateLimited(String userId, RateLimitDecision decision, ClientContext client) {

@@ -1,5 +1,6 @@
 package dev.verificationservice.codes;
 
+import dev.verificationservice.sms.SmsSignals;
 import java.time.Instant;
 import java.util.Locale;
 
@@ -19,11 +20,17 @@ public sealed interface IssueResult {
     }
 
     /**
-     * Refused: the breaker of the number's range ({@code smsRange}, such as {@code +447700}) is open until
-     * {@code until}, since many codes went to it and few were verified (SMS pumping). Another number's range, an
-     * email code, or a caller that checked a human itself ({@code humanVerified}) still gets through.
+     * Refused: the breaker of the number's range ({@code smsRange}, such as {@code +447700}), or of its whole
+     * {@code country} ({@code scope}), is open until {@code until}, since many codes went there and few were
+     * verified (SMS pumping). Another number's range or country, an email code, or a caller that checked a human
+     * itself ({@code humanVerified}) still gets through.
      */
-    record RangeBlocked(String smsRange, Instant until, long retryAfterSeconds) implements IssueResult {
+    record RangeBlocked(String smsRange, Instant until, long retryAfterSeconds, SmsSignals.Scope scope,
+                        String country) implements IssueResult {
+
+        public RangeBlocked(String smsRange, Instant until, long retryAfterSeconds) {
+            this(smsRange, until, retryAfterSeconds, SmsSignals.Scope.RANGE, "");
+        }
     }
 
     /** The channel failed; the code was invalidated. Only the masked target is kept, never the channel's error. */

@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *   one subscriber gets);</li>
  *   <li>{@code RESEND_<type>}: the cooldown after the user's last code of the type, one conditional write;</li>
  *   <li>{@code SMS_BUDGET}: SMS across all users ({@code global}), when a budget is set;</li>
- *   <li>the SMS breaker of the number's range ({@link SmsSignals}), for an SMS while the signals are on: its four
- *   reads go with the first step, so they add no round trip; it is judged once the user's own limits let the
+ *   <li>the SMS breakers of the number's range and country ({@link SmsSignals}), for an SMS while the signals are
+ *   on: the range's four reads (and, when the instance's view of the country is due, the country's) go with the
+ *   first step, so they add no round trip; they are judged once the user's own limits let the
  *   request through, before any shared place is taken. A read that fails lets the SMS go (fail open), noted on the
  *   admission ({@link SmsSignals.Unavailable}).</li>
  * </ol>

@@ -129,6 +129,24 @@ public final class OperatorService {
         return smsSignals.lift(range, operatorKeyId, client);
     }
 
+    /**
+     * Lifts a country's SMS breaker and forgets its figures; audited {@code SMS_RANGE_RELEASED} (scope country, an
+     * event) when it was open. Returns whether it was. Other instances follow at their next read of the country.
+     */
+    public boolean liftSmsCountryBreaker(String country, String operatorKeyId, ClientContext client) {
+        return smsSignals.liftCountry(country, operatorKeyId, client);
+    }
+
+    /** The figures (summed over its shards) and breaker of a country, read now. */
+    public SmsSignals.CountryState smsCountry(String country) {
+        return smsSignals.readCountry(country);
+    }
+
+    /** The openings and lifts of a country's SMS breaker. */
+    public List<AuditEntry> smsCountryHistory(String country) {
+        return smsSignals.countryHistory(country);
+    }
+
     /** The figures and breaker of a number range, as the next SMS to it would be judged. */
     public SmsSignals.RangeState smsRange(SmsRange range) {
         return smsSignals.read(range);

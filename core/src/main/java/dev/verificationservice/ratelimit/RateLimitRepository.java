@@ -35,8 +35,8 @@ public interface RateLimitRepository {
     void givePlaceBack(Place place);
 
     /**
-     * Deletes every window of one subject's action (through the counter's partition) and returns how many
-     * counters held a count. For an operator lifting a lock-out.
+     * Deletes every window of one subject's action and its cooldown claim (the whole partition) and returns how
+     * many counters held a count. For an operator lifting a lock-out or a breaker.
      */
     int deleteCounters(String userId, String action);
 

@@ -29,7 +29,8 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
 
     /**
      * The range an operator writes as {@code +447700} ({@link SmsRange#prefix}): the calling code libphonenumber
-     * knows, then the national digits; the country is the calling code's main region. Empty for anything else.
+     * knows, then the national digits; the country is the region the range lies in ({@link #regionOfRange}). Empty
+     * for anything else.
      */
     public static Optional<SmsRange> rangeOfPrefix(String prefix) {
         if (prefix == null || !prefix.matches("\\+[1-9][0-9]{1,14}")) {
@@ -39,7 +40,8 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
             int callingCode = Integer.parseInt(prefix.substring(1, 1 + length));
             String region = NUMBERS.getRegionCodeForCountryCode(callingCode);
             if (!"ZZ".equals(region)) {
-                return Optional.of(new SmsRange(callingCode, prefix.substring(1 + length), region));
+                return Optional.of(new SmsRange(callingCode, prefix.substring(1 + length),
+                        regionOfRange(callingCode, prefix.substring(1 + length))));
             }
         }
         return Optional.empty();
@@ -55,9 +57,33 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
         }
         String national = NUMBERS.getNationalSignificantNumber(parsed);
         int digits = Math.min(national.length(), digitsByCallingCode.getOrDefault(parsed.getCountryCode(), defaultDigits));
-        // A number of no known range yet counts under its calling code's main region (+44: GB).
-        String region = NUMBERS.getRegionCodeForNumber(parsed);
-        return Optional.of(new SmsRange(parsed.getCountryCode(), national.substring(0, digits),
-                region == null ? NUMBERS.getRegionCodeForCountryCode(parsed.getCountryCode()) : region));
+        String prefix = national.substring(0, digits);
+        return Optional.of(new SmsRange(parsed.getCountryCode(), prefix, regionOfRange(parsed.getCountryCode(), prefix)));
+    }
+
+    /** Whether {@code country} is an ISO region libphonenumber knows, or {@code 001} (international networks). */
+    public static boolean isRegion(String country) {
+        return country != null && (NUMBERS.getSupportedRegions().contains(country) || "001".equals(country));
+    }
+
+    /** National numbers a range's prefix is completed with to find a valid number of it (any one will do). */
+    private static final String[] FILLS = {"0000000000000", "1234567890123", "5555555555555", "9999999999999"};
+
+    /**
+     * The ISO region a range lies in, from its prefix alone (+1416555: CA, +1876555: JM, +447781: GG), so that a
+     * send (which knows the number) and a verification (whose code keeps only the prefix) count in the same
+     * country: the region of the first valid number the prefix completes to, else the calling code's main region.
+     */
+    static String regionOfRange(int callingCode, String nationalPrefix) {
+        for (String fill : FILLS) {
+            for (int length = Math.max(1, nationalPrefix.length()); length <= 13; length++) {
+                PhoneNumber candidate = new PhoneNumber().setCountryCode(callingCode).setNationalNumber(
+                        Long.parseLong((nationalPrefix + fill).substring(0, length)));
+                if (NUMBERS.isValidNumber(candidate)) {
+                    return NUMBERS.getRegionCodeForNumber(candidate);
+                }
+            }
+        }
+        return NUMBERS.getRegionCodeForCountryCode(callingCode);
     }
 }

@@ -27,6 +27,11 @@ public record SmsRange(int callingCode, String nationalPrefix, String country) {
 
     /** The counters' subject of the range's country (split over shards, {@link SmsSignalPolicy#countryShards}). */
     String countrySubject(int shard) {
+        return countrySubjectOf(country, shard);
+    }
+
+    /** The counters' subject of a country's shard; shard 0 is also the subject of the country's breaker. */
+    static String countrySubjectOf(String country, int shard) {
         return "smscountry:" + country + (shard == 0 ? "" : "#" + shard);
     }
 }

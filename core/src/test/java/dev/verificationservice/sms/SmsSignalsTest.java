@@ -49,6 +49,42 @@ class SmsSignalsTest {
     }
 
     @Test
+    void aRangesCountryIsTheRegionItsPrefixLiesIn() {
+        assertThat(NumberRanges.DEFAULTS.rangeOf("+14165550123").orElseThrow().country()).isEqualTo("CA");
+        assertThat(NumberRanges.rangeOfPrefix("+1416555").orElseThrow().country()).isEqualTo("CA");
+        assertThat(NumberRanges.rangeOfPrefix("+1876555").orElseThrow().country()).isEqualTo("JM");
+        assertThat(NumberRanges.rangeOfPrefix("+447781").orElseThrow().country()).isEqualTo("GG");
+        assertThat(NumberRanges.rangeOfPrefix("+1212555").orElseThrow().country()).isEqualTo("US");
+    }
+
+    @Test
+    void aVerificationCountsInTheCountryItsSendCountedIn() {
+        SmsSignals signals = signals(store.counters(), SmsSignalPolicy.DEFAULTS);
+        signals.sent("+14165550123");
+        signals.verifiedIn(signals.rangeOf("+14165550123").orElseThrow().prefix());
+        assertThat(signals.readCountry("CA").figures()).isEqualTo(new SmsFigures(1, 1));
+        assertThat(signals.readCountry("US").figures()).isEqualTo(new SmsFigures(0, 0));
+        assertThat(signals.tallies().count("CA", SmsCountryTallies.Kind.SENT)).isEqualTo(1);
+        assertThat(signals.tallies().count("CA", SmsCountryTallies.Kind.VERIFIED)).isEqualTo(1);
+    }
+
+    @Test
+    void thePreviousReleasesCountryCountsAreNotJudged() {
+        // The previous release counted every SMS of a country under SMS_COUNTRY_SENT and no verification: read
+        // as the country's sends, they would open its breaker at the upgrade.
+        SmsSignals signals = signals(store.counters(), SmsSignalPolicy.DEFAULTS);
+        Instant window = dev.verificationservice.ratelimit.RateLimiter.windowStart(clock.instant(),
+                SmsSignalPolicy.DEFAULTS.window());
+        for (int n = 0; n < 2 * SmsSignalPolicy.CountryBreaker.DEFAULTS.minSends(); n++) {
+            store.counters().takePlace(new Place(new dev.verificationservice.ratelimit.CounterWindow("smscountry:GB",
+                    "SMS_COUNTRY_SENT", window, window.plus(java.time.Duration.ofHours(3))), Optional.empty()),
+                    1_000_000);
+        }
+        assertThat(signals.check("+447700900123", false)).isInstanceOf(SmsSignals.Clear.class);
+        assertThat(signals.readCountry("GB").figures()).isEqualTo(new SmsFigures(0, 0));
+    }
+
+    @Test
     void monitorOnlyReportsTheBreakerOnceAndRefusesNothing() {
         SmsSignals signals = signals(store.counters(), SmsSignalPolicy.DEFAULTS.withMonitorOnly(true));
         for (int n = 0; n < 50; n++) {

@@ -153,7 +153,7 @@ class DynamoDbScaleTest {
      */
     private static final Pattern SHARD = Pattern.compile("#\\d+(?=#|$)"
             // Shard 0 of a family carries no number: an endpoint's delivery partitions, the SMS budget's, a country's.
-            + "|(?:WEBHOOK|OUTBOX#DELIVERY)#ep_\\w+$|RATELIMIT#(?:global#SMS_BUDGET|smscountry:\\w+#SMS_COUNTRY_SENT)$");
+            + "|(?:WEBHOOK|OUTBOX#DELIVERY)#ep_\\w+$|RATELIMIT#(?:global#SMS_BUDGET|smscountry:\\w+#SMS_COUNTRY_(?:SENDS|VERIFIED))$");
 
     private static PartitionLimits limitsOf(PartitionKey key) {
         if (key.value().contains(USERS)) {

@@ -85,6 +85,9 @@ public record VerificationProperties(
      * @param rangeDigitsByCallingCode other lengths by calling code, {@code <code>=<digits>} ({@code 1=6}: NANP
      *                                 area code and exchange)
      * @param refusedNumberTypes       kinds of number (libphonenumber's) no SMS goes to
+     * @param countryMinSends          sends to a country over the two windows before its conversion is judged
+     * @param countryMinConversion     the share of them that must be verified; below it the country's breaker opens
+     * @param countryRefresh           how often each instance reads a country's figures and breaker
      */
     public record SmsSignalSettings(@DefaultValue("true") boolean enabled, @DefaultValue("false") boolean monitorOnly,
                                     @DefaultValue("PT1H") Duration window, @DefaultValue("50") int minSends,
@@ -93,7 +96,10 @@ public record VerificationProperties(
                                     @DefaultValue("1=6") List<String> rangeDigitsByCallingCode,
                                     @DefaultValue({"FIXED_LINE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP",
                                             "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL", "UNKNOWN"})
-                                    List<String> refusedNumberTypes) {
+                                    List<String> refusedNumberTypes,
+                                    @DefaultValue("1000") int countryMinSends,
+                                    @DefaultValue("0.1") double countryMinConversion,
+                                    @DefaultValue("PT10S") Duration countryRefresh) {
     }
 
     /**

@@ -101,6 +101,8 @@ final class MemoryCounters implements RateLimitRepository {
     @Override
     public int deleteCounters(String userId, String action) {
         synchronized (lock) {
+            // The whole partition goes, its cooldown claim with it, as the table stores delete every item of it.
+            cooldowns.remove(new Partition(userId, action));
             TreeMap<Instant, Counter> deleted = counters.remove(new Partition(userId, action));
             return deleted == null ? 0 : (int) deleted.values().stream().filter(counter -> counter.count() > 0).count();
         }

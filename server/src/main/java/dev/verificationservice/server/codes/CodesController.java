@@ -143,10 +143,14 @@ public class CodesController {
             Map<String, Object> properties = new LinkedHashMap<>();
             properties.put("action", SmsSignals.BREAKER_ACTION);
             properties.put("smsRange", blocked.smsRange());
+            properties.put("scope", blocked.scope().detail());
+            properties.put("country", blocked.country());
             properties.put("resetsAt", JsonTimes.format(blocked.until()));
             properties.put("retryAfterSeconds", blocked.retryAfterSeconds());
-            throw new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "SMS_RANGE_BLOCKED", "Many codes went to numbers of "
-                    + blocked.smsRange() + " and few were verified, so SMS to it are paused until "
+            String where = blocked.scope() == SmsSignals.Scope.COUNTRY ? "numbers of " + blocked.country()
+                    : "numbers of " + blocked.smsRange();
+            throw new ApiProblem(HttpStatus.TOO_MANY_REQUESTS, "SMS_RANGE_BLOCKED", "Many codes went to " + where
+                    + " and few were verified, so SMS to them are paused until "
                     + properties.get("resetsAt") + ". Offer email, or check a human (CAPTCHA) and send again with "
                     + "humanVerified.", properties);
         }

@@ -69,8 +69,9 @@ final class ApiDocumentResponses implements OpenApiCustomizer {
             if (path.equals("/v1/codes") && method == PathItem.HttpMethod.POST) {
                 problem(responses, "429", "RATE_LIMITED (with action, resetsAt and retryAfterSeconds), or "
                         + "SMS_BUDGET_EXHAUSTED: the service's SMS budget is spent (email still works), or "
-                        + "SMS_RANGE_BLOCKED (with smsRange and resetsAt): codes to the number's range are seldom "
-                        + "verified, so its SMS pause; offer email, or check a human and send with humanVerified")
+                        + "SMS_RANGE_BLOCKED (with smsRange, scope range or country, country and resetsAt): codes to "
+                        + "the number's range or country are seldom verified, so its SMS pause; offer email, or check "
+                        + "a human and send with humanVerified")
                         .addHeaderObject(HttpHeaders.RETRY_AFTER, retryAfter());
                 problem(responses, "502", "DELIVERY_FAILED (with deliveryMethod and maskedTarget): the code was "
                         + "invalidated; check the target and the channel, then request a new code");

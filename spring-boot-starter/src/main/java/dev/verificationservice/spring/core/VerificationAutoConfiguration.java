@@ -20,6 +20,7 @@ import dev.verificationservice.spring.metrics.VerificationMetrics;
 import dev.verificationservice.VerificationStore;
 import com.google.i18n.phonenumbers.PhoneNumberUtil.PhoneNumberType;
 import dev.verificationservice.sms.NumberRanges;
+import dev.verificationservice.sms.SmsCountryTallies;
 import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.sms.SmsSignals;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -172,7 +173,9 @@ public class VerificationAutoConfiguration {
         try {
             return new SmsSignalPolicy(settings.enabled(), settings.monitorOnly(), settings.window(),
                     settings.minSends(), settings.minConversion(), settings.coolOff(), settings.countryShards(),
-                    new NumberRanges(settings.rangeDigits(), digits), refused);
+                    new NumberRanges(settings.rangeDigits(), digits), refused,
+                    new SmsSignalPolicy.CountryBreaker(settings.countryMinSends(), settings.countryMinConversion(),
+                            settings.countryRefresh()));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new StartupException("A VERIFICATION_SMS_SIGNALS_* setting is not usable: " + e.getMessage() + ".",
                     "Give positive windows, sends, shards and digits, and a share between 0 and 1.", e);
@@ -314,6 +317,26 @@ public class VerificationAutoConfiguration {
                         verification.attempts(), CountedAttempts::refusedFromMemory)
                 .description("Guesses at a locked-out factor refused from memory, with no store call and no audit entry")
                 .register(registry);
+    }
+
+    /**
+     * {@code verification.sms.country.sent}, {@code .refused} (by a range's or the country's breaker) and
+     * {@code .verified}, tagged {@code country} with the ISO region (a few hundred at most): this instance's SMS,
+     * registered as each country is first counted.
+     */
+    @Bean
+    public MeterBinder verificationSmsCountryMetrics(Verification verification) {
+        SmsCountryTallies tallies = verification.smsSignals().tallies();
+        return registry -> tallies.onEachCountry(country -> {
+            for (SmsCountryTallies.Kind kind : SmsCountryTallies.Kind.values()) {
+                String name = kind.name().toLowerCase(Locale.ROOT);
+                FunctionCounter.builder("verification.sms.country." + name, tallies,
+                                found -> found.count(country, kind))
+                        .tag("country", country)
+                        .description("SMS " + name + " per country on this instance")
+                        .register(registry);
+            }
+        });
     }
 
     /**

@@ -13,6 +13,9 @@ public interface AnswerLosingStore {
     /** The answer to the next write that carries an event (an audit entry some endpoint subscribes to) is lost, once. */
     void loseNextAnswer();
 
+    /** The answer to the next {@code operation} (DynamoDB's, such as {@code UpdateItem}) naming {@code text} is lost, once. */
+    void loseNextAnswerTo(String operation, String text);
+
     /** How many answers were lost so far: a test checks that its write met the fault. */
     int answersLost();
 }

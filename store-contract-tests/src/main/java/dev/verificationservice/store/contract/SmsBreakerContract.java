@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.audit.AuditEntry;
 import dev.verificationservice.audit.AuditEventType;
 import dev.verificationservice.audit.ClientContext;
@@ -21,15 +23,18 @@ import dev.verificationservice.sms.SmsSignalPolicy;
 import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.store.memory.MemoryVerificationStore;
 import dev.verificationservice.table.ItemAttributes;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
  * A number range's SMS breaker with the shipped defaults: it opens on many sends and few verifications, refuses,
- * closes on its own after the cool-off and is lifted by an operator, on the store's counters.
+ * closes on its own after the cool-off and is lifted by an operator, on the store's counters. A country's breaker
+ * does the same over the country's shards, with its thresholds lowered here so that a test sends few SMS.
  */
 public abstract class SmsBreakerContract extends ContractPart {
 
@@ -78,6 +83,37 @@ public abstract class SmsBreakerContract extends ContractPart {
 
         clock().advance(SmsSignalPolicy.DEFAULTS.coolOff().multipliedBy(2));
         assertThat(signals.check(number(96), false)).as("closed on its own").isInstanceOf(SmsSignals.Clear.class);
+    }
+
+    @Test
+    void anOpeningWhoseAnswerIsLostIsRecordedOnce() {
+        Optional<AnswerLosingStore> losing = answerLosingStore();
+        assumeTrue(losing.isPresent(), "nothing lies between this store and its data to lose an answer");
+        SmsSignals signals = on(losing.get().store()).smsSignals();
+        SmsRange range = signals.rangeOf(number(0)).orElseThrow();
+        pump(signals, 3);
+
+        losing.get().loseNextAnswerTo("UpdateItem", "SMS_BREAKER");
+        assertThat(signals.check(number(99), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class,
+                blocked -> assertThat(blocked.opened()).as("the take was sent again: place 2").isTrue());
+        assertThat(losing.get().answersLost()).as("the opening write met the fault").isEqualTo(1);
+        assertThat(signals.check(number(98), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class,
+                blocked -> assertThat(blocked.opened()).isFalse());
+        assertThat(signals.history(range)).extracting(AuditEntry::eventType)
+                .containsExactly(AuditEventType.SMS_RANGE_BLOCKED);
+    }
+
+    @Test
+    void simultaneousChecksThatOpenABreakerRecordItOnce() throws Exception {
+        SmsSignals signals = verification().smsSignals();
+        SmsRange range = signals.rangeOf(number(0)).orElseThrow();
+        pump(signals, 4);
+
+        List<SmsSignals.Verdict> verdicts = runConcurrently(8, () -> signals.check(number(99), false));
+        assertThat(verdicts).allMatch(SmsSignals.Verdict::refuses);
+        assertThat(verdicts).filteredOn(verdict -> ((SmsSignals.Blocked) verdict).opened()).hasSize(1);
+        assertThat(signals.history(range)).extracting(AuditEntry::eventType)
+                .containsExactly(AuditEventType.SMS_RANGE_BLOCKED);
     }
 
     @Test
@@ -143,6 +179,101 @@ public abstract class SmsBreakerContract extends ContractPart {
         assertThat(verification().codes().verify(VerifyRequest.link(latestCode())))
                 .isInstanceOf(VerificationResult.Valid.class);
         assertThat(signals.read(range).figures()).extracting("sent", "verified").containsExactly(2L, 2L);
+        assertThat(signals.readCountry("GB").figures()).as("and in its country")
+                .extracting("sent", "verified").containsExactly(2L, 2L);
+    }
+
+    /** A country breaker opening at 20 sends with fewer than one in four verified, read every 10 seconds. */
+    private static final SmsSignalPolicy.CountryBreaker SMALL_COUNTRY =
+            new SmsSignalPolicy.CountryBreaker(20, 0.25, Duration.ofSeconds(10));
+
+    private Verification withSmallCountryBreaker() {
+        return build(keys(), outbox(), VerificationSettings.defaults().withSmsSignals(
+                SmsSignalPolicy.DEFAULTS.withCountry(SMALL_COUNTRY)));
+    }
+
+    /** Two SMS to each of ten ranges of GB (no range near its own threshold), one in ten verified. */
+    private static void pumpCountry(SmsSignals signals) {
+        for (int n = 0; n < SMALL_COUNTRY.minSends(); n++) {
+            String number = spread(n);
+            assertThat(signals.check(number, false)).isInstanceOf(SmsSignals.Clear.class);
+            signals.sent(number);
+            if (n % 10 == 0) {
+                signals.verified(number);
+            }
+        }
+    }
+
+    private static String spread(int n) {
+        return String.format("+44770%d%06d", n % 10, 100000 + n);
+    }
+
+    @Test
+    void aCountrySendingWithoutVerificationsIsRefusedUntilItsCoolOffEnds() {
+        SmsSignals signals = withSmallCountryBreaker().smsSignals();
+        pumpCountry(signals);
+        assertThat(signals.check(spread(90), false)).as("judged on what the instance read last")
+                .isInstanceOf(SmsSignals.Clear.class);
+
+        clock().advance(SMALL_COUNTRY.refresh());
+        assertThat(signals.check(spread(91), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class, blocked -> {
+            assertThat(blocked.scope()).isEqualTo(SmsSignals.Scope.COUNTRY);
+            assertThat(blocked.opened()).isTrue();
+            assertThat(blocked.figures()).extracting("sent", "verified").containsExactly(20L, 2L);
+        });
+        assertThat(signals.check("+447911123456", false)).as("another range of the country")
+                .isInstanceOfSatisfying(SmsSignals.Blocked.class, blocked -> assertThat(blocked.opened()).isFalse());
+        assertThat(signals.check("+447911123457", true)).as("a caller that checked a human")
+                .isInstanceOfSatisfying(SmsSignals.Bypassed.class,
+                        bypassed -> assertThat(bypassed.scope()).isEqualTo(SmsSignals.Scope.COUNTRY));
+        assertThat(signals.check("+33612345678", false)).as("another country").isInstanceOf(SmsSignals.Clear.class);
+        assertThat(signals.countryHistory("GB")).singleElement().satisfies(entry -> {
+            assertThat(entry.eventType()).isEqualTo(AuditEventType.SMS_RANGE_BLOCKED);
+            assertThat(entry.details()).containsEntry("scope", "country").containsEntry("country", "GB")
+                    .containsEntry("sent", "20").containsEntry("verified", "2");
+        });
+        assertThat(withSmallCountryBreaker().smsSignals().check(spread(92), false))
+                .as("another instance, at its first read of the country")
+                .isInstanceOfSatisfying(SmsSignals.Blocked.class, blocked -> assertThat(blocked.opened()).isFalse());
+
+        clock().advance(SmsSignalPolicy.DEFAULTS.coolOff().multipliedBy(2));
+        assertThat(signals.check(spread(93), false)).as("closed on its own").isInstanceOf(SmsSignals.Clear.class);
+    }
+
+    @Test
+    void anOperatorLiftsACountrysOpenBreaker() {
+        Verification small = withSmallCountryBreaker();
+        SmsSignals signals = small.smsSignals();
+        pumpCountry(signals);
+        clock().advance(SMALL_COUNTRY.refresh());
+        assertThat(signals.check(spread(91), false).refuses()).isTrue();
+
+        assertThat(small.operator().liftSmsCountryBreaker("GB", "ops-key", ClientContext.none())).isTrue();
+        assertThat(small.operator().smsCountry("GB").openUntil()).isEmpty();
+        assertThat(signals.check(spread(91), false)).as("at once on the lifting instance")
+                .isInstanceOf(SmsSignals.Clear.class);
+        assertThat(small.operator().smsCountry("GB").figures().sent()).as("its figures start afresh").isZero();
+        assertThat(small.operator().liftSmsCountryBreaker("GB", "ops-key", ClientContext.none()))
+                .as("lifted twice: nothing more").isFalse();
+        assertThat(small.operator().smsCountryHistory("GB")).extracting(AuditEntry::eventType)
+                .containsExactlyInAnyOrder(AuditEventType.SMS_RANGE_BLOCKED, AuditEventType.SMS_RANGE_RELEASED);
+    }
+
+    @Test
+    void aCodeToACountryWhoseBreakerIsOpenIsRefusedNamingTheCountry() {
+        Verification small = withSmallCountryBreaker();
+        pumpCountry(small.smsSignals());
+        clock().advance(SMALL_COUNTRY.refresh());
+
+        assertThat(small.codes().issue(CodeRequest.of("tess", CodeType.PHONE_VERIFICATION, DeliveryMethod.SMS,
+                "+447911123456"))).isInstanceOfSatisfying(IssueResult.RangeBlocked.class, blocked -> {
+                    assertThat(blocked.scope()).isEqualTo(SmsSignals.Scope.COUNTRY);
+                    assertThat(blocked.country()).isEqualTo("GB");
+                    assertThat(blocked.retryAfterSeconds()).isPositive();
+                });
+        assertThat(outbox().messages()).as("nothing went out").isEmpty();
+        assertThat(lastDetails("tess")).containsEntry("action", "SMS_BREAKER").containsEntry("scope", "country")
+                .containsEntry("country", "GB");
     }
 
     @Test

@@ -163,7 +163,9 @@ final class DynamoDbCounters implements RateLimitRepository {
                 table.query(request, AccessPattern.RESET_RATE_LIMIT, Integer.MAX_VALUE);
         table.deleteAll(items, AccessPattern.RESET_RATE_LIMIT);
         return (int) items.stream().map(DynamoDbItems::fromAttributeValues)
-                .filter(item -> TableItems.number(item, ItemAttributes.COUNT) > 0).count();
+                // The partition's cooldown claim (an SMS breaker's record) holds no count.
+                .filter(item -> item.containsKey(ItemAttributes.COUNT)
+                        && TableItems.number(item, ItemAttributes.COUNT) > 0).count();
     }
 
     @Override

@@ -225,6 +225,11 @@ class DynamoDbVerificationStoreTest extends AbstractVerificationStoreContractTes
             }
 
             @Override
+            public void loseNextAnswerTo(String operation, String text) {
+                proxy.inject(Fault.dropAnswer(operation).whenBodyContains(text));
+            }
+
+            @Override
             public int answersLost() {
                 return (int) proxy.exchanges().stream()
                         .filter(exchange -> exchange.outcome() == Exchange.Outcome.ANSWER_DROPPED).count();

@@ -101,7 +101,9 @@ final class SqliteCounters implements RateLimitRepository {
         return table.inTransaction("delete rate-limit counters", connection -> {
             try (PreparedStatement delete = connection.prepareStatement(DELETE_PARTITION)) {
                 delete.setString(1, partition);
-                return (int) table.allItems(delete).stream().filter(item -> TableItems.number(item, COUNT) > 0).count();
+                // The partition's cooldown claim (an SMS breaker's record) holds no count.
+                return (int) table.allItems(delete).stream()
+                        .filter(item -> item.containsKey(COUNT) && TableItems.number(item, COUNT) > 0).count();
             }
         });
     }

@@ -1,0 +1,89 @@
+package dev.verificationservice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.verificationservice.server.ApiClient.Answer;
+import dev.verificationservice.testsupport.time.MutableClock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * A country's SMS breaker over HTTP, on the embedded store, with thresholds an operator set low: SMS spread over a
+ * country's ranges (none near its own threshold) and never verified pause the whole country once an instance reads
+ * its figures again (429 SMS_RANGE_BLOCKED with scope country); the operator API shows and lifts it, and the
+ * per-country metrics count what went, what was refused and what was verified.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "verification.api-keys=" + AbstractApiTest.API_KEY,
+        "verification.secret-keys=" + AbstractApiTest.HMAC_KEY,
+        "verification.admin-api-keys=" + ApiTestSupport.ADMIN_KEY,
+        "verification.sms-signals.country-min-sends=4",
+        "verification.sms-signals.country-min-conversion=0.5",
+        "verification.sms-signals.country-refresh=PT10S"})
+@Import(TestClockConfiguration.class)
+class SmsCountryBreakerApiTest {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    MutableClock clock;
+
+    @DynamicPropertySource
+    static void settings(DynamicPropertyRegistry registry) throws IOException {
+        registry.add("verification.data-dir", Files.createTempDirectory("verification-sms-country")::toString);
+    }
+
+    private static Answer sms(ApiClient api, String user, String number) {
+        return api.post("/v1/codes", Map.of("userId", user, "codeType", "PHONE_VERIFICATION", "deliveryMethod", "SMS",
+                "deliveryTarget", number));
+    }
+
+    /** A French mobile number in a range of its own for each {@code n} below 10. */
+    private static String french(int n) {
+        return "+3361" + n + "345678";
+    }
+
+    @Test
+    void aCountryOfUnverifiedCodesIsRefusedShownCountedAndLifted() {
+        ApiClient api = new ApiClient(port, AbstractApiTest.API_KEY);
+        for (int n = 0; n < 4; n++) {
+            assertThat(sms(api, "fr-" + n, french(n)).status()).isEqualTo(202);
+        }
+        clock.advance(Duration.ofSeconds(10));
+
+        Answer refused = sms(api, "fr-9", french(9));
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.text("code")).isEqualTo("SMS_RANGE_BLOCKED");
+        assertThat(refused.text("scope")).isEqualTo("country");
+        assertThat(refused.text("country")).isEqualTo("FR");
+        assertThat(refused.header("Retry-After")).matches("[1-9][0-9]*");
+        assertThat(sms(api, "gb-1", "+447911123456").status()).as("another country").isEqualTo(202);
+
+        String metrics = api.withKey(null).get("/actuator/prometheus").raw().body();
+        assertThat(metrics).contains("verification_sms_country_sent_total{country=\"FR\"} 4.0")
+                .contains("verification_sms_country_refused_total{country=\"FR\"} 1.0")
+                .contains("verification_sms_country_verified_total{country=\"FR\"} 0.0")
+                .contains("verification_sms_country_sent_total{country=\"GB\"} 1.0");
+
+        ApiClient operator = api.withKey(ApiTestSupport.ADMIN_KEY);
+        Answer open = operator.get("/v1/admin/sms/countries/FR");
+        assertThat(open.status()).isEqualTo(200);
+        assertThat(open.raw().body()).contains("\"sent\":4").contains("\"verified\":0").contains("\"openUntil\"")
+                .contains("SMS_RANGE_BLOCKED").contains("\"scope\":\"country\"");
+        assertThat(operator.delete("/v1/admin/sms/countries/FR/breaker").raw().body()).contains("\"wasOpen\":true");
+        assertThat(operator.get("/v1/admin/sms/countries/FR").raw().body()).doesNotContain("openUntil")
+                .contains("SMS_RANGE_RELEASED");
+        assertThat(sms(api, "fr-9", french(9)).status()).as("lifted").isEqualTo(202);
+        assertThat(operator.get("/v1/admin/sms/countries/fr").text("field")).isEqualTo("country");
+    }
+}
