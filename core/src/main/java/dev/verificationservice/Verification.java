@@ -2,6 +2,7 @@ package dev.verificationservice;
 
 import dev.verificationservice.attempts.CountedAttempts;
 import dev.verificationservice.audit.AuditLog;
+import dev.verificationservice.audit.ClientContext;
 import dev.verificationservice.codes.CodeDelivery;
 import dev.verificationservice.codes.CodeSender;
 import dev.verificationservice.codes.CodeService;
@@ -19,6 +20,7 @@ import dev.verificationservice.security.SecureTokens;
 import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.totp.TotpPolicy;
 import dev.verificationservice.totp.TotpService;
+import dev.verificationservice.validation.Inputs;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;
@@ -50,6 +52,7 @@ public final class Verification {
     private final Optional<TotpService> totp;
     /** Empty unless the settings name a relying party ({@link VerificationSettings#passkeys()}). */
     private final Optional<PasskeyService> passkeys;
+    private final UnitOfWork units;
 
     private Verification(Builder builder) {
         VerificationStore store = Objects.requireNonNull(builder.store, "store");
@@ -57,6 +60,7 @@ public final class Verification {
         CodeSender sender = Objects.requireNonNull(builder.sender, "sender");
         Clock clock = builder.clock;
         UnitOfWork units = store.units();
+        this.units = units;
         SecureTokens tokens = new SecureTokens();
         this.rateLimiter = new RateLimiter(store.counters(), clock, tokens, units);
         this.audit = new AuditLog(store.audit(), clock, builder.settings.auditRetention(), tokens);
@@ -134,6 +138,23 @@ public final class Verification {
     /** Whether {@link #passkeys()} is on: the settings name a relying party. */
     public boolean passkeysOn() {
         return passkeys.isPresent();
+    }
+
+    /**
+     * Revokes every device of the user and, with passkeys on, every passkey, each audited as its own revocation
+     * ({@code DEVICES_REVOKED}, {@code PASSKEY_REVOKED} each): after an account takeover a passkey the intruder
+     * registered must not outlive the devices. One unit of work (on the embedded store one transaction); run twice,
+     * the second revokes nothing more.
+     */
+    public RevokedCredentials revokeDevicesAndPasskeys(String userId, ClientContext client) {
+        Inputs.userId(userId);
+        return units.run("revoke every device and passkey", () -> new RevokedCredentials(
+                devices.revokeAll(userId, client),
+                passkeys.map(service -> service.revokeAll(userId, client)).orElse(0)));
+    }
+
+    /** What {@link #revokeDevicesAndPasskeys} revoked: the devices' live tokens and the passkeys. */
+    public record RevokedCredentials(int devices, int passkeys) {
     }
 
     /** Recovery codes, the fallback of a user's authenticator apps. */

@@ -89,6 +89,15 @@ public final class DevicesClient {
         return transport.delete(Operation.REVOKE_ALL_DEVICES, devicesPath(userId)).json().integer("revoked");
     }
 
+    /**
+     * {@code DELETE /v1/users/{userId}/devices?passkeys=true}: as {@link #revokeAll}, and every passkey of the user
+     * goes too, each audited as {@code PASSKEY_REVOKED}: the call after an account takeover.
+     */
+    public RevokedCredentials revokeAllWithPasskeys(String userId) {
+        Fields answer = transport.delete(Operation.REVOKE_ALL_DEVICES, devicesPath(userId) + "?passkeys=true").json();
+        return new RevokedCredentials(answer.integer("revoked"), answer.integer("passkeysRevoked"));
+    }
+
     private static String devicesPath(String userId) {
         Objects.requireNonNull(userId, "userId");
         return "/v1/users/" + Transport.segment(userId) + "/devices";

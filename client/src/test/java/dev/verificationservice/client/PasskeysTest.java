@@ -56,6 +56,20 @@ class PasskeysTest {
     }
 
     @Test
+    void revokingEveryDeviceWithPasskeysRevokesBoth() {
+        String user = newUser();
+        PasskeyOptions creation = client.passkeys().registrationOptions(user, Optional.empty(), Optional.empty());
+        client.passkeys().register(user, SoftwareAuthenticator.withCounter().register(creation.challenge(), RP_ID,
+                ORIGIN, JSON.readTree(creation.json()).get("user").get("id").asString()), Optional.empty(),
+                ClientContext.none());
+        client.devices().register(DeviceRegistration.of(user, "laptop-" + user, "WEB"));
+
+        assertThat(client.devices().revokeAllWithPasskeys(user)).isEqualTo(new RevokedCredentials(1, 1));
+        assertThat(client.passkeys().list(user)).isEmpty();
+        assertThat(client.devices().list(user)).isEmpty();
+    }
+
+    @Test
     void aCredentialThatIsNoJsonObjectIsRefusedBeforeAnyRequest() {
         assertThatThrownBy(() -> client.passkeys().signIn("[1]", Optional.empty(), ClientContext.none()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("credentialJson must be a JSON object");

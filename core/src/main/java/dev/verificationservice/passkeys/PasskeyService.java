@@ -407,13 +407,16 @@ public final class PasskeyService {
     /** Revokes one passkey, audited as {@code PASSKEY_REVOKED}; false when the user has no passkey with that id. */
     public boolean revoke(String userId, String credentialId, ClientContext client) {
         String user = Inputs.userId(userId);
-        return revoked(user, passkeys.delete(user, Optional.of(credentialId(credentialId))), client) > 0;
+        String credential = credentialId(credentialId);
+        return units.run("revoke a passkey", () -> revoked(user, passkeys.delete(user, Optional.of(credential)),
+                client)) > 0;
     }
 
     /** Revokes every passkey of the user, each audited as {@code PASSKEY_REVOKED}; answers how many went. */
     public int revokeAll(String userId, ClientContext client) {
         String user = Inputs.userId(userId);
-        return revoked(user, passkeys.delete(user, Optional.empty()), client);
+        // The deletions and their audit entries: one unit of work (on the embedded store one transaction).
+        return units.run("revoke every passkey", () -> revoked(user, passkeys.delete(user, Optional.empty()), client));
     }
 
     private int revoked(String user, List<Passkey> deleted, ClientContext client) {

@@ -196,6 +196,46 @@ class PasskeysApiTest extends EmbeddedOnlyApiTest {
         assertThat(api.get("/v1/users/" + user + "/passkeys").json().get("passkeys")).hasSize(10);
     }
 
+    @Test
+    void revokingEveryDeviceLeavesThePasskeysUnlessAskedAndWithPasskeysTrueRevokesBoth() {
+        String user = newUser();
+        SoftwareAuthenticator first = registered(user, SoftwareAuthenticator.withCounter());
+        registered(user, SoftwareAuthenticator.withCounter());
+        registerDevice(user, "phone-" + user);
+
+        Answer devicesOnly = api.delete("/v1/users/" + user + "/devices");
+        assertThat(devicesOnly.json().get("revoked").asInt()).isEqualTo(1);
+        assertThat(devicesOnly.json().has("passkeysRevoked")).isFalse();
+        assertThat(api.get("/v1/users/" + user + "/passkeys").json().get("passkeys")).hasSize(2);
+
+        Answer badFlag = api.delete("/v1/users/" + user + "/devices?passkeys=maybe");
+        assertThat(badFlag.status()).isEqualTo(400);
+        assertThat(badFlag.text("field")).isEqualTo("passkeys");
+
+        registerDevice(user, "laptop-" + user);
+        Answer both = api.delete("/v1/users/" + user + "/devices?passkeys=true");
+        assertThat(both.status()).isEqualTo(200);
+        assertThat(both.json().get("revoked").asInt()).isEqualTo(1);
+        assertThat(both.json().get("passkeysRevoked").asInt()).isEqualTo(2);
+        assertThat(api.get("/v1/users/" + user + "/passkeys").json().get("passkeys")).isEmpty();
+        assertThat(api.get("/v1/users/" + user + "/devices").json().get("devices")).isEmpty();
+        Answer signIn = signIn(first.sign(api.post("/v1/passkeys/sign-in/options", Map.of()).text("challenge"), RP_ID,
+                ORIGIN), null);
+        assertThat(signIn.status()).isEqualTo(409);
+        assertThat(signIn.text("reason")).isEqualTo("UNKNOWN_CREDENTIAL");
+        // Run again (a retry): nothing more to revoke.
+        Answer again = api.delete("/v1/users/" + user + "/devices?passkeys=true");
+        assertThat(again.json().get("revoked").asInt()).isZero();
+        assertThat(again.json().get("passkeysRevoked").asInt()).isZero();
+        assertThat(auditEventTypes(user)).filteredOn("PASSKEY_REVOKED"::equals).hasSize(2);
+        assertThat(auditEventTypes(user)).filteredOn("DEVICES_REVOKED"::equals).hasSize(3);
+    }
+
+    private void registerDevice(String user, String deviceId) {
+        assertThat(api.post("/v1/devices", Map.of("userId", user, "deviceId", deviceId, "deviceType", "WEB"))
+                .status()).isEqualTo(201);
+    }
+
     private Answer registrationOptions(String user) {
         return api.post("/v1/passkeys/registration/options", Map.of("userId", user));
     }

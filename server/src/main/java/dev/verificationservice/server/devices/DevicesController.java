@@ -22,6 +22,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -78,7 +79,10 @@ public class DevicesController {
     public record DevicesResponse(@Schema(requiredMode = REQUIRED) List<DeviceView> devices) {
     }
 
-    public record RevokedResponse(@Schema(requiredMode = REQUIRED) int revoked) {
+    /** {@code passkeysRevoked} only when the call asked for the passkeys too (named apart from the passkeys' own). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Schema(name = "DevicesRevokedResponse")
+    public record RevokedResponse(@Schema(requiredMode = REQUIRED) int revoked, Integer passkeysRevoked) {
     }
 
     private final Verification verification;
@@ -121,13 +125,21 @@ public class DevicesController {
     public RevokedResponse revoke(@PathVariable String userId, @PathVariable String deviceId) {
         int revoked = verification.devices().revoke(userId, deviceId, ClientContext.none());
         metrics.devicesRevoked(revoked);
-        return new RevokedResponse(revoked);
+        return new RevokedResponse(revoked, null);
     }
 
+    /** With {@code passkeys=true} the user's passkeys go too: the call after an account takeover. */
     @DeleteMapping("/v1/users/{userId}/devices")
-    public RevokedResponse revokeAll(@PathVariable String userId) {
+    public RevokedResponse revokeAll(@PathVariable String userId,
+                                     @RequestParam(name = "passkeys", defaultValue = "false") boolean passkeys) {
+        if (passkeys) {
+            Verification.RevokedCredentials revoked = verification.revokeDevicesAndPasskeys(userId,
+                    ClientContext.none());
+            metrics.devicesRevoked(revoked.devices());
+            return new RevokedResponse(revoked.devices(), revoked.passkeys());
+        }
         int revoked = verification.devices().revokeAll(userId, ClientContext.none());
         metrics.devicesRevoked(revoked);
-        return new RevokedResponse(revoked);
+        return new RevokedResponse(revoked, null);
     }
 }
