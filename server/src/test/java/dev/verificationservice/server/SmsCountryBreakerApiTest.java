@@ -7,6 +7,7 @@ import dev.verificationservice.testsupport.time.MutableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -80,10 +81,28 @@ class SmsCountryBreakerApiTest {
         assertThat(open.status()).isEqualTo(200);
         assertThat(open.raw().body()).contains("\"sent\":4").contains("\"verified\":0").contains("\"openUntil\"")
                 .contains("SMS_RANGE_BLOCKED").contains("\"scope\":\"country\"");
+        Answer listed = operator.get("/v1/admin/sms/countries");
+        assertThat(listed.status()).isEqualTo(200);
+        assertThat(listed.json().get("openBreakers")).singleElement().satisfies(row -> {
+            assertThat(row.get("country").asString()).isEqualTo("FR");
+            assertThat(row.get("sent").asLong()).isEqualTo(4);
+            assertThat(row.get("verified").asLong()).isZero();
+            assertThat(row.get("conversion").asDouble()).isZero();
+            assertThat(Instant.parse(row.get("openedAt").asString())).isEqualTo(clock.instant());
+            assertThat(row.get("openUntil").asString()).isEqualTo(open.text("openUntil"));
+        });
+        assertThat(api.get("/v1/admin/sms/countries").status()).as("an application key").isEqualTo(403);
+
         assertThat(operator.delete("/v1/admin/sms/countries/FR/breaker").raw().body()).contains("\"wasOpen\":true");
         assertThat(operator.get("/v1/admin/sms/countries/FR").raw().body()).doesNotContain("openUntil")
                 .contains("SMS_RANGE_RELEASED");
+        assertThat(operator.get("/v1/admin/sms/countries").json().get("openBreakers")).as("lifted").isEmpty();
         assertThat(sms(api, "fr-9", french(9)).status()).as("lifted").isEqualTo(202);
         assertThat(operator.get("/v1/admin/sms/countries/fr").text("field")).isEqualTo("country");
+
+        String document = api.withKey(null).get("/v3/api-docs").raw().body();
+        assertThat(document).contains("\"/v1/admin/sms/countries\":{\"get\"")
+                .contains("\"/v1/admin/sms/countries/{country}/breaker\":{\"delete\"")
+                .containsPattern("\"OpenCountryRow\":\\{\"required\":\\[[^\\]]*\"openedAt\"");
     }
 }
