@@ -76,7 +76,11 @@ public enum Operation {
     /** {@code PUT} and {@code DELETE /v1/admin/sms/ranges/{prefix}/allowed}: a repeat changes nothing. */
     ALLOW_SMS_RANGE(true),
     /** {@code DELETE /v1/admin/sms/ranges/{prefix}/breaker}: a repeat forgets only what was counted since. */
-    LIFT_SMS_BREAKER(true);
+    LIFT_SMS_BREAKER(true),
+    /** {@code GET /v1/admin/sms/countries}. */
+    SMS_COUNTRIES(true),
+    /** {@code DELETE /v1/admin/sms/countries/{country}/breaker}: a repeat forgets only what was counted since. */
+    LIFT_SMS_COUNTRY_BREAKER(true);
 
     private final boolean safeToRetry;
 

@@ -17,6 +17,11 @@ public record SmsRange(String range, String country, long sent, long verified, O
 
     /** Verified over sent; 1 when nothing was sent. */
     public double conversion() {
+        return conversion(sent, verified);
+    }
+
+    /** Verified over sent; 1 when nothing was sent: a range's or a country's. */
+    static double conversion(long sent, long verified) {
         return sent == 0 ? 1 : (double) verified / sent;
     }
 }

@@ -48,6 +48,7 @@ public final class VerificationClient {
     private final WebhooksClient webhooks;
     private final PasskeysClient passkeys;
     private final SmsRangesClient smsRanges;
+    private final SmsCountriesClient smsCountries;
 
     private VerificationClient(Builder builder) {
         this.baseUri = builder.baseUri;
@@ -63,6 +64,7 @@ public final class VerificationClient {
         this.webhooks = new WebhooksClient(transport);
         this.passkeys = new PasskeysClient(transport);
         this.smsRanges = new SmsRangesClient(transport);
+        this.smsCountries = new SmsCountriesClient(transport);
     }
 
     public static Builder builder() {
@@ -102,6 +104,11 @@ public final class VerificationClient {
     /** SMS number ranges (operator API): open breakers, worst and allowed ranges; needs an admin key. */
     public SmsRangesClient smsRanges() {
         return smsRanges;
+    }
+
+    /** SMS countries (operator API): the open country breakers and their lift; needs an admin key. */
+    public SmsCountriesClient smsCountries() {
+        return smsCountries;
     }
 
     /** {@code GET /v1/users/{userId}/rate-limits}: the current window of each of the user's limits. */

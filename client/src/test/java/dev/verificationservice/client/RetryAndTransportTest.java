@@ -258,6 +258,7 @@ class RetryAndTransportTest {
                 Operation.PASSKEY_SIGN_IN_OPTIONS, Operation.LIST_PASSKEYS, Operation.RENAME_PASSKEY,
                 Operation.AUDIT, Operation.RATE_LIMITS,
                 Operation.DEV_OUTBOX, Operation.LIST_WEBHOOKS, Operation.ENABLE_WEBHOOK, Operation.WEBHOOK_DELIVERIES,
-                Operation.SMS_RANGES, Operation.ALLOW_SMS_RANGE, Operation.LIFT_SMS_BREAKER);
+                Operation.SMS_RANGES, Operation.ALLOW_SMS_RANGE, Operation.LIFT_SMS_BREAKER,
+                Operation.SMS_COUNTRIES, Operation.LIFT_SMS_COUNTRY_BREAKER);
     }
 }

@@ -1,8 +1,14 @@
 package dev.verificationservice.client;
 
+import dev.verificationservice.Verification;
+import dev.verificationservice.VerificationSettings;
 import dev.verificationservice.VerificationStore;
+import dev.verificationservice.codes.DevelopmentOutbox;
 import dev.verificationservice.recovery.RecoveryCodeRepository;
+import dev.verificationservice.security.SecretKeyRing;
 import dev.verificationservice.server.VerificationServerApplication;
+import dev.verificationservice.sms.SmsSignalPolicy;
+import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.spring.store.MeteredVerificationStore;
 import dev.verificationservice.testsupport.concurrency.MeetingPoints;
 import dev.verificationservice.testsupport.proxies.Interposed;
@@ -19,7 +25,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -146,6 +154,28 @@ final class TestServer {
             throw e;
         }
         return connection;
+    }
+
+    /**
+     * Opens the SMS breaker of the country of {@code numbers} (each in a range of its own, none verified) as another
+     * instance of the service would whose country breaker opens at that many sends: their sends are counted, the
+     * instance reads the country again 10 s later and opens its breaker in the server's store.
+     */
+    void openCountryBreaker(List<String> numbers) {
+        Verification other = Verification.builder().store(context.getBean(VerificationStore.class))
+                .keys(SecretKeyRing.fromBase64(List.of(HMAC_KEY))).sender(new DevelopmentOutbox(clock()))
+                .clock(clock()).settings(VerificationSettings.defaults().withSmsSignals(SmsSignalPolicy.DEFAULTS
+                        .withCountry(new SmsSignalPolicy.CountryBreaker(numbers.size(), 0.5, Duration.ofSeconds(10)))))
+                .build();
+        SmsSignals signals = other.smsSignals();
+        numbers.forEach(number -> {
+            signals.check(number, false);
+            signals.sent(number);
+        });
+        clock().advance(Duration.ofSeconds(10));
+        if (!signals.check(numbers.get(0), false).refuses()) {
+            throw new IllegalStateException("the breaker of " + numbers.get(0) + "'s country did not open");
+        }
     }
 
     /** A user id no other test uses: sends are limited per user, and a new code per user and type waits 30 s. */

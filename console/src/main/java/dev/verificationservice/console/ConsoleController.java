@@ -303,14 +303,24 @@ public class ConsoleController {
                 : "; there was none, so nothing was audited."));
     }
 
-    // SMS number ranges: the open breakers, worst and allowed ranges; a range's figures, breaker and history; the
-    // lift of an open breaker and a range's allow
+    // SMS number ranges and countries: the open range and country breakers, worst and allowed ranges; a range's or
+    // a country's figures, breaker and history; the lift of an open breaker and a range's allow
 
     @GetMapping("/sms")
-    public String smsRanges(@RequestParam(name = "range", required = false) String prefix, HttpServletRequest request,
-                            Model model) {
+    public String smsRanges(@RequestParam(name = "range", required = false) String prefix,
+                            @RequestParam(name = "country", required = false) String country,
+                            HttpServletRequest request, Model model) {
         common(request, model);
         model.addAttribute("prefix", prefix);
+        model.addAttribute("countryAsked", country);
+        model.addAttribute("openCountries", support.smsCountries().stream().map(ConsoleViews.CountryRow::of)
+                .toList());
+        if (country != null && !country.isBlank()) {
+            String region = NumberRanges.region("country", country.trim());
+            model.addAttribute("country", ConsoleViews.CountryRow.of(support.smsCountry(region)));
+            model.addAttribute("countryEvents", support.smsCountryHistory(region).stream()
+                    .map(ConsoleViews.EventRow::of).toList());
+        }
         SmsSignals.Overview overview = support.smsRanges();
         model.addAttribute("openBreakers", overview.openBreakers().stream()
                 .map(state -> ConsoleViews.RangeRow.of(state.range(), state)).toList());
@@ -332,6 +342,20 @@ public class ConsoleController {
                 ? "Lifted the SMS breaker of " + range.prefix() + ": its SMS go again and its figures start afresh. "
                 + "Audited as SMS_RANGE_RELEASED with key id " + keyId + "."
                 : "The SMS breaker of " + range.prefix() + " was not open; its figures start afresh.");
+    }
+
+    @PostMapping("/sms/lift-country")
+    public String liftSmsCountryBreaker(@RequestParam(name = "country") String country, HttpServletRequest request) {
+        ConsoleSessions.Session session = session(request);
+        String region = NumberRanges.region("country", country);
+        String keyId = session.operatorKeyId();
+        session.flash(new ConsoleSessions.Flash(false, support.liftSmsCountryBreaker(region, keyId,
+                ClientContext.none())
+                ? "Lifted the SMS breaker of " + region + ": its SMS go again (on other instances within their next "
+                + "read of the country) and its figures start afresh. Audited as SMS_RANGE_RELEASED with key id "
+                + keyId + "."
+                : "The SMS breaker of " + region + " was not open; its figures start afresh."));
+        return smsPage("country", region);
     }
 
     @PostMapping("/sms/allow")
@@ -357,7 +381,12 @@ public class ConsoleController {
         ConsoleSessions.Session session = session(request);
         SmsRange range = smsRange(prefix);
         session.flash(new ConsoleSessions.Flash(false, action.apply(range, session.operatorKeyId())));
-        return "redirect:" + UriComponentsBuilder.fromPath("/console/sms").queryParam("range", range.prefix())
+        return smsPage("range", range.prefix());
+    }
+
+    /** The redirect to the SMS page of one range or country, at the flash of what was done. */
+    private static String smsPage(String parameter, String value) {
+        return "redirect:" + UriComponentsBuilder.fromPath("/console/sms").queryParam(parameter, value)
                 .encode().toUriString() + "#result";
     }
 

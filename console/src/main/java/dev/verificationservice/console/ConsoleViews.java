@@ -1,6 +1,7 @@
 package dev.verificationservice.console;
 
 import dev.verificationservice.sms.SmsRange;
+import dev.verificationservice.sms.SmsFigures;
 import dev.verificationservice.sms.SmsRangeMark;
 import dev.verificationservice.sms.SmsSignals;
 import dev.verificationservice.audit.AuditEntry;
@@ -136,9 +137,29 @@ public final class ConsoleViews {
                            String openUntil, boolean allowed) {
         static RangeRow of(SmsRange range, SmsSignals.RangeState state) {
             return new RangeRow(range.prefix(), range.country(), state.figures().sent(), state.figures().verified(),
-                    Math.round(state.figures().conversion() * 100) + " %",
-                    state.openUntil().map(until -> time(until) + " UTC").orElse(null), state.allowed());
+                    percent(state.figures()), state.openUntil().map(until -> time(until) + " UTC").orElse(null),
+                    state.allowed());
         }
+    }
+
+    /** A country's figures over its shards, and its breaker when open: since when (when listed) and until when. */
+    public record CountryRow(String country, long sent, long verified, String conversion, String openedAt,
+                             String openUntil) {
+        static CountryRow of(SmsSignals.CountryState state) {
+            return new CountryRow(state.country(), state.figures().sent(), state.figures().verified(),
+                    percent(state.figures()), null,
+                    state.openUntil().map(until -> time(until) + " UTC").orElse(null));
+        }
+
+        static CountryRow of(SmsSignals.OpenCountry open) {
+            CountryRow row = of(open.state());
+            return new CountryRow(row.country(), row.sent(), row.verified(), row.conversion(),
+                    time(open.openedAt()) + " UTC", row.openUntil());
+        }
+    }
+
+    private static String percent(SmsFigures figures) {
+        return Math.round(figures.conversion() * 100) + " %";
     }
 
     /** A range an operator allowed: when, and with which key id. */

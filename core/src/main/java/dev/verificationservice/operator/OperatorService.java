@@ -142,6 +142,11 @@ public final class OperatorService {
         return smsSignals.readCountry(country);
     }
 
+    /** The countries whose SMS breaker is open, with their figures now, the latest to close first. */
+    public List<SmsSignals.OpenCountry> smsCountries() {
+        return smsSignals.openCountries();
+    }
+
     /** The openings and lifts of a country's SMS breaker. */
     public List<AuditEntry> smsCountryHistory(String country) {
         return smsSignals.countryHistory(country);

@@ -3,6 +3,7 @@ package dev.verificationservice.sms;
 import com.google.i18n.phonenumbers.NumberParseException;
 import com.google.i18n.phonenumbers.PhoneNumberUtil;
 import com.google.i18n.phonenumbers.Phonenumber.PhoneNumber;
+import dev.verificationservice.validation.InvalidInputException;
 import java.util.Map;
 import java.util.Optional;
 
@@ -64,6 +65,14 @@ public record NumberRanges(int defaultDigits, Map<Integer, Integer> digitsByCall
     /** Whether {@code country} is an ISO region libphonenumber knows, or {@code 001} (international networks). */
     public static boolean isRegion(String country) {
         return country != null && (NUMBERS.getSupportedRegions().contains(country) || "001".equals(country));
+    }
+
+    /** {@code country} when it is a region ({@link #isRegion}); else a bad input naming {@code field}. */
+    public static String region(String field, String country) {
+        if (!isRegion(country)) {
+            throw new InvalidInputException(field, "must be an ISO 3166 region in capitals, such as GB, or 001");
+        }
+        return country;
     }
 
     /** National numbers a range's prefix is completed with to find a valid number of it (any one will do). */

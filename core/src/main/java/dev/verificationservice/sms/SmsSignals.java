@@ -44,9 +44,10 @@ import java.util.function.Supplier;
  *   {@code smscountry:<region>} subject.</li>
  *   <li>An operator's allow of a range is its {@code SMS_RANGE_ALLOWED} counter, one window for ever: while it holds
  *   a count the breaker neither opens nor refuses. It is read with the others, so it adds no round trip.</li>
- *   <li>What operators list ({@link #overview}) is the registry ({@link SmsRangeRepository}), written only on rare
- *   moments: a breaker's opening, a range's sends reaching {@link #watchFigure} in a window (the send whose place
- *   is that figure, so once a range and window), an allow.</li>
+ *   <li>What operators list ({@link #overview}, {@link #openCountries}) is the registry ({@link SmsRangeRepository}),
+ *   written only on rare moments: a range's or a country's breaker opening, a range's sends reaching
+ *   {@link #watchFigure} in a window (the send whose place is that figure, so once a range and window), an
+ *   allow.</li>
  * </ul>
  * Reading a range ({@link #read}) is four queries that need no answer of each other, so they go to the store
  * together (one round trip on DynamoDB): beside admission's first step, they add none to a send. A range is judged
@@ -353,10 +354,7 @@ public final class SmsSignals {
         }
         if (until.isEmpty() && policy.trips(state.figures())) {
             Instant end = openEnd();
-            Instant coolOff = end.minus(policy.coolOff().multipliedBy(2));
-            // The registry's mark first: a breaker is never open without the mark operators list it by.
-            registry.putMark(new SmsRangeMark(SmsRangeMark.Kind.BREAKER, coolOff, range.prefix(), range.country(),
-                    clock.instant(), state.figures(), Optional.of(end), Optional.empty()));
+            markOpening(SmsRangeMark.Kind.BREAKER, range.prefix(), range.country(), state.figures(), end);
             opened = open(range.subject(), details(range), state.figures(), end);
             until = Optional.of(end);
         }
@@ -372,6 +370,7 @@ public final class SmsSignals {
         boolean countryOpened = false;
         if (countryUntil.isEmpty() && state.country().isPresent() && policy.country().trips(country.figures())) {
             Instant end = openEnd();
+            markOpening(SmsRangeMark.Kind.COUNTRY_BREAKER, "", country.country(), country.figures(), end);
             countryOpened = open(SmsRange.countrySubjectOf(country.country(), 0), countryDetails(country.country()),
                     country.figures(), end);
             countryUntil = Optional.of(end);
@@ -388,6 +387,23 @@ public final class SmsSignals {
         }
         return policy.monitorOnly() ? new Monitored(range, figures, until, opened, scope)
                 : new Blocked(range, figures, until, opened, scope);
+    }
+
+    /**
+     * Writes the registry's entry of a breaker opening until {@code end}, before the breaker: a breaker is never open
+     * without the entry operators list it by. One write, run again by a retry or a simultaneous opening (the same
+     * item), so once a range or country per cool-off window.
+     */
+    private void markOpening(SmsRangeMark.Kind kind, String prefix, String country, SmsFigures figures, Instant end) {
+        registry.putMark(new SmsRangeMark(kind, end.minus(policy.coolOff().multipliedBy(2)), prefix, country,
+                clock.instant(), figures, Optional.of(end), Optional.empty()));
+    }
+
+    /** The deletes of the entries of a breaker that may be open now: those of the current and previous cool-off. */
+    private List<Supplier<Object>> unmarkOpenings(SmsRangeMark.Kind kind, String key) {
+        Instant coolOff = RateLimiter.windowStart(clock.instant(), policy.coolOff());
+        return List.of(() -> registry.deleteMark(kind, coolOff, key),
+                () -> registry.deleteMark(kind, coolOff.minus(policy.coolOff()), key));
     }
 
     /** When a breaker opened now closes: the end of the next cool-off window. */
@@ -500,13 +516,12 @@ public final class SmsSignals {
      */
     public boolean lift(SmsRange range, String operatorKeyId, ClientContext client) {
         boolean wasOpen = read(range).openUntil().isPresent();
-        Instant coolOff = RateLimiter.windowStart(clock.instant(), policy.coolOff());
-        units.together(List.<Supplier<Object>>of(
+        List<Supplier<Object>> deletes = new ArrayList<>(List.of(
                 () -> counters.deleteCounters(range.subject(), BREAKER),
                 () -> counters.deleteCounters(range.subject(), SENT),
-                () -> counters.deleteCounters(range.subject(), VERIFIED),
-                () -> registry.deleteMark(SmsRangeMark.Kind.BREAKER, coolOff, range.prefix()),
-                () -> registry.deleteMark(SmsRangeMark.Kind.BREAKER, coolOff.minus(policy.coolOff()), range.prefix())));
+                () -> counters.deleteCounters(range.subject(), VERIFIED)));
+        deletes.addAll(unmarkOpenings(SmsRangeMark.Kind.BREAKER, range.prefix()));
+        units.together(deletes);
         if (wasOpen) {
             Map<String, String> details = details(range);
             details.put("operatorKeyId", operatorKeyId);
@@ -516,14 +531,14 @@ public final class SmsSignals {
     }
 
     /**
-     * An operator lifts a country's breaker: its breaker and its figures on every shard are forgotten, and this
-     * instance's view of it; another instance stops refusing at its next read of the country
+     * An operator lifts a country's breaker: its breaker, its list entry and its figures on every shard are
+     * forgotten, and this instance's view of it; another instance stops refusing at its next read of the country
      * ({@link SmsSignalPolicy.CountryBreaker#refresh}). Returns whether it was open; running it twice deletes
      * nothing more.
      */
     public boolean liftCountry(String country, String operatorKeyId, ClientContext client) {
         boolean wasOpen = readCountry(country).openUntil().isPresent();
-        List<Supplier<Integer>> deletes = new ArrayList<>();
+        List<Supplier<Object>> deletes = new ArrayList<>(unmarkOpenings(SmsRangeMark.Kind.COUNTRY_BREAKER, country));
         deletes.add(() -> counters.deleteCounters(SmsRange.countrySubjectOf(country, 0), BREAKER));
         for (int shard = 0; shard < policy.countryShards(); shard++) {
             String subject = SmsRange.countrySubjectOf(country, shard);
@@ -627,6 +642,43 @@ public final class SmsSignals {
                         .thenComparing(state -> -state.figures().sent()))
                 .limit(WORST_RANGES).toList();
         return new Overview(open, worst, marks.get(4));
+    }
+
+    /** A country whose breaker is open: its figures and breaker now, and when the breaker opened. */
+    public record OpenCountry(CountryState state, Instant openedAt) {
+    }
+
+    /**
+     * The countries whose breaker is open, the latest to close first: the registry's country entries of the current
+     * and previous cool-off windows (at most {@value #BREAKERS_READ} each), then each listed country's state now
+     * ({@link #readCountry}'s queries), all handed to the store together. Operators call it; a send never does.
+     */
+    public List<OpenCountry> openCountries() {
+        Instant now = clock.instant();
+        Instant coolOff = RateLimiter.windowStart(now, policy.coolOff());
+        List<List<SmsRangeMark>> marks = units.together(List.<Supplier<List<SmsRangeMark>>>of(
+                () -> registry.findMarks(SmsRangeMark.Kind.COUNTRY_BREAKER, coolOff, now, BREAKERS_READ),
+                () -> registry.findMarks(SmsRangeMark.Kind.COUNTRY_BREAKER, coolOff.minus(policy.coolOff()), now,
+                        BREAKERS_READ)));
+        Map<String, Instant> openedAt = new LinkedHashMap<>();
+        marks.forEach(some -> some.forEach(mark -> openedAt.merge(mark.country(), mark.at(),
+                (one, other) -> one.isAfter(other) ? one : other)));
+        List<Supplier<List<RateLimitCounter>>> reads = new ArrayList<>();
+        openedAt.keySet().forEach(country -> reads.addAll(countryReads(country, now)));
+        List<List<RateLimitCounter>> found = units.together(reads);
+        int perCountry = 1 + 2 * policy.countryShards();
+        List<OpenCountry> open = new ArrayList<>();
+        int index = 0;
+        for (Map.Entry<String, Instant> entry : openedAt.entrySet()) {
+            CountryState state = remember(countryState(entry.getKey(), found.subList(index, index + perCountry)));
+            index += perCountry;
+            if (state.openUntil().isPresent()) {
+                open.add(new OpenCountry(state, entry.getValue()));
+            }
+        }
+        open.sort(Comparator.comparing((OpenCountry country) -> country.state().openUntil().get()).reversed()
+                .thenComparing(country -> country.state().country()));
+        return open;
     }
 
     /** The ranges the marks name, by prefix, each once. */

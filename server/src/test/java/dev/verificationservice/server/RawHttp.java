@@ -23,9 +23,26 @@ final class RawHttp {
             return head.lines().filter(line -> line.regionMatches(true, 0, "Content-Type:", 0, 13))
                     .map(line -> line.substring(13).trim()).findFirst().orElse("");
         }
+
+        /** The value of the cookie {@code name} the answer sets; a test fails without it. */
+        String cookie(String name) {
+            return head.lines().filter(line -> line.startsWith("Set-Cookie: " + name + "="))
+                    .map(line -> line.substring(("Set-Cookie: " + name + "=").length(), line.indexOf(';')))
+                    .findFirst().orElseThrow(() -> new AssertionError("no cookie " + name + " in " + head));
+        }
     }
 
     private RawHttp() {
+    }
+
+    /** Signs in to the console with {@code adminKey}: the session's cookie header. */
+    static List<String> consoleSession(int port, String adminKey) {
+        Answer signIn = send(port, "GET", "/console/sign-in", List.of(), null);
+        String signInToken = signIn.cookie("vs_console_signin");
+        Answer signedIn = send(port, "POST", "/console/sign-in", List.of(
+                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
+                "_csrf=" + signInToken + "&key=" + adminKey);
+        return List.of("Cookie: vs_console=" + signedIn.cookie("vs_console"));
     }
 
     /** A request with a Content-Length body (or none when {@code body} is null). */

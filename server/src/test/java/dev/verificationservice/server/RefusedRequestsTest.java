@@ -222,7 +222,7 @@ class RefusedRequestsTest {
     @Test
     void theConsoleFormsStillWorkWithMultipartOffAndABrokenFormIsA400Page() {
         RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
-        String signInToken = cookie(page, "vs_console_signin");
+        String signInToken = page.cookie("vs_console_signin");
         assertThat(page.body()).contains("name=\"_csrf\" value=\"" + signInToken + "\"");
         List<String> signInHeaders = List.of("Cookie: vs_console_signin=" + signInToken,
                 "Content-Type: application/x-www-form-urlencoded");
@@ -236,7 +236,7 @@ class RefusedRequestsTest {
                 "_csrf=" + signInToken + "&key=" + AbstractApiTest.ADMIN_KEY);
         assertThat(signedIn.status()).as(signedIn.head()).isEqualTo(302);
         assertThat(signedIn.head()).contains("Location: /console/users");
-        String session = cookie(signedIn, "vs_console");
+        String session = signedIn.cookie("vs_console");
 
         RawHttp.Answer confirm = RawHttp.send(port, "GET", "/console/users/u-forms/codes/invalidate",
                 List.of("Cookie: vs_console=" + session), null);
@@ -248,11 +248,5 @@ class RefusedRequestsTest {
                 "_csrf=" + java.net.URLEncoder.encode(csrf.group(1), java.nio.charset.StandardCharsets.UTF_8));
         assertThat(invalidated.status()).as(invalidated.head()).isEqualTo(302);
         assertThat(invalidated.head()).contains("Location: /console/users/u-forms");
-    }
-
-    private static String cookie(RawHttp.Answer answer, String name) {
-        return answer.head().lines().filter(line -> line.startsWith("Set-Cookie: " + name + "="))
-                .map(line -> line.substring(("Set-Cookie: " + name + "=").length(), line.indexOf(';')))
-                .findFirst().orElseThrow(() -> new AssertionError("no cookie " + name + " in " + answer.head()));
     }
 }

@@ -168,7 +168,7 @@ class SmsBreakerApiTest {
         }
         assertThat(sms(api, "console-9", "+447911123409", false).text("code")).isEqualTo("SMS_RANGE_BLOCKED");
 
-        List<String> session = consoleSession();
+        List<String> session = RawHttp.consoleSession(port, ApiTestSupport.ADMIN_KEY);
 
         RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sms?range=%2B447911", session, null);
         assertThat(page.status()).isEqualTo(200);
@@ -193,7 +193,7 @@ class SmsBreakerApiTest {
         for (int n = 0; n < 4; n++) {
             sms(api, "console-list-" + n, "+44745012340" + n, false);
         }
-        List<String> session = consoleSession();
+        List<String> session = RawHttp.consoleSession(port, ApiTestSupport.ADMIN_KEY);
 
         RawHttp.Answer page = RawHttp.send(port, "GET", "/console/sms", session, null);
         assertThat(page.status()).isEqualTo(200);
@@ -217,23 +217,6 @@ class SmsBreakerApiTest {
         assertThat(RawHttp.send(port, "POST", "/console/sms/lift", posting, form).status()).isEqualTo(302);
         assertThat(RawHttp.send(port, "GET", "/console/sms", session, null).body())
                 .doesNotContain("aria-label=\"Lift the breaker of +447450\"");
-    }
-
-    /** Signs in to the console with the admin key: the session's cookie header. */
-    private List<String> consoleSession() {
-        RawHttp.Answer signIn = RawHttp.send(port, "GET", "/console/sign-in", List.of(), null);
-        String signInToken = cookie(signIn, "vs_console_signin");
-        RawHttp.Answer signedIn = RawHttp.send(port, "POST", "/console/sign-in", List.of(
-                "Cookie: vs_console_signin=" + signInToken, "Content-Type: application/x-www-form-urlencoded"),
-                "_csrf=" + signInToken + "&key=" + ApiTestSupport.ADMIN_KEY);
-        List<String> session = List.of("Cookie: vs_console=" + cookie(signedIn, "vs_console"));
-        return session;
-    }
-
-    private static String cookie(RawHttp.Answer answer, String name) {
-        return answer.head().lines().filter(line -> line.startsWith("Set-Cookie: " + name + "="))
-                .map(line -> line.substring(("Set-Cookie: " + name + "=").length(), line.indexOf(';')))
-                .findFirst().orElseThrow(() -> new AssertionError("no cookie " + name + " in " + answer.head()));
     }
 
     /** The service's store, whose counter reads of a number range fail while {@link #RANGES_UNREADABLE} is set. */

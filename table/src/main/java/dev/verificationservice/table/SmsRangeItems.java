@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The operators' registry of number ranges: a mark ({@code SMSRANGES#<kind>#<window>} / {@code RANGE#<prefix>}),
- * one small item per range and window, with a ttl unless it is an allowed range.
+ * The operators' registry of number ranges: a mark ({@code SMSRANGES#<kind>#<window>} / {@code RANGE#<prefix>}, or
+ * {@code COUNTRY#<region>} for a country's breaker, which has no range attribute), one small item per range or
+ * country and window, with a ttl unless it is an allowed range.
  */
 public final class SmsRangeItems {
 
@@ -19,10 +20,12 @@ public final class SmsRangeItems {
     }
 
     public static Map<String, Object> markItem(SmsRangeMark mark) {
-        Map<String, Object> item = keyed(TableKeys.smsRangeMark(mark.kind(), mark.window(), mark.prefix()));
+        Map<String, Object> item = keyed(TableKeys.smsRangeMark(mark.kind(), mark.window(), mark.key()));
         item.put(SMS_MARK, mark.kind().name());
         item.put(WINDOW_START, Timestamps.format(mark.window()));
-        item.put(SMS_RANGE, mark.prefix());
+        if (!mark.prefix().isEmpty()) {
+            item.put(SMS_RANGE, mark.prefix());
+        }
         item.put(COUNTRY, mark.country());
         item.put(CREATED_AT, Timestamps.format(mark.at()));
         item.put(SENT, mark.figures().sent());
@@ -34,7 +37,8 @@ public final class SmsRangeItems {
 
     public static SmsRangeMark mark(Map<String, Object> item) {
         return new SmsRangeMark(SmsRangeMark.Kind.valueOf(string(item, SMS_MARK)),
-                Timestamps.parse(string(item, WINDOW_START)), string(item, SMS_RANGE), string(item, COUNTRY),
+                Timestamps.parse(string(item, WINDOW_START)), optionalString(item, SMS_RANGE).orElse(""),
+                string(item, COUNTRY),
                 Timestamps.parse(string(item, CREATED_AT)), new SmsFigures(number(item, SENT), number(item, VERIFIED)),
                 item.get(TTL) instanceof Number ttl ? Optional.of(Instant.ofEpochSecond(ttl.longValue()))
                         : Optional.empty(),

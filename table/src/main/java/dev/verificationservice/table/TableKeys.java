@@ -30,7 +30,7 @@ import java.util.stream.IntStream;
  * PasskeyChallenge  PASSKEYCHALLENGE#&lt;challenge&gt;  PASSKEYCHALLENGE#&lt;challenge&gt;
  * PasskeyUser       USER#&lt;userId&gt;                 PASSKEYUSER
  * Passkey           PASSKEY#&lt;credentialId&gt;       PASSKEY#&lt;credentialId&gt;
- * SmsRangeMark      SMSRANGES#&lt;kind&gt;#&lt;window&gt;   RANGE#&lt;prefix&gt;
+ * SmsRangeMark      SMSRANGES#&lt;kind&gt;#&lt;window&gt;   RANGE#&lt;prefix&gt; (COUNTRY#&lt;region&gt; for a country's breaker)
  * </pre>
  *
  * <p>The sparse index {@value #OUTBOX_INDEX} (OUTBOXPK / OUTBOXSK) holds what the webhook relay has still to do:
@@ -86,6 +86,7 @@ public final class TableKeys {
     static final String PASSKEY = "PASSKEY#";
     static final String SMS_RANGES = "SMSRANGES#";
     static final String RANGE = "RANGE#";
+    static final String COUNTRY = "COUNTRY#";
     static final String SEPARATOR = "#";
     /** Sorts after every character an audit entryId may hold, closing an inclusive upper bound. */
     static final String AFTER_ANY_ENTRY_ID = "~";
@@ -278,11 +279,12 @@ public final class TableKeys {
         return RATELIMIT + userId + SEPARATOR + action;
     }
 
-    // The operators' registry of number ranges: a prefix is '+' and digits (NumberRanges), never a #.
+    // The operators' registry of number ranges: a prefix is '+' and digits (NumberRanges), a country an ISO region
+    // or 001: never a #.
 
-    /** A range's mark in one list and window of the registry. */
-    public static PrimaryKey smsRangeMark(SmsRangeMark.Kind kind, Instant window, String prefix) {
-        return new PrimaryKey(smsRangeMarksPartition(kind, window), RANGE + prefix);
+    /** A mark in one list and window of the registry, under its key ({@link SmsRangeMark#key}). */
+    public static PrimaryKey smsRangeMark(SmsRangeMark.Kind kind, Instant window, String key) {
+        return new PrimaryKey(smsRangeMarksPartition(kind, window), smsRangeMarksPrefix(kind) + key);
     }
 
     /** The partition of one list's window: one Query reads it. */
@@ -290,9 +292,9 @@ public final class TableKeys {
         return SMS_RANGES + kind.name() + SEPARATOR + Timestamps.format(window);
     }
 
-    /** SK prefix of every mark in a registry partition. */
-    public static String smsRangeMarksPrefix() {
-        return RANGE;
+    /** SK prefix of every mark in a registry partition of {@code kind}: a country's breaker's, or a range's. */
+    public static String smsRangeMarksPrefix(SmsRangeMark.Kind kind) {
+        return kind == SmsRangeMark.Kind.COUNTRY_BREAKER ? COUNTRY : RANGE;
     }
 
     // Webhooks. Endpoint ids are checked by EndpointIds (ep_ and hex), event ids by EventIds (evt_ and

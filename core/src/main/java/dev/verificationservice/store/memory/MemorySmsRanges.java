@@ -7,15 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 
-/** The registry of number ranges in memory: marks by kind, window and prefix, under the store's lock. */
+/** The registry of number ranges in memory: marks by kind, window and key, under the store's lock. */
 final class MemorySmsRanges implements SmsRangeRepository {
 
-    private record Key(SmsRangeMark.Kind kind, Instant window, String prefix) implements Comparable<Key> {
+    private record Key(SmsRangeMark.Kind kind, Instant window, String key) implements Comparable<Key> {
         @Override
         public int compareTo(Key other) {
             int byKind = kind.compareTo(other.kind);
             int byWindow = byKind != 0 ? byKind : window.compareTo(other.window);
-            return byWindow != 0 ? byWindow : prefix.compareTo(other.prefix);
+            return byWindow != 0 ? byWindow : key.compareTo(other.key);
         }
     }
 
@@ -29,7 +29,7 @@ final class MemorySmsRanges implements SmsRangeRepository {
     @Override
     public void putMark(SmsRangeMark mark) {
         synchronized (lock) {
-            marks.put(new Key(mark.kind(), mark.window(), mark.prefix()), mark);
+            marks.put(new Key(mark.kind(), mark.window(), mark.key()), mark);
         }
     }
 
@@ -47,9 +47,9 @@ final class MemorySmsRanges implements SmsRangeRepository {
     }
 
     @Override
-    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String prefix) {
+    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String key) {
         synchronized (lock) {
-            return marks.remove(new Key(kind, window, prefix)) != null;
+            return marks.remove(new Key(kind, window, key)) != null;
         }
     }
 

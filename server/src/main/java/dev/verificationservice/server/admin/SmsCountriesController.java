@@ -13,7 +13,6 @@ import dev.verificationservice.server.security.ApiKeyFilter;
 import dev.verificationservice.sms.NumberRanges;
 import dev.verificationservice.sms.SmsFigures;
 import dev.verificationservice.sms.SmsSignals;
-import dev.verificationservice.validation.InvalidInputException;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.security.SecurityRequirement;
@@ -28,13 +27,13 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The operator API's SMS countries ({@code /v1/admin/sms/countries/{country}}, an ISO region such as {@code GB}):
- * a country's figures over its shards and its breaker, with its openings and lifts, and the lift of its breaker
- * ({@link OperatorService#liftSmsCountryBreaker}, audited with the operator's key id). Translation only.
+ * The operator API's SMS countries ({@code /v1/admin/sms/countries}): the countries whose breaker is open, and of
+ * one country ({@code /{country}}, an ISO region such as {@code GB}) its figures over its shards and its breaker,
+ * with its openings and lifts, and the lift of its breaker ({@link OperatorService#liftSmsCountryBreaker}, audited
+ * with the operator's key id). Translation only.
  */
 @RestController
-@RequestMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/sms/countries/{country}",
-        produces = MediaType.APPLICATION_JSON_VALUE)
+@RequestMapping(path = ApiKeyFilter.ADMIN_PREFIX + "/sms/countries", produces = MediaType.APPLICATION_JSON_VALUE)
 @Tag(name = "operator")
 @SecurityRequirement(name = "adminKey")
 public class SmsCountriesController {
@@ -57,6 +56,26 @@ public class SmsCountriesController {
         }
     }
 
+    /** A country whose breaker is open: its figures now, when its breaker opened and when it closes on its own. */
+    public record OpenCountryRow(@Schema(requiredMode = REQUIRED, example = "GB") String country,
+                                 @Schema(requiredMode = REQUIRED) long sent,
+                                 @Schema(requiredMode = REQUIRED) long verified,
+                                 @Schema(requiredMode = REQUIRED) double conversion,
+                                 @Schema(requiredMode = REQUIRED) String openedAt,
+                                 @Schema(requiredMode = REQUIRED) String openUntil) {
+
+        static OpenCountryRow of(SmsSignals.OpenCountry open) {
+            SmsFigures figures = open.state().figures();
+            return new OpenCountryRow(open.state().country(), figures.sent(), figures.verified(),
+                    figures.conversion(), JsonTimes.format(open.openedAt()),
+                    JsonTimes.format(open.state().openUntil().orElseThrow()));
+        }
+    }
+
+    /** The countries whose breaker is open, the latest to close first. */
+    public record SmsCountriesResponse(@Schema(requiredMode = REQUIRED) List<OpenCountryRow> openBreakers) {
+    }
+
     private final OperatorService support;
 
     public SmsCountriesController(Verification verification) {
@@ -64,6 +83,14 @@ public class SmsCountriesController {
     }
 
     @GetMapping
+    @Operation(summary = "The countries whose SMS breaker is open (the latest to close first), each with its figures "
+            + "now (sent, verified over one to two windows, all shards), when it opened and when it closes")
+    public SmsCountriesResponse countries(HttpServletRequest request) {
+        AdminController.operatorKeyId(request);
+        return new SmsCountriesResponse(support.smsCountries().stream().map(OpenCountryRow::of).toList());
+    }
+
+    @GetMapping("/{country}")
     @Operation(summary = "A country's SMS figures (sent, verified over one to two windows, all shards) and breaker")
     public SmsCountryView country(@PathVariable String country, HttpServletRequest request) {
         AdminController.operatorKeyId(request);
@@ -75,7 +102,7 @@ public class SmsCountriesController {
                                                @Schema(requiredMode = REQUIRED) boolean wasOpen) {
     }
 
-    @DeleteMapping("/breaker")
+    @DeleteMapping("/{country}/breaker")
     @Operation(summary = "Lift a country's SMS breaker and forget its figures (audited SMS_RANGE_RELEASED with scope "
             + "country, an sms.range_released event, with the operator's key id, when it was open); other instances "
             + "follow within VERIFICATION_SMS_SIGNALS_COUNTRY_REFRESH")
@@ -86,9 +113,6 @@ public class SmsCountriesController {
     }
 
     private static String region(String country) {
-        if (!NumberRanges.isRegion(country)) {
-            throw new InvalidInputException("country", "must be an ISO 3166 region in capitals, such as GB, or 001");
-        }
-        return country;
+        return NumberRanges.region("country", country);
     }
 }

@@ -19,7 +19,7 @@ record MeteredSmsRanges(SmsRangeRepository ranges, StoreTimers.Port timer) imple
     }
 
     @Override
-    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String prefix) {
-        return timer.time("deleteMark", () -> ranges.deleteMark(kind, window, prefix));
+    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String key) {
+        return timer.time("deleteMark", () -> ranges.deleteMark(kind, window, key));
     }
 }

@@ -88,9 +88,14 @@ public interface ContractFixture {
 
     /** The domain, with the default settings, on {@code target}: another instance, or a store behind a test proxy. */
     default Verification on(VerificationStore target) {
+        return on(target, VerificationSettings.defaults());
+    }
+
+    /** As {@link #on(VerificationStore)}, with {@code settings}. */
+    default Verification on(VerificationStore target, VerificationSettings settings) {
         return Verification.builder().store(target).keys(keys())
                 .encryption(EncryptionKeyRing.fromBase64(List.of(encryptionKeyBase64()))).sender(outbox()).clock(clock())
-                .build();
+                .settings(settings).build();
     }
 
     default String sendEmailCode(String userId) {

@@ -104,6 +104,30 @@ public abstract class SmsBreakerContract extends ContractPart {
     }
 
     @Test
+    void aCountrysOpeningWhoseAnswersAreLostIsRecordedAndListedOnce() {
+        Optional<AnswerLosingStore> losing = answerLosingStore();
+        assumeTrue(losing.isPresent(), "nothing lies between this store and its data to lose an answer");
+        Verification small = on(losing.get().store(), SMALL_COUNTRY_SETTINGS);
+        SmsSignals signals = small.smsSignals();
+        pumpCountry(signals);
+        clock().advance(SMALL_COUNTRY.refresh());
+
+        losing.get().loseNextAnswerTo("PutItem", "COUNTRY#GB");
+        losing.get().loseNextAnswerTo("UpdateItem", "SMS_BREAKER");
+        assertThat(signals.check(spread(91), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class, blocked -> {
+            assertThat(blocked.scope()).isEqualTo(SmsSignals.Scope.COUNTRY);
+            assertThat(blocked.opened()).as("the entry and the take were sent again").isTrue();
+        });
+        assertThat(losing.get().answersLost()).as("the list entry's and the breaker's writes met the fault")
+                .isEqualTo(2);
+        assertThat(small.smsSignals().check(spread(92), false)).isInstanceOfSatisfying(SmsSignals.Blocked.class,
+                blocked -> assertThat(blocked.opened()).isFalse());
+        assertThat(signals.countryHistory("GB")).extracting(AuditEntry::eventType)
+                .containsExactly(AuditEventType.SMS_RANGE_BLOCKED);
+        assertThat(small.operator().smsCountries()).extracting(open -> open.state().country()).containsExactly("GB");
+    }
+
+    @Test
     void simultaneousChecksThatOpenABreakerRecordItOnce() throws Exception {
         SmsSignals signals = verification().smsSignals();
         SmsRange range = signals.rangeOf(number(0)).orElseThrow();
@@ -187,9 +211,11 @@ public abstract class SmsBreakerContract extends ContractPart {
     private static final SmsSignalPolicy.CountryBreaker SMALL_COUNTRY =
             new SmsSignalPolicy.CountryBreaker(20, 0.25, Duration.ofSeconds(10));
 
+    private static final VerificationSettings SMALL_COUNTRY_SETTINGS = VerificationSettings.defaults()
+            .withSmsSignals(SmsSignalPolicy.DEFAULTS.withCountry(SMALL_COUNTRY));
+
     private Verification withSmallCountryBreaker() {
-        return build(keys(), outbox(), VerificationSettings.defaults().withSmsSignals(
-                SmsSignalPolicy.DEFAULTS.withCountry(SMALL_COUNTRY)));
+        return build(keys(), outbox(), SMALL_COUNTRY_SETTINGS);
     }
 
     /** Two SMS to each of ten ranges of GB (no range near its own threshold), one in ten verified. */
@@ -257,6 +283,37 @@ public abstract class SmsBreakerContract extends ContractPart {
                 .as("lifted twice: nothing more").isFalse();
         assertThat(small.operator().smsCountryHistory("GB")).extracting(AuditEntry::eventType)
                 .containsExactlyInAnyOrder(AuditEventType.SMS_RANGE_BLOCKED, AuditEventType.SMS_RANGE_RELEASED);
+    }
+
+    @Test
+    void operatorsListAnOpenCountryBreakerWithItsFiguresUntilItIsLiftedOrClosesOnItsOwn() {
+        Verification small = withSmallCountryBreaker();
+        SmsSignals signals = small.smsSignals();
+        assertThat(small.operator().smsCountries()).isEmpty();
+        pumpCountry(signals);
+        clock().advance(SMALL_COUNTRY.refresh());
+        Instant opening = clock().instant();
+        SmsSignals.Verdict first = signals.check(spread(91), false);
+        assertThat(first).isInstanceOf(SmsSignals.Blocked.class);
+        assertThat(signals.check(spread(92), false).refuses()).as("judged again: listed once").isTrue();
+
+        assertThat(small.operator().smsCountries()).singleElement().satisfies(open -> {
+            assertThat(open.state().country()).isEqualTo("GB");
+            assertThat(open.state().figures()).extracting("sent", "verified").containsExactly(20L, 2L);
+            assertThat(open.openedAt()).isEqualTo(opening);
+            assertThat(open.state().openUntil()).contains(((SmsSignals.Blocked) first).until());
+        });
+        assertThat(small.operator().smsRanges().openBreakers()).as("no range's breaker opened").isEmpty();
+
+        small.operator().liftSmsCountryBreaker("GB", "ops-key", ClientContext.none());
+        assertThat(small.operator().smsCountries()).as("lifted").isEmpty();
+
+        pumpCountry(signals);
+        clock().advance(SMALL_COUNTRY.refresh());
+        assertThat(signals.check(spread(91), false).refuses()).isTrue();
+        assertThat(small.operator().smsCountries()).hasSize(1);
+        clock().advance(SmsSignalPolicy.DEFAULTS.coolOff().multipliedBy(2));
+        assertThat(small.operator().smsCountries()).as("closed on its own").isEmpty();
     }
 
     @Test
@@ -379,6 +436,23 @@ public abstract class SmsBreakerContract extends ContractPart {
                 .as("another window").isEmpty();
         assertThat(registry.findMarks(SmsRangeMark.Kind.ALLOWED, Instant.EPOCH, window.plusSeconds(1_000_000_000L), 10))
                 .as("an allow never expires").containsExactly(allowed);
+
+        SmsRangeMark country = new SmsRangeMark(SmsRangeMark.Kind.COUNTRY_BREAKER, window, "", "GB",
+                window.plusSeconds(60), new SmsFigures(1000, 20), Optional.of(window.plusSeconds(7200)),
+                Optional.empty());
+        SmsRangeMark otherCountry = new SmsRangeMark(SmsRangeMark.Kind.COUNTRY_BREAKER, window, "", "FR",
+                window.plusSeconds(90), new SmsFigures(1200, 30), Optional.of(window.plusSeconds(7200)),
+                Optional.empty());
+        registry.putMark(country);
+        registry.putMark(country);
+        registry.putMark(otherCountry);
+        assertThat(registry.findMarks(SmsRangeMark.Kind.COUNTRY_BREAKER, window, window.plusSeconds(120), 10))
+                .as("one entry per country, none of the ranges'").containsExactlyInAnyOrder(country, otherCountry);
+        assertThat(registry.findMarks(SmsRangeMark.Kind.BREAKER, window, window.plusSeconds(120), 10))
+                .as("nor a country's among the ranges'").isEmpty();
+        assertThat(registry.deleteMark(SmsRangeMark.Kind.COUNTRY_BREAKER, window, "GB")).isTrue();
+        assertThat(registry.findMarks(SmsRangeMark.Kind.COUNTRY_BREAKER, window, window.plusSeconds(120), 10))
+                .containsExactly(otherCountry);
 
         assertThat(registry.deleteMark(SmsRangeMark.Kind.WATCH, window, RANGE)).isTrue();
         assertThat(registry.deleteMark(SmsRangeMark.Kind.WATCH, window, RANGE)).as("deleted twice").isFalse();

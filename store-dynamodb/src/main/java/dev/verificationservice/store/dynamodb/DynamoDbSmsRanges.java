@@ -42,7 +42,7 @@ final class DynamoDbSmsRanges implements SmsRangeRepository {
                 .tableName(table.tableName)
                 .keyConditionExpression("PK = :pk AND begins_with(SK, :prefix)")
                 .expressionAttributeValues(Map.of(":pk", s(TableKeys.smsRangeMarksPartition(kind, window)),
-                        ":prefix", s(TableKeys.smsRangeMarksPrefix())))
+                        ":prefix", s(TableKeys.smsRangeMarksPrefix(kind))))
                 .consistentRead(true)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
                 .build();
@@ -52,10 +52,10 @@ final class DynamoDbSmsRanges implements SmsRangeRepository {
     }
 
     @Override
-    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String prefix) {
+    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String key) {
         var response = table.call("delete a number range's mark", () -> table.client.deleteItem(request -> request
                 .tableName(table.tableName)
-                .key(DynamoDbTable.keyOf(TableKeys.smsRangeMark(kind, window, prefix)))
+                .key(DynamoDbTable.keyOf(TableKeys.smsRangeMark(kind, window, key)))
                 .returnValues(ReturnValue.ALL_OLD)
                 .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)));
         table.capacity.record(AccessPattern.SMS_RANGE_MARKS, WRITE, response.consumedCapacity());

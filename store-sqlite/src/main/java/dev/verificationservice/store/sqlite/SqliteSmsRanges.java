@@ -33,7 +33,7 @@ final class SqliteSmsRanges implements SmsRangeRepository {
     public List<SmsRangeMark> findMarks(SmsRangeMark.Kind kind, Instant window, Instant now, int limit) {
         try (Connection connection = table.readConnection()) {
             return table.selectByKeyPrefix(connection, TableKeys.smsRangeMarksPartition(kind, window),
-                            TableKeys.smsRangeMarksPrefix()).stream()
+                            TableKeys.smsRangeMarksPrefix(kind)).stream()
                     .map(SmsRangeItems::mark).filter(mark -> mark.liveAt(now)).limit(limit).toList();
         } catch (SQLException e) {
             throw SqliteTable.failure("read the number ranges' marks", e);
@@ -41,8 +41,8 @@ final class SqliteSmsRanges implements SmsRangeRepository {
     }
 
     @Override
-    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String prefix) {
+    public boolean deleteMark(SmsRangeMark.Kind kind, Instant window, String key) {
         return table.inTransaction("delete a number range's mark",
-                connection -> table.deleteItem(connection, TableKeys.smsRangeMark(kind, window, prefix)) == 1);
+                connection -> table.deleteItem(connection, TableKeys.smsRangeMark(kind, window, key)) == 1);
     }
 }
