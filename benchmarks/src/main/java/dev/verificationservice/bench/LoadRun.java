@@ -298,6 +298,7 @@ final class LoadRun {
         }
         Result noopAfter = wrk(server, Operations.NOOP, 0, plan.measure(), CONNECTIONS, 0);
         log.accept(store + ": " + noopAfter);
+        server.requireAlive();
         return new Outcome(store, maximum, half, noopBefore, noopAfter);
     }
 

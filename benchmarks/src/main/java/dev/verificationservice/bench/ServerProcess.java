@@ -82,6 +82,17 @@ final class ServerProcess implements AutoCloseable {
         throw new IllegalStateException("the server was not ready within " + timeout);
     }
 
+    /**
+     * Fails when the process has exited: a server whose port another process took between {@link #freePort} and its
+     * start fails to start, and whatever then answered on the port (readiness included) was that other process.
+     */
+    void requireAlive() {
+        if (!process.isAlive()) {
+            throw new IllegalStateException("the server exited (" + process.exitValue() + "): another process answered "
+                    + "on port " + port + ", so the figures are not the server's; see its log");
+        }
+    }
+
     double cpuSecondsAtReady() {
         return cpuSecondsAtReady;
     }
