@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -61,10 +62,19 @@ final class LoadRun {
         }
     }
 
-    /** How long each run lasts, and how much data the consuming runs need (codes are used up). */
-    record Plan(Duration warmUp, Duration measure, Duration half, int codesPerRun, int devices, int auditedUsers,
-                boolean halfLoad) {
+    /**
+     * How long each run lasts, and how much data the consuming runs need (codes are used up). An operation whose
+     * requests make their own data (the floor, a send, a device registration: a new user each) warms for
+     * {@code steadyWarmUp} before its run, long enough for the JIT to finish compiling its path on two busy cores;
+     * one that uses prepared codes or devices up warms for {@code warmUp}, which its warm-up data lasts.
+     */
+    record Plan(Duration warmUp, Duration steadyWarmUp, Duration measure, Duration half, int codesPerRun, int devices,
+                int auditedUsers, boolean halfLoad) {
     }
+
+    /** Operations whose every request makes a new user, so that a warm-up of any length needs no prepared data. */
+    private static final Set<String> MAKE_THEIR_OWN_DATA = Set.of(Operations.NOOP, Operations.SEND,
+            Operations.DEVICE_REGISTER);
 
     /** The runs that use codes up, in the order of their data files. */
     private static final List<String> PHASES = List.of("warmup", "warmup-again", "maximum", "calibration", "half");
@@ -269,9 +279,10 @@ final class LoadRun {
         Map<String, Result> half = new LinkedHashMap<>();
         // Warm-up: the JIT compiles the container's, the framework's and the service's paths before any
         // measurement, the floor's included (each operation once more just before its own run).
-        wrk(server, Operations.NOOP, 0, plan.warmUp().multipliedBy(2), CONNECTIONS, 0);
+        wrk(server, Operations.NOOP, 0, plan.steadyWarmUp(), CONNECTIONS, 0);
         for (String operation : measured) {
-            wrk(server, operation, 0, plan.warmUp(), CONNECTIONS, 0);
+            wrk(server, operation, 0, MAKE_THEIR_OWN_DATA.contains(operation) ? plan.steadyWarmUp() : plan.warmUp(),
+                    CONNECTIONS, 0);
         }
         Result noopBefore = wrk(server, Operations.NOOP, 0, plan.measure(), CONNECTIONS, 0);
         log.accept(store + ": " + noopBefore);

@@ -83,11 +83,11 @@ public final class Suite {
         if (all || flags.contains("load")) {
             List<String> server = List.of("./run");
             LoadRun.Plan embeddedPlan = quick
-                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 3000, 100, 20, true)
-                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 48000, 500, 50, true);
+                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 3000, 100, 20, true)
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(6), Duration.ofSeconds(5), 48000, 500, 50, true);
             LoadRun.Plan dynamoPlan = quick
-                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 600, 50, 10, false)
-                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 2500, 200, 20, false);
+                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 600, 50, 10, false)
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(6), Duration.ofSeconds(5), 2500, 200, 20, false);
             log.accept("HTTP load, embedded store");
             embedded = LoadRun.embedded(work, server, embeddedPlan, log);
             log.accept("HTTP load, DynamoDB store on dynalite");
@@ -96,8 +96,8 @@ public final class Suite {
         if (flags.contains("send")) {
             // Only the embedded send and the no-op floor around it, with the load part's timings.
             LoadRun.Plan plan = quick
-                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 100, 10, 5, true)
-                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 100, 10, 5, true);
+                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 100, 10, 5, true)
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(6), Duration.ofSeconds(5), 100, 10, 5, true);
             log.accept("HTTP load, embedded store, send only");
             LoadRun.Outcome send = LoadRun.embeddedSend(work, List.of("./run"), plan, log);
             LoadRun.Result result = send.maximum().get(Operations.SEND);
@@ -132,8 +132,8 @@ public final class Suite {
         LoadRun.Outcome withWebhook = null;
         if (all || flags.contains("events")) {
             LoadRun.Plan plan = quick
-                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 3000, 100, 20, false)
-                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(6), Duration.ofSeconds(5), 48000, 500, 50, false);
+                    ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 3000, 100, 20, false)
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(6), Duration.ofSeconds(5), 48000, 500, 50, false);
             if (embedded == null) {
                 log.accept("HTTP load, embedded store, no webhook endpoint (send and verify only)");
                 embedded = LoadRun.embedded(work, List.of("./run"), plan, log);
