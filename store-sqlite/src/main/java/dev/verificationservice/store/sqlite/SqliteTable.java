@@ -221,7 +221,7 @@ final class SqliteTable implements AutoCloseable {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute(SqliteSchema.CREATE_TABLE);
             statement.execute(SqliteSchema.CREATE_GSI1);
-            statement.execute(SqliteSchema.CREATE_TTL_INDEX);
+            statement.execute(SqliteSchema.DROP_TTL_INDEX);
             statement.execute(SqliteSchema.CREATE_OUTBOX_INDEX);
         } catch (SQLException e) {
             throw failure("create the schema", e);

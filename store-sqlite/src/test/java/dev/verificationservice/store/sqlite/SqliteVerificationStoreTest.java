@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -124,6 +125,62 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
         assertThat(swept).isEqualTo(3);
         assertThat(allRawItems()).hasSize(5)
                 .noneSatisfy(item -> assertThat(item.get("codeType")).isEqualTo(CodeType.EMAIL_VERIFICATION.name()));
+    }
+
+    @Test
+    void theSweepWalksTheWholeTableChunkByChunkAndDeletesOnlyTheExpired() throws SQLException {
+        SqliteVerificationStore sqlite = (SqliteVerificationStore) store;
+        long now = clock.instant().getEpochSecond();
+        int rows = SqliteSweep.CHUNK * 2 + 500;
+        int expired = 0;
+        try (Connection connection = openFile()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement insert = connection.prepareStatement(
+                    "INSERT INTO items (pk, sk, ttl, item) VALUES (?, ?, ?, json_object('PK', ?1, 'SK', ?2))")) {
+                for (int i = 0; i < rows; i++) {
+                    // Every third row expired two hours ago (past the grace), the others alive or without a ttl.
+                    String pk = String.format("SWEEPTEST#%05d", i);
+                    insert.setString(1, pk);
+                    insert.setString(2, "ROW");
+                    if (i % 3 == 0) {
+                        insert.setLong(3, now - Duration.ofHours(2).toSeconds());
+                        expired++;
+                    } else if (i % 3 == 1) {
+                        insert.setLong(3, now + 60);
+                    } else {
+                        insert.setNull(3, java.sql.Types.INTEGER);
+                    }
+                    insert.executeUpdate();
+                }
+            }
+            connection.commit();
+        }
+
+        assertThat(sqlite.sweepExpired(clock.instant())).isEqualTo(expired);
+        assertThat(allRawItems()).hasSize(rows - expired)
+                .noneSatisfy(item -> assertThat(Integer.parseInt(((String) item.get("PK")).substring(10)) % 3)
+                        .isZero());
+        assertThat(sqlite.sweepExpired(clock.instant())).isZero();
+    }
+
+    @Test
+    void eachChunkOfTheSweepIsARangeOfThePrimaryKeyAndNoWriteKeepsATtlIndex() throws SQLException {
+        try (Connection connection = openFile(); Statement statement = connection.createStatement()) {
+            // A database written by an earlier version has the index; opening it drops it.
+            statement.execute("CREATE INDEX items_ttl ON items (ttl) WHERE ttl IS NOT NULL");
+            store.close();
+            store = openStore(clock);
+            try (ResultSet index = statement.executeQuery(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'items_ttl'")) {
+                assertThat(index.getInt(1)).isZero();
+            }
+            // Each chunk starts where the last ended: a search of the primary key, never a scan from the start.
+            try (PreparedStatement plan = connection.prepareStatement("EXPLAIN QUERY PLAN " + SqliteSweep.NEXT_CHUNK);
+                 ResultSet steps = plan.executeQuery()) {
+                assertThat(steps.next()).isTrue();
+                assertThat(steps.getString("detail")).startsWith("SEARCH items USING PRIMARY KEY");
+            }
+        }
     }
 
     /**
