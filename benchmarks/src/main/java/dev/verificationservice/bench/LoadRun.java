@@ -44,9 +44,13 @@ final class LoadRun {
     static final int CONNECTIONS = 32;
     static final int HALF_LOAD_CONNECTIONS = 8;
 
-    /** One wrk run. */
+    /**
+     * One wrk run, with what the server spent on each request meanwhile: CPU (all its threads, the JIT's included)
+     * and bytes handed to write calls.
+     */
     record Result(String operation, double requestsPerSecond, double p50Millis, double p99Millis, long requests,
-                  long ok, long bad, long reused, long socketErrors, int badStatus) {
+                  long ok, long bad, long reused, long socketErrors, int badStatus, double serverCpuMillisPerRequest,
+                  double serverBytesWrittenPerRequest) {
     }
 
     /** All runs on one store. */
@@ -329,6 +333,8 @@ final class LoadRun {
                     + "\"\nTHREADS = " + THREADS + "\nPACE_MS = " + paceMillis + "\nRUN = \"" + run + "\"\nKEY = \"Bearer "
                     + Fixtures.API_KEY + "\"\n";
             Files.writeString(script, constants + luaScript());
+            double cpuBefore = server.cpuSeconds();
+            long writtenBefore = server.bytesWritten();
             Process wrk = new ProcessBuilder("wrk", "-t" + THREADS, "-c" + connections, "-d" + duration.toSeconds() + "s",
                     "--timeout", "10s", "-s", script.toString(), server.base())
                     .redirectErrorStream(true).start();
@@ -340,12 +346,15 @@ final class LoadRun {
             if (!line.find()) {
                 throw new IllegalStateException("wrk printed no result: " + output);
             }
+            double cpu = server.cpuSeconds() - cpuBefore;
+            long written = server.bytesWritten() - writtenBefore;
             long requests = Long.parseLong(line.group(1));
             double seconds = Long.parseLong(line.group(2)) / 1e6;
             return new Result(operation, requests / seconds, Long.parseLong(line.group(3)) / 1000.0,
                     Long.parseLong(line.group(4)) / 1000.0, requests, Long.parseLong(line.group(6)),
                     Long.parseLong(line.group(7)), Long.parseLong(line.group(8)), Long.parseLong(line.group(9)),
-                    Integer.parseInt(line.group(10)));
+                    Integer.parseInt(line.group(10)), cpu * 1000 / Math.max(1, requests),
+                    (double) written / Math.max(1, requests));
         } catch (IOException e) {
             throw new IllegalStateException("cannot run wrk (Debian: apt-get install wrk)", e);
         } catch (InterruptedException e) {

@@ -122,6 +122,23 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Bytes the process has handed to write calls so far (/proc/&lt;pid&gt;/io, {@code wchar}): on the embedded store
+     * nearly all of it is the write-ahead log and its checkpoints.
+     */
+    long bytesWritten() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/io"))) {
+                if (line.startsWith("wchar:")) {
+                    return Long.parseLong(line.substring("wchar:".length()).trim());
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        throw new IllegalStateException("no wchar");
+    }
+
     static int freePort() {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             return socket.getLocalPort();

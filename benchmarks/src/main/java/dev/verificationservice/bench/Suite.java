@@ -102,9 +102,11 @@ public final class Suite {
             LoadRun.Outcome send = LoadRun.embeddedSend(work, List.of("./run"), plan, log);
             LoadRun.Result result = send.maximum().get(Operations.SEND);
             String line = String.format(Locale.ROOT, "embedded send: %.0f requests/s, %.2f× no-op (%.0f and %.0f); "
-                            + "p99 %.1f ms at half load; load average %s", result.requestsPerSecond(),
-                    result.requestsPerSecond() / send.noopRate(), send.noopBefore().requestsPerSecond(),
-                    send.noopAfter().requestsPerSecond(), send.halfLoad().get(Operations.SEND).p99Millis(), loadAverage());
+                            + "server CPU %.2f ms and %.1f KB written a send; p99 %.1f ms at half load; load average %s",
+                    result.requestsPerSecond(), result.requestsPerSecond() / send.noopRate(),
+                    send.noopBefore().requestsPerSecond(), send.noopAfter().requestsPerSecond(),
+                    result.serverCpuMillisPerRequest(), result.serverBytesWrittenPerRequest() / 1024,
+                    send.halfLoad().get(Operations.SEND).p99Millis(), loadAverage());
             System.out.println(line);
             Files.writeString(work.resolve("send-result.txt"), line + "\n", StandardCharsets.UTF_8);
             if (flags.size() == 1) {
