@@ -1,6 +1,7 @@
 package dev.verificationservice.server.errors;
 
 import dev.verificationservice.server.config.FilterOrder;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -9,7 +10,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
+import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.StandardCharsets;
 import java.util.Enumeration;
 import java.util.Optional;
@@ -38,7 +41,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *   without a body. 404.</li>
  *   <li>A {@code Content-Type} the service cannot read a body by ({@link ContentTypeRule}): malformed, a
  *   wildcard or more than one, 400; multipart, which no endpoint takes, 415. On every path and method:
- *   Spring's parsers would answer such a header with a 500, even for a health probe.</li>
+ *   Spring's parsers would answer such a header with a 500, even for a health probe. Also on the way to the
+ *   error page, since a request the container refuses (TRACE) reaches no filter before.</li>
  * </ul>
  */
 @Component
@@ -52,6 +56,24 @@ public class RequestShapeFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (request.getDispatcherType() == DispatcherType.ERROR) {
+            // A request the container refused (TRACE, an encoded '/') reaches the filters only here, on its way to
+            // the error page; its path is then the error page's, but its Content-Type still breaks Spring's parsers.
+            Optional<ContentTypeRule.Refusal> contentType = ContentTypeRule.check(request);
+            if (contentType.isPresent()) {
+                response.resetBuffer();
+                Problems.write(response, contentType.get().status(), contentType.get().code(),
+                        contentType.get().detail(), HttpHeaders.CONTENT_TYPE);
+                return;
+            }
+            if (!isUsableCharset(request.getCharacterEncoding())) {
+                // A charset Spring's parser lets through ("charset" without a value) that decoding the error
+                // page's path would fail on: the error page reads no body, so UTF-8 is as good as any.
+                request.setCharacterEncoding(StandardCharsets.UTF_8.name());
+            }
+            chain.doFilter(request, response);
+            return;
+        }
         if (DOT_SEGMENT.matcher(request.getRequestURI()).find()) {
             Problems.write(response, HttpStatus.BAD_REQUEST, "BAD_REQUEST",
                     "The path must not hold '.' or '..' segments; send the path of an endpoint as it is documented.");
@@ -80,6 +102,11 @@ public class RequestShapeFilter extends OncePerRequestFilter {
             return;
         }
         chain.doFilter(request, response);
+    }
+
+    @Override
+    protected boolean shouldNotFilterErrorDispatch() {
+        return false;
     }
 
     /** More parameters than any endpoint takes many times over; the container refuses far more anyway. */
@@ -126,6 +153,14 @@ public class RequestShapeFilter extends OncePerRequestFilter {
                     .decode(ByteBuffer.wrap(bytes.toByteArray()));
             return true;
         } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    private static boolean isUsableCharset(String name) {
+        try {
+            return name == null || Charset.isSupported(name);
+        } catch (IllegalCharsetNameException e) {
             return false;
         }
     }
