@@ -99,16 +99,7 @@ final class ServerProcess implements AutoCloseable {
 
     /** Resident set size now, from /proc/&lt;pid&gt;/status (VmRSS), in MB. */
     double rssMegabytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
-                }
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        throw new IllegalStateException("no VmRSS");
+        return procField("status", "VmRSS") / 1024.0;
     }
 
     /** User plus system CPU time of the process so far (/proc/&lt;pid&gt;/stat, clock ticks of 1/100 s). */
@@ -127,16 +118,21 @@ final class ServerProcess implements AutoCloseable {
      * nearly all of it is the write-ahead log and its checkpoints.
      */
     long bytesWritten() {
+        return procField("io", "wchar");
+    }
+
+    /** The number on the line {@code name:} of /proc/&lt;pid&gt;/{@code file} (a unit after it ignored). */
+    private long procField(String file, String name) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/io"))) {
-                if (line.startsWith("wchar:")) {
-                    return Long.parseLong(line.substring("wchar:".length()).trim());
+            for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/" + file))) {
+                if (line.startsWith(name + ":")) {
+                    return Long.parseLong(line.substring(name.length() + 1).replaceAll("[^0-9]", ""));
                 }
             }
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        throw new IllegalStateException("no wchar");
+        throw new IllegalStateException("no " + name + " in /proc/" + process.pid() + "/" + file);
     }
 
     static int freePort() {
