@@ -57,13 +57,9 @@ public class RequestShapeFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         if (request.getDispatcherType() == DispatcherType.ERROR) {
-            // A request the container refused (TRACE, an encoded '/') reaches the filters only here, on its way to
+            // A request the container refused (TRACE) reaches the filters only here, on its way to
             // the error page; its path is then the error page's, but its Content-Type still breaks Spring's parsers.
-            Optional<ContentTypeRule.Refusal> contentType = ContentTypeRule.check(request);
-            if (contentType.isPresent()) {
-                response.resetBuffer();
-                Problems.write(response, contentType.get().status(), contentType.get().code(),
-                        contentType.get().detail(), HttpHeaders.CONTENT_TYPE);
+            if (refusedContentType(request, response)) {
                 return;
             }
             if (!isUsableCharset(request.getCharacterEncoding())) {
@@ -89,10 +85,7 @@ public class RequestShapeFilter extends OncePerRequestFilter {
                     "The Accept header cannot be parsed; this API answers application/json.");
             return;
         }
-        Optional<ContentTypeRule.Refusal> contentType = ContentTypeRule.check(request);
-        if (contentType.isPresent()) {
-            Problems.write(response, contentType.get().status(), contentType.get().code(), contentType.get().detail(),
-                    HttpHeaders.CONTENT_TYPE);
+        if (refusedContentType(request, response)) {
             return;
         }
         String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
@@ -155,6 +148,18 @@ public class RequestShapeFilter extends OncePerRequestFilter {
         } catch (CharacterCodingException e) {
             return false;
         }
+    }
+
+    /** Answers a Content-Type {@link ContentTypeRule} refuses, naming the header; true when it did. */
+    private static boolean refusedContentType(HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
+        Optional<ContentTypeRule.Refusal> refusal = ContentTypeRule.check(request);
+        if (refusal.isEmpty()) {
+            return false;
+        }
+        Problems.write(response, refusal.get().status(), refusal.get().code(), refusal.get().detail(),
+                HttpHeaders.CONTENT_TYPE);
+        return true;
     }
 
     private static boolean isUsableCharset(String name) {
