@@ -25,8 +25,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>Algorithm</b> (no index on {@code ttl}: one would cost every write a page in a random place of it, see
  * {@link SqliteSchema#DROP_TTL_INDEX}):
  * <ol>
- *   <li>Walk the table in key order from the start, {@value #CHUNK} rows at a time, on a connection of the read
- *   pool ({@code (pk, sk) > (:last)}, a range of the primary key): the writer is not held while rows are read.</li>
+ *   <li>Walk the table in the order its rows are stored, from the start, {@value #CHUNK} rows at a time, on a
+ *   connection of the read pool: {@code rowid > :last} ({@link SqliteSchema.Layout#WRITE_ORDER}; a row written
+ *   again moves to the end and is met again, harmlessly) or {@code (pk, sk) > (:last)}
+ *   ({@link SqliteSchema.Layout#KEY_ORDER}), each a range of the table itself. The writer is not held while rows
+ *   are read.</li>
  *   <li>The rows of a chunk whose ttl is before the cut-off are deleted on the writer in one transaction, each by
  *   its key and only if its ttl is still before the cut-off (a row written again since keeps its new life).</li>
  *   <li>The walk ends at the end of the table: every row expired at the start of the run is gone.</li>
@@ -38,9 +41,13 @@ final class SqliteSweep implements AutoCloseable {
     // The store's logger, under the name operators already configure.
     private static final Logger LOG = LoggerFactory.getLogger(SqliteVerificationStore.class);
     static final int CHUNK = 1000;
-    private static final String FIRST_CHUNK = "SELECT pk, sk, ttl FROM items ORDER BY pk, sk LIMIT " + CHUNK;
-    static final String NEXT_CHUNK =
-            "SELECT pk, sk, ttl FROM items WHERE (pk, sk) > (?, ?) ORDER BY pk, sk LIMIT " + CHUNK;
+    private static final String FIRST_CHUNK_IN_WRITE_ORDER =
+            "SELECT rowid, pk, sk, ttl FROM items ORDER BY rowid LIMIT " + CHUNK;
+    static final String NEXT_CHUNK_IN_WRITE_ORDER =
+            "SELECT rowid, pk, sk, ttl FROM items WHERE rowid > ? ORDER BY rowid LIMIT " + CHUNK;
+    private static final String FIRST_CHUNK_IN_KEY_ORDER = "SELECT 0, pk, sk, ttl FROM items ORDER BY pk, sk LIMIT " + CHUNK;
+    static final String NEXT_CHUNK_IN_KEY_ORDER =
+            "SELECT 0, pk, sk, ttl FROM items WHERE (pk, sk) > (?, ?) ORDER BY pk, sk LIMIT " + CHUNK;
     private static final String DELETE_EXPIRED = "DELETE FROM items WHERE pk = ? AND sk = ? AND ttl < ?";
 
     private final SqliteTable table;
@@ -65,7 +72,7 @@ final class SqliteSweep implements AutoCloseable {
     int sweepExpired(Instant now) {
         long cutoff = now.minus(sweepGrace).getEpochSecond();
         int total = 0;
-        Optional<TableKeys.PrimaryKey> last = Optional.empty();
+        Optional<Position> last = Optional.empty();
         while (true) {
             Chunk chunk = read(last, cutoff);
             if (!chunk.expired().isEmpty()) {
@@ -89,26 +96,37 @@ final class SqliteSweep implements AutoCloseable {
         }
     }
 
-    /** One chunk of the walk: the keys in it whose ttl is before the cut-off, and its last key (none at the end). */
-    private record Chunk(List<TableKeys.PrimaryKey> expired, Optional<TableKeys.PrimaryKey> last) {
+    /** Where a row is in the walk: its rowid (in write order) and its key. */
+    private record Position(long rowid, TableKeys.PrimaryKey key) {
     }
 
-    private Chunk read(Optional<TableKeys.PrimaryKey> after, long cutoff) {
+    /** One chunk of the walk: the keys in it whose ttl is before the cut-off, and its last row (none at the end). */
+    private record Chunk(List<TableKeys.PrimaryKey> expired, Optional<Position> last) {
+    }
+
+    private Chunk read(Optional<Position> after, long cutoff) {
+        boolean writeOrder = table.layout() == SqliteSchema.Layout.WRITE_ORDER;
+        String sql = writeOrder
+                ? (after.isPresent() ? NEXT_CHUNK_IN_WRITE_ORDER : FIRST_CHUNK_IN_WRITE_ORDER)
+                : (after.isPresent() ? NEXT_CHUNK_IN_KEY_ORDER : FIRST_CHUNK_IN_KEY_ORDER);
         try (Connection connection = table.readConnection();
-             PreparedStatement select = connection.prepareStatement(after.isPresent() ? NEXT_CHUNK : FIRST_CHUNK)) {
-            if (after.isPresent()) {
-                select.setString(1, after.get().pk());
-                select.setString(2, after.get().sk());
+             PreparedStatement select = connection.prepareStatement(sql)) {
+            if (after.isPresent() && writeOrder) {
+                select.setLong(1, after.get().rowid());
+            } else if (after.isPresent()) {
+                select.setString(1, after.get().key().pk());
+                select.setString(2, after.get().key().sk());
             }
             List<TableKeys.PrimaryKey> expired = new ArrayList<>();
-            TableKeys.PrimaryKey last = null;
+            Position last = null;
             int rows = 0;
             try (ResultSet result = select.executeQuery()) {
                 while (result.next()) {
-                    last = new TableKeys.PrimaryKey(result.getString(1), result.getString(2));
-                    long ttl = result.getLong(3);
+                    last = new Position(result.getLong(1),
+                            new TableKeys.PrimaryKey(result.getString(2), result.getString(3)));
+                    long ttl = result.getLong(4);
                     if (!result.wasNull() && ttl < cutoff) {
-                        expired.add(last);
+                        expired.add(last.key());
                     }
                     rows++;
                 }

@@ -87,6 +87,7 @@ final class SqliteTable implements AutoCloseable {
     private static final ObjectWriter ITEM_WRITER = JSON.writerFor(new TypeReference<Map<String, Object>>() {
     });
     private final GroupCommitWriter writer;
+    private final SqliteSchema.Layout layout;
     private final List<Runnable> eventListeners = new CopyOnWriteArrayList<>();
     /** Which audit items enter the outbox; set once by the store, which owns the endpoints it reads. */
     private volatile EventSubscriptions subscriptions;
@@ -124,7 +125,7 @@ final class SqliteTable implements AutoCloseable {
             throw cannotOpen(databaseFile, e);
         }
         try {
-            createSchema();
+            this.layout = createSchema();
         } catch (StoreException e) {
             dataSource.close();
             throw cannotOpen(databaseFile, e);
@@ -217,15 +218,25 @@ final class SqliteTable implements AutoCloseable {
         }
     }
 
-    private void createSchema() {
+    private SqliteSchema.Layout createSchema() {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute(SqliteSchema.CREATE_TABLE);
+            SqliteSchema.Layout layout = SqliteSchema.Layout.of(connection);
+            if (layout == SqliteSchema.Layout.WRITE_ORDER) {
+                statement.execute(SqliteSchema.CREATE_KEY);
+            }
             statement.execute(SqliteSchema.CREATE_GSI1);
             statement.execute(SqliteSchema.DROP_TTL_INDEX);
             statement.execute(SqliteSchema.CREATE_OUTBOX_INDEX);
+            return layout;
         } catch (SQLException e) {
             throw failure("create the schema", e);
         }
+    }
+
+    /** How this file stores its rows: the sweep walks them in that order. */
+    SqliteSchema.Layout layout() {
+        return layout;
     }
 
     @Override

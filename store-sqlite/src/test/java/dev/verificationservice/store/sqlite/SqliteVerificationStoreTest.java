@@ -41,7 +41,10 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The contract suite on a real SQLite file, plus what only the embedded store has: WAL and the sweep. */
+/**
+ * The contract suite on a real SQLite file, plus what only the embedded store has: WAL and the sweep. The file is a
+ * new one; {@link SqliteKeyOrderedFileTest} runs all of it again on a file in the earlier layout.
+ */
 class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -164,7 +167,7 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
     }
 
     @Test
-    void eachChunkOfTheSweepIsARangeOfThePrimaryKeyAndNoWriteKeepsATtlIndex() throws SQLException {
+    void eachChunkOfTheSweepIsARangeOfTheTableAndNoWriteKeepsATtlIndex() throws SQLException {
         try (Connection connection = openFile(); Statement statement = connection.createStatement()) {
             // A database written by an earlier version has the index; opening it drops it.
             statement.execute("CREATE INDEX items_ttl ON items (ttl) WHERE ttl IS NOT NULL");
@@ -174,13 +177,45 @@ class SqliteVerificationStoreTest extends AbstractVerificationStoreContractTest 
                     "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'items_ttl'")) {
                 assertThat(index.getInt(1)).isZero();
             }
-            // Each chunk starts where the last ended: a search of the primary key, never a scan from the start.
-            try (PreparedStatement plan = connection.prepareStatement("EXPLAIN QUERY PLAN " + SqliteSweep.NEXT_CHUNK);
+            // Each chunk starts where the last ended: a search of the table in its rows' order, never a scan from the
+            // start.
+            boolean writeOrder = SqliteSchema.Layout.of(connection) == SqliteSchema.Layout.WRITE_ORDER;
+            try (PreparedStatement plan = connection.prepareStatement("EXPLAIN QUERY PLAN "
+                    + (writeOrder ? SqliteSweep.NEXT_CHUNK_IN_WRITE_ORDER : SqliteSweep.NEXT_CHUNK_IN_KEY_ORDER));
                  ResultSet steps = plan.executeQuery()) {
                 assertThat(steps.next()).isTrue();
-                assertThat(steps.getString("detail")).startsWith("SEARCH items USING PRIMARY KEY");
+                assertThat(steps.getString("detail")).startsWith(writeOrder
+                        ? "SEARCH items USING INTEGER PRIMARY KEY (rowid>?)" : "SEARCH items USING PRIMARY KEY");
             }
         }
+    }
+
+    @Test
+    void aNewFileStoresItsRowsInWriteOrderWithTheKeyAsAUniqueIndexAnEarlierOneAsItWas() throws SQLException {
+        try (Connection connection = openFile(); Statement statement = connection.createStatement();
+             ResultSet key = statement.executeQuery("SELECT list.\"unique\", group_concat(info.name)"
+                     + " FROM pragma_index_list('items') AS list JOIN pragma_index_info(list.name) AS info"
+                     + " WHERE list.name = 'items_key'")) {
+            assertThat(layoutOfThisTest()).isEqualTo(SqliteSchema.Layout.of(connection));
+            assertThat(key.next()).isTrue();
+            if (layoutOfThisTest() == SqliteSchema.Layout.WRITE_ORDER) {
+                assertThat(key.getInt(1)).isOne();
+                assertThat(key.getString(2)).isEqualTo("pk,sk");
+            } else {
+                // Clustered on the key already: a second copy of it would only cost every write.
+                assertThat(key.getString(2)).isNull();
+            }
+            // Either way one item per key: the conditional writes rest on it.
+            putRawItem(Map.of("PK", "KEYTEST", "SK", "ROW", "n", 1));
+            putRawItem(Map.of("PK", "KEYTEST", "SK", "ROW", "n", 2));
+            assertThat(allRawItems()).filteredOn(item -> "KEYTEST".equals(item.get("PK")))
+                    .singleElement().satisfies(item -> assertThat(item).containsEntry("n", 2));
+        }
+    }
+
+    /** The layout the files of this test class are in: a new file's. */
+    SqliteSchema.Layout layoutOfThisTest() {
+        return SqliteSchema.Layout.WRITE_ORDER;
     }
 
     /**
