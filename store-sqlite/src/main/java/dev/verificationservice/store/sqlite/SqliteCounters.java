@@ -14,6 +14,7 @@ import dev.verificationservice.table.TableItems;
 import dev.verificationservice.table.TableKeys;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -26,8 +27,9 @@ import java.util.Optional;
  *
  * <p><b>Algorithm.</b>
  * <ul>
- *   <li>take a place: in one transaction, read the window's counter; at the ceiling nothing is written; else
- *   {@code count + 1} is written, without a mark (a retry counts again). Give a place back: unless the attempt
+ *   <li>take a place: one statement, {@link #TAKE_PLACE}: the window's counter is inserted with {@code count = 1}, or,
+ *   when it exists and holds less than the ceiling, counted up in place; without a mark (a retry counts again).
+ *   No row back means the counter holds the ceiling already, and nothing was written. Give a place back: unless the attempt
  *   is its give-back slot's last already ({@code back_<slot>}: a retry) or the count is zero, count down and
  *   make the attempt its slot's last;</li>
  *   <li>claim a cooldown: in one transaction, read the cooldown item; held by another attempt and still
@@ -40,6 +42,10 @@ import java.util.Optional;
  */
 final class SqliteCounters implements RateLimitRepository {
 
+    /** attribute_not_exists(PK) OR count < :ceiling, then SET count = count + 1 (or the new item), in one upsert. */
+    private static final String TAKE_PLACE = "INSERT INTO items (pk, sk, gsi1pk, gsi1sk, ttl, item) VALUES (?, ?, ?, ?, ?, ?)"
+            + " ON CONFLICT (pk, sk) DO UPDATE SET item = json_set(item, '$." + COUNT + "', json_extract(item, '$." + COUNT
+            + "') + 1) WHERE json_extract(item, '$." + COUNT + "') < ? RETURNING json_extract(item, '$." + COUNT + "')";
     private static final String DELETE_PARTITION = "DELETE FROM items WHERE pk = ? RETURNING item";
     private static final String SELECT_ACTIVE_SK_RANGE =
             "SELECT item FROM items WHERE pk = ? AND sk BETWEEN ? AND ? AND ttl > ? ORDER BY sk";
@@ -52,19 +58,20 @@ final class SqliteCounters implements RateLimitRepository {
 
     @Override
     public long takePlace(Place place, long ceiling) {
+        if (ceiling < 1) {
+            return ceiling + 1;
+        }
         CounterWindow window = place.window();
-        TableKeys.PrimaryKey key = TableKeys.rateLimitWindow(window.userId(), window.action(), window.windowStart());
+        Map<String, Object> first = RateLimitItems.counterItem(window.userId(), window.action(), window.windowStart(),
+                window.expiresAt(), 1);
         return table.inTransaction("count a rate-limited event", connection -> {
-            Optional<Map<String, Object>> current = table.selectItem(connection, key);
-            long count = current.map(item -> TableItems.number(item, COUNT)).orElse(0L);
-            if (count >= ceiling) {
-                return count + 1;
+            try (PreparedStatement take = connection.prepareStatement(TAKE_PLACE)) {
+                table.bindItem(take, first);
+                take.setLong(7, ceiling);
+                try (ResultSet taken = take.executeQuery()) {
+                    return taken.next() ? taken.getLong(1) : ceiling + 1;
+                }
             }
-            Map<String, Object> item = new LinkedHashMap<>(current.orElseGet(() -> RateLimitItems.counterItem(
-                    window.userId(), window.action(), window.windowStart(), window.expiresAt(), 0)));
-            item.put(COUNT, count + 1);
-            table.putItem(connection, item);
-            return count + 1;
         });
     }
 

@@ -324,7 +324,11 @@ final class SqliteTable implements AutoCloseable {
         }
     }
 
-    private void bindItem(PreparedStatement statement, Map<String, Object> item) throws SQLException {
+    /**
+     * Binds {@code item} to the first six parameters, {@code (pk, sk, gsi1pk, gsi1sk, ttl, item)}, of a statement
+     * that writes it.
+     */
+    void bindItem(PreparedStatement statement, Map<String, Object> item) throws SQLException {
         statement.setString(1, TableItems.string(item, ItemAttributes.PK));
         statement.setString(2, TableItems.string(item, ItemAttributes.SK));
         statement.setString(3, TableItems.optionalString(item, ItemAttributes.GSI1PK).orElse(null));
