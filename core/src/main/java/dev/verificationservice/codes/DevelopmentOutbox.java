@@ -47,12 +47,15 @@ public final class DevelopmentOutbox implements CodeSender {
     }
 
     @Override
-    public synchronized void send(OutgoingCode message) {
-        messages.addFirst(new Message(message.userId(), message.deliveryMethod(), message.deliveryTarget(),
-                message.codeType(),
-                message.code(), bodies.apply(message), clock.instant(), message.locale(), message.context()));
-        while (messages.size() > capacity) {
-            messages.removeLast();
+    public void send(OutgoingCode message) {
+        // Rendered before the lock: every send of the server waits for it, and the templates take the longest.
+        String body = bodies.apply(message);
+        synchronized (this) {
+            messages.addFirst(new Message(message.userId(), message.deliveryMethod(), message.deliveryTarget(),
+                    message.codeType(), message.code(), body, clock.instant(), message.locale(), message.context()));
+            while (messages.size() > capacity) {
+                messages.removeLast();
+            }
         }
     }
 
