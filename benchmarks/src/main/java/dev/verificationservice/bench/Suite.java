@@ -94,11 +94,12 @@ public final class Suite {
             dynamodb = LoadRun.dynamodb(work, server, dynamoPlan, log);
         }
         if (flags.contains("send")) {
-            // Only the embedded send and the no-op floor around it, with the load part's warm-up but 20 s measured:
-            // both make their own data, and 6 s on two shared cores moved the ratio by a third from run to run.
+            // Only the embedded send and the no-op floor around it, 60 s of warm-up and 20 s measured: both make their
+            // own data; 6 s on two shared cores moved the ratio by a third from run to run, and after 30 s of sends
+            // the JIT's C2 thread still took 0.4 of the two cores (per-thread CPU from /proc), after 45 s 0.02.
             LoadRun.Plan plan = quick
                     ? new LoadRun.Plan(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(2), 100, 10, 5, true)
-                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofSeconds(5), 100, 10, 5, true);
+                    : new LoadRun.Plan(Duration.ofSeconds(2), Duration.ofSeconds(60), Duration.ofSeconds(20), Duration.ofSeconds(5), 100, 10, 5, true);
             log.accept("HTTP load, embedded store, send only");
             LoadRun.Outcome send = LoadRun.embeddedSend(work, List.of("./run"), plan, log);
             LoadRun.Result result = send.maximum().get(Operations.SEND);
