@@ -230,7 +230,8 @@ public final class CodeService {
             return new IssueResult.DeliveryFailed(method, maskedTarget);
         }
         details.put("expiresAt", Instants.iso(expiresAt));
-        units.run("record a sent code", () -> {
+        // The message is out and the code durable since its unit: this entry is answered once committed (see runRecord).
+        units.runRecord("record a sent code", () -> {
             // The SMS's counts in its range and country go with its entries: no round trip of their own, and each
             // fails open (the message is gone already).
             List<Supplier<Object>> writes = new ArrayList<>();

@@ -64,6 +64,17 @@ public interface UnitOfWork {
     <T> T run(String what, Supplier<T> steps);
 
     /**
+     * As {@link #run}, for a unit that records what has already happened and on which no answer rests but its own
+     * (the {@code CODE_SENT} entry after a delivery): the store may return once the unit is committed, before it is
+     * durable. The embedded store then has it in its write-ahead log, kept across a crash of the process, visible to
+     * every read and synced by the sync that follows, a millisecond or so later: a power cut in between may lose it,
+     * and an event it holds is relayed only once it is synced. Every other store runs it as {@link #run}.
+     */
+    default <T> T runRecord(String what, Supplier<T> steps) {
+        return run(what, steps);
+    }
+
+    /**
      * Runs calls none of which needs another's result or is a condition of another, as the store sees fit (in
      * parallel, or one after another), and returns their results in the order given. Every call runs to its end
      * even when another fails; then the first failure in that order is thrown, the others suppressed in it.

@@ -65,6 +65,11 @@ public final class MeteredVerificationStore {
             }
 
             @Override
+            public <T> T runRecord(String what, Supplier<T> steps) {
+                return timer.time("unit", () -> units.runRecord(what, steps));
+            }
+
+            @Override
             public <T> List<T> together(List<Supplier<T>> calls) {
                 return units.together(calls);
             }

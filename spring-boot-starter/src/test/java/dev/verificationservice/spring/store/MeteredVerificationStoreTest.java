@@ -6,13 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.verificationservice.VerificationStore;
 import dev.verificationservice.codes.CodeType;
 import dev.verificationservice.store.StoreException;
+import dev.verificationservice.store.UnitOfWork;
 import dev.verificationservice.store.memory.MemoryVerificationStore;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** Every port's calls are timed by port, operation and outcome, webhooks and passkeys included, without a proxy. */
@@ -78,5 +83,46 @@ class MeteredVerificationStoreTest {
         assertThat(count("units", "unit", "error")).isEqualTo(1);
         assertThat(count("units", "unit", "success")).isZero();
         assertThat(registry.getMeters()).extracting(Meter::getId).allMatch(id -> id.getTag("port") != null);
+    }
+
+    @Test
+    void aRecordUnitReachesTheStoresOwnRecordTimed() {
+        List<String> reached = new ArrayList<>();
+        UnitOfWork recording = new UnitOfWork() {
+            @Override
+            public <T> T run(String what, Supplier<T> steps) {
+                reached.add("run");
+                return steps.get();
+            }
+
+            @Override
+            public <T> T runRecord(String what, Supplier<T> steps) {
+                reached.add("runRecord");
+                return steps.get();
+            }
+
+            @Override
+            public <T> List<T> together(List<Supplier<T>> calls) {
+                return UnitOfWork.inTurn(calls);
+            }
+        };
+        VerificationStore memory = new MemoryVerificationStore();
+        VerificationStore withUnits = (VerificationStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {VerificationStore.class}, (proxy, method, arguments) -> {
+                    if (method.getName().equals("units")) {
+                        return recording;
+                    }
+                    try {
+                        return method.invoke(memory, arguments);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+
+        MeteredVerificationStore.wrap(withUnits, registry).units().runRecord("a record", () -> null);
+
+        // Not the default, which would run it as a unit that waits for its sync.
+        assertThat(reached).containsExactly("runRecord");
+        assertThat(count("units", "unit", "success")).isEqualTo(1);
     }
 }

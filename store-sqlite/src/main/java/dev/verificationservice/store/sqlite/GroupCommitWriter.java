@@ -38,11 +38,13 @@ import org.slf4j.LoggerFactory;
  *   and the others keep their writes.</li>
  *   <li>{@code COMMIT}, then, when other transactions already wait, the batch goes to the syncer
  *   ({@link Durability}) and the writer takes the next batch at once (a lone batch the writer syncs itself:
- *   there is nothing to overlap, and a hand-over would only add a wake-up). The syncer forces the write-ahead log to disk and only then hands back the outcomes of every
- *   batch committed before the force began, a result or a body's own failure: an outcome may rest on what an
- *   earlier body (of its batch or of an earlier one) wrote, and must not be acted on before that is on disk.
- *   So the log's sync (a few milliseconds on a cloud disk) no longer holds the writer: the next batch runs
- *   meanwhile, and one sync makes every batch before it durable. If the {@code COMMIT} (or the {@code BEGIN})
+ *   there is nothing to overlap, and a hand-over would only add a wake-up). The syncer forces the write-ahead
+ *   log to disk and only then hands back the outcomes of every batch committed before the force began, a result
+ *   or a body's own failure: an outcome may rest on what an earlier body (of its batch or of an earlier one)
+ *   wrote, and must not be acted on before that is on disk. (A unit run answered at its COMMIT, {@link #runUnit},
+ *   is answered right after the COMMIT instead; its mark still waits for the sync.) So the log's sync (a few
+ *   milliseconds on a cloud disk) no longer holds the writer: the next batch runs meanwhile, and one sync makes
+ *   every batch before it durable. If the {@code COMMIT} (or the {@code BEGIN})
  *   fails, nothing of the batch is written and every caller gets a {@link StoreException}; each may retry, as
  *   every write of the store is safe to repeat. If the sync fails, the batches it was to make durable may or may
  *   not survive a power loss: their callers are told so (a retry is safe).</li>
@@ -61,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * once in a nested savepoint of its own (a failing step leaves nothing of itself, and the unit decides what
  * follows), and reads use the writer's connection ({@link #unitConnection}), so they see what the unit and the
  * bodies before it in the batch wrote. A unit that throws leaves nothing. Its outcome is handed back after the
- * COMMIT, like every body's.
+ * sync, like every body's, or after the COMMIT when it is run answered there.
  * No batch waits for company: a batch is whatever arrived while the previous one was being written and
  * synced, so a lone write is committed at once.
  */
@@ -109,6 +111,7 @@ final class GroupCommitWriter implements AutoCloseable {
     private final AtomicLong syncs = new AtomicLong();
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong transactions = new AtomicLong();
+    private final AtomicLong answeredAtCommit = new AtomicLong();
     private volatile boolean closed;
     /** Whether the writer's thread runs a unit of work now: read and written on that thread only. */
     private boolean unitRunning;
@@ -129,10 +132,13 @@ final class GroupCommitWriter implements AutoCloseable {
         Throwable failure;
         /** Whether its body asked for {@link #afterMarked} once it is durable ({@link #mark}). */
         boolean marked;
+        /** Whether its caller is answered at the COMMIT rather than after the sync ({@link #runUnit}). */
+        final boolean answeredAtCommit;
 
-        Job(String what, Body<T> body) {
+        Job(String what, Body<T> body, boolean answeredAtCommit) {
             this.what = what;
             this.body = body;
+            this.answeredAtCommit = answeredAtCommit;
         }
 
         void deliver() {
@@ -163,8 +169,12 @@ final class GroupCommitWriter implements AutoCloseable {
         thread.start();
     }
 
-    /** Runs {@code body} as one transaction of a batch; returns its result once the batch is committed. */
+    /** Runs {@code body} as one transaction of a batch; returns its result once the batch is committed and durable. */
     <T> T run(String what, Body<T> body) {
+        return run(what, body, false);
+    }
+
+    private <T> T run(String what, Body<T> body, boolean answeredAtCommit) {
         if (holdsCallingThread()) {
             return runStep(what, body);
         }
@@ -175,7 +185,7 @@ final class GroupCommitWriter implements AutoCloseable {
         if (closed) {
             throw new StoreException("the embedded store is closed; it could not " + what);
         }
-        Job<T> job = new Job<>(what, body);
+        Job<T> job = new Job<>(what, body, answeredAtCommit);
         queue.add(job);
         if (closed && job.state.compareAndSet(QUEUED, WITHDRAWN)) {
             // Closed while it was being added: the writer may already be gone.
@@ -196,9 +206,13 @@ final class GroupCommitWriter implements AutoCloseable {
 
     /**
      * Runs {@code steps} as one transaction of a batch, on the writer's thread (see the class comment); returns
-     * their result once the batch is committed. Called from within a unit, the steps simply join it.
+     * their result once the batch is committed and durable, or, {@code answeredAtCommit}, once it is committed: in
+     * the write-ahead log, kept across a crash of the process and seen by every read, but not yet synced (a power
+     * cut before the sync may lose it). Only for a unit no answer rests on but its own, which must not be acted on
+     * before what it rests on is durable; its mark ({@link #mark}) still waits for the sync. Called from within a
+     * unit, the steps simply join it.
      */
-    <T> T runUnit(String what, Supplier<T> steps) {
+    <T> T runUnit(String what, Supplier<T> steps, boolean answeredAtCommit) {
         if (holdsCallingThread()) {
             return steps.get();
         }
@@ -209,7 +223,7 @@ final class GroupCommitWriter implements AutoCloseable {
             } finally {
                 unitRunning = false;
             }
-        });
+        }, answeredAtCommit);
     }
 
     /**
@@ -304,6 +318,11 @@ final class GroupCommitWriter implements AutoCloseable {
         return transactions.get();
     }
 
+    /** How many transactions were answered at their COMMIT, before its sync ({@link #runUnit}), for tests. */
+    long answeredAtCommit() {
+        return answeredAtCommit.get();
+    }
+
     /** What makes this writer's commits durable, for tests. */
     Durability durability() {
         return durability;
@@ -395,6 +414,11 @@ final class GroupCommitWriter implements AutoCloseable {
         }
         commits.incrementAndGet();
         transactions.addAndGet(started.size());
+        // Still handed to the sync below, for its mark; its second answer there changes nothing.
+        started.stream().filter(job -> job.answeredAtCommit).forEach(job -> {
+            answeredAtCommit.incrementAndGet();
+            job.deliver();
+        });
         boolean syncHere;
         synchronized (awaitingSync) {
             // Nothing waits to be written and no sync runs: there is nothing to overlap the sync with, and handing
@@ -448,7 +472,8 @@ final class GroupCommitWriter implements AutoCloseable {
         try {
             durability.force();
             syncs.incrementAndGet();
-            // Before the answers: a caller that has its answer knows the listener has run.
+            // Before the answers: a caller answered here knows the listener has run (one answered at its COMMIT does
+            // not wait for it).
             if (committed.stream().anyMatch(job -> job.marked && job.failure == null)) {
                 notifyMarked();
             }

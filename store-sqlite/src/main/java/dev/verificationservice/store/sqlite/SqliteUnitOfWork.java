@@ -22,7 +22,13 @@ final class SqliteUnitOfWork implements UnitOfWork {
 
     @Override
     public <T> T run(String what, Supplier<T> steps) {
-        return writer.runUnit(what, steps);
+        return writer.runUnit(what, steps, false);
+    }
+
+    /** Answered at the batch's COMMIT, before its sync ({@link GroupCommitWriter#runUnit}). */
+    @Override
+    public <T> T runRecord(String what, Supplier<T> steps) {
+        return writer.runUnit(what, steps, true);
     }
 
     /**

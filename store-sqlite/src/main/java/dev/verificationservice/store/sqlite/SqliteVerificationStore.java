@@ -39,7 +39,9 @@ import java.util.Map;
  *
  * <p><b>Durability and failure.</b> {@code synchronous=FULL}: an acknowledged write survives a power loss. A
  * write is acknowledged only once the batch it was committed in is synced; the batch shares that one sync
- * (group commit), which is what lets FULL keep up with concurrent traffic.
+ * (group commit), which is what lets FULL keep up with concurrent traffic. The one exception is a unit the domain
+ * runs as a record ({@link dev.verificationservice.store.UnitOfWork#runRecord}, a send's {@code CODE_SENT}):
+ * answered once committed, synced by the sync that follows.
  * Lock waits are bounded ({@link #DEFAULT_LOCK_WAIT} by default for the lock, the same for a pooled connection); past them a
  * request fails with a {@link StoreException}. The database files are created owner-only.
  *

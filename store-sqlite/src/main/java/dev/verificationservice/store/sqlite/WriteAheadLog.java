@@ -20,7 +20,10 @@ import java.util.Objects;
  */
 final class WriteAheadLog implements GroupCommitWriter.Durability, AutoCloseable {
 
-    /** On the writer's connection: COMMIT does not sync; {@link #force} does, before any caller is answered. */
+    /**
+     * On the writer's connection: COMMIT does not sync; {@link #force} does, before any caller is answered but one
+     * answered at its COMMIT ({@link GroupCommitWriter#runUnit}).
+     */
     static final String WRITER_PRAGMA = "PRAGMA synchronous=NORMAL";
 
     private final Path file;

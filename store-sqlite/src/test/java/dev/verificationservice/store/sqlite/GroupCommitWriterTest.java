@@ -200,16 +200,20 @@ class GroupCommitWriterTest {
         holdTheWriter();
         Future<Integer> innocent = submit("insert a", connection -> insert(connection, "a"));
         awaitWaiting(1);
+        // A unit answered at its COMMIT is answered only once the COMMIT succeeded.
+        Future<Integer> recorded = callers.submit(() -> writer.runUnit("insert b", () ->
+                writer.run("insert b", connection -> insert(connection, "b")), true));
+        awaitWaiting(2);
         // Fine until COMMIT, where the deferred foreign key fails the whole transaction.
         Future<Integer> orphan = submit("insert an orphan", connection -> {
             try (Statement statement = connection.createStatement()) {
                 return statement.executeUpdate("INSERT INTO children (id, parent) VALUES ('c1', 'missing')");
             }
         });
-        awaitWaiting(2);
+        awaitWaiting(3);
         release.countDown();
 
-        for (Future<Integer> write : List.of(innocent, orphan)) {
+        for (Future<Integer> write : List.of(innocent, recorded, orphan)) {
             assertThatThrownBy(() -> write.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreException.class)
                     .hasMessageContaining("could not commit").hasMessageContaining("nothing was written");
         }
@@ -386,6 +390,52 @@ class GroupCommitWriterTest {
         assertThat(order).as("a failed body and an unmarked one call nothing; a mark outside a body is no mark")
                 .containsExactly("sync", "listener", "sync", "sync");
         assertThat(committedRows()).containsExactly("marked", "unmarked");
+    }
+
+    /**
+     * A unit answered at its COMMIT returns while the sync that makes it durable is held, its row already seen by
+     * another connection; a transaction of the same batch waits for the sync, and so does the unit's mark.
+     */
+    @Test
+    void aUnitAnsweredAtCommitReturnsBeforeItsSyncWhileItsBatchAndItsMarkWaitForIt() throws Exception {
+        writer.close();
+        CountDownLatch syncBegan = new CountDownLatch(1);
+        CountDownLatch releaseSync = new CountDownLatch(1);
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        writer = new GroupCommitWriter(openConnection(), Duration.ofSeconds(5), "test-writer", () -> {
+            syncBegan.countDown();
+            try {
+                assertThat(releaseSync.await(10, TimeUnit.SECONDS)).as("the sync was released").isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            order.add("synced");
+        });
+        writer.afterMarkedDurable(() -> order.add("listener"));
+
+        // Both wait behind a held transaction, so that they are written in one batch.
+        Future<Object> held = holdTheWriter();
+        Future<Integer> durable = submit("insert durable", connection -> insert(connection, "durable"));
+        Future<Integer> recorded = callers.submit(() -> writer.runUnit("insert recorded", () ->
+                writer.run("insert recorded", connection -> {
+                    writer.mark();
+                    return insert(connection, "recorded");
+                }), true));
+        awaitWaiting(2);
+        release.countDown();
+
+        assertThat(recorded.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(syncBegan.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(order).as("answered before the sync ended, and before the mark's listener").isEmpty();
+        assertThat(committedRows()).containsExactly("durable", "recorded");
+        assertThat(durable.isDone()).as("the other transaction of the batch waits for the sync").isFalse();
+        assertThat(held.isDone()).isFalse();
+
+        releaseSync.countDown();
+        assertThat(durable.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        held.get(10, TimeUnit.SECONDS);
+        // One sync for both batches, or one each, as the syncer woke: the listener runs after the last.
+        assertThat(order).startsWith("synced").endsWith("synced", "listener");
     }
 
     @Test

@@ -90,6 +90,10 @@ class SqliteUnitOfWorkTest {
 
         assertThat(commits() - before).as("places, cooldown, insert, current marker; then CODE_SENT").isEqualTo(2);
         assertThat(store.writer().transactions()).isEqualTo(commits());
+        // The code waits for its sync before it goes out; CODE_SENT is answered at its COMMIT (contract, faults).
+        assertThat(store.writer().answeredAtCommit()).isOne();
+        assertThat(verify(outbox.messages().get(0).code(), "alice")).isInstanceOf(VerificationResult.Valid.class);
+        assertThat(store.writer().answeredAtCommit()).as("a verification waits for its sync").isOne();
     }
 
     @Test
